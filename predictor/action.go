@@ -1,0 +1,70 @@
+// Package predictor estimates how likely a person is to approve an action,
+// from that person's own past answers.
+//
+// It is a domain package: it takes and returns plain Go values and does no
+// I/O, so it is fast to test and to benchmark. The server converts between
+// API messages and these types.
+package predictor
+
+import "time"
+
+// Action is one thing an agent wants to do, as the predictor sees it.
+type Action struct {
+	User    string
+	Agent   string
+	Session string
+	// Tool is the runtime's tool name: "Bash", "Read", "Edit", "Write",
+	// "WebFetch", "mcp__<server>__<tool>", or any other.
+	Tool string
+	// Input is the tool's arguments, decoded from a JSON object.
+	Input map[string]any
+	// Cwd is the agent's working directory; file paths are classed against it.
+	Cwd  string
+	Time time.Time
+}
+
+// Ladder is the keys of one part of an action, from the most general (the
+// tool) to the most specific (the exact command). Every key is a complete,
+// globally unique string, so a key can be counted on its own.
+type Ladder []string
+
+// Exact returns the most specific key of the ladder.
+func (l Ladder) Exact() string {
+	if len(l) == 0 {
+		return ""
+	}
+	return l[len(l)-1]
+}
+
+// Part is one simple action inside a possibly compound action: one simple
+// command of a shell pipeline, or the whole action for any other tool.
+type Part struct {
+	// Tool is the tool the part belongs to ("Bash" for every part of a
+	// shell command).
+	Tool string
+	// Subject is what hard rules match against: for Bash the simple command
+	// with wrappers removed, words joined by single spaces; for file tools the
+	// cleaned absolute path; for WebFetch the URL; otherwise empty.
+	Subject string
+	// Keys is the part's ladder.
+	Keys Ladder
+	// Opaque is set when the part could not be understood (a command that
+	// does not parse). Learning can never allow an opaque part.
+	Opaque bool
+}
+
+// Prediction is the approval probability of an action and the evidence
+// behind it.
+type Prediction struct {
+	// P is the probability that the user approves, strictly between 0 and 1.
+	P float64
+	// Key is the most specific key of the part that decided P (for a
+	// compound action, its least likely part).
+	Key string
+	// Level is the key on that part's ladder whose counts decided P.
+	Level string
+	// Approvals and Denials are the decayed counts seen at Level.
+	Approvals, Denials float64
+	// Effective is the weight of evidence behind P, prior included.
+	Effective float64
+}
