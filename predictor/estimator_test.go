@@ -1,0 +1,70 @@
+package predictor
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+
+func TestEstimatorLearnsFromAnswers(t *testing.T) {
+	e := NewEstimator(DefaultConfig())
+	status := Ladder{"Bash", "Bash:git", "Bash:git status"}
+	novel := Ladder{"Bash", "Bash:git", "Bash:git push", "Bash:git push --force origin main"}
+
+	before := e.Predict("ana", []Ladder{status}, t0).P
+	for i := range 20 {
+		e.Observe("ana", []Ladder{status}, true, t0.Add(time.Duration(i)*time.Minute))
+	}
+	after := e.Predict("ana", []Ladder{status}, t0.Add(time.Hour))
+	if after.P <= before || after.P < 0.95 {
+		t.Errorf("after 20 approvals p = %v (before %v); want above 0.95", after.P, before)
+	}
+	if after.Level != "Bash:git status" || math.Round(after.Approvals) != 20 {
+		t.Errorf("evidence = %+v; want level Bash:git status with 20 approvals", after)
+	}
+	if p := e.Predict("ben", []Ladder{status}, t0.Add(time.Hour)).P; p >= after.P {
+		t.Errorf("another user's p = %v, as high as ana's %v; answers must be per user", p, after.P)
+	}
+
+	// One refusal at a specific key pulls it well below the default allow
+	// threshold (0.95), even after many approvals nearby.
+	e.Observe("ana", []Ladder{novel}, false, t0.Add(2*time.Hour))
+	if p := e.Predict("ana", []Ladder{novel}, t0.Add(2*time.Hour)).P; p >= 0.8 {
+		t.Errorf("after one denial p = %v; want well below 0.95", p)
+	}
+}
+
+func TestEstimatorCompoundIsItsLeastLikelyPart(t *testing.T) {
+	e := NewEstimator(DefaultConfig())
+	ls := Ladder{"Bash", "Bash:ls"}
+	rm := Ladder{"Bash", "Bash:rm", "Bash:rm -r"}
+	for range 10 {
+		e.Observe("ana", []Ladder{ls}, true, t0)
+	}
+	e.Observe("ana", []Ladder{rm}, false, t0)
+	both := e.Predict("ana", []Ladder{ls, rm}, t0)
+	alone := e.Predict("ana", []Ladder{rm}, t0)
+	if both.P != alone.P || both.Key != "Bash:rm -r" {
+		t.Errorf("compound = %+v; want the rm part's %+v", both, alone)
+	}
+}
+
+func TestEstimatorDecay(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.HalfLife = 24 * time.Hour
+	e := NewEstimator(cfg)
+	l := Ladder{"Bash", "Bash:make"}
+	for range 8 {
+		e.Observe("ana", []Ladder{l}, true, t0)
+	}
+	now := e.Predict("ana", []Ladder{l}, t0)
+	later := e.Predict("ana", []Ladder{l}, t0.Add(48*time.Hour))
+	if later.Approvals != 2 || now.Approvals != 8 {
+		t.Errorf("approvals now %v, two half-lives later %v; want 8 and 2", now.Approvals, later.Approvals)
+	}
+	if later.P >= now.P {
+		t.Errorf("p after decay %v not below fresh p %v", later.P, now.P)
+	}
+}

@@ -1,0 +1,58 @@
+package predictor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+)
+
+// ErrTimeout is returned by FailClosed when the prediction missed its deadline.
+var ErrTimeout = errors.New("prediction timed out")
+
+// PanicError is returned by FailClosed when the prediction panicked.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("prediction panicked: %v", e.Value) }
+
+// FailClosed runs predict under ctx's deadline and never waits past it
+// (DESIGN.md §3). The prediction runs in its own goroutine and sends its
+// result on a channel with a buffer of one, so a prediction that finishes
+// after the deadline still completes its send and exits without a reader:
+// nothing leaks. A timeout, an error, a panic or a probability outside (0, 1)
+// all come back as an error, which the caller must turn into ask.
+func FailClosed(ctx context.Context, predict func(context.Context) (Prediction, error)) (Prediction, error) {
+	type result struct {
+		pred Prediction
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- result{err: &PanicError{Value: v, Stack: debug.Stack()}}
+			}
+		}()
+		pred, err := predict(ctx)
+		done <- result{pred, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return Prediction{}, fmt.Errorf("predict: %w", r.err)
+		}
+		if p := r.pred.P; math.IsNaN(p) || p <= 0 || p >= 1 {
+			return Prediction{}, fmt.Errorf("predict: probability %v is outside (0, 1)", p)
+		}
+		return r.pred, nil
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return Prediction{}, ErrTimeout
+		}
+		return Prediction{}, fmt.Errorf("predict: %w", ctx.Err())
+	}
+}
