@@ -1,0 +1,255 @@
+package store
+
+import (
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/protobuf/proto"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// AddPending records an ask in one synchronous transaction: the decision
+// that asked and the pending ask. p.AskId must equal d.DecisionId. If
+// p.Decision is nil, the stored pending ask carries d. Neither message is
+// changed. An ask that already has an outcome is refused with ErrResolved.
+func (s *Store) AddPending(d *limenv1.Decision, p *limenv1.PendingAsk) error {
+	id, err := ParseID(d.GetDecisionId())
+	if err != nil {
+		return fmt.Errorf("add pending: %w", err)
+	}
+	if p.GetAskId() != d.GetDecisionId() {
+		return fmt.Errorf("add pending %d: ask id %q is not the decision id %q", id, p.GetAskId(), d.GetDecisionId())
+	}
+	if p.GetDecision() == nil {
+		p = proto.CloneOf(p)
+		p.Decision = d
+	}
+	dv, err := proto.Marshal(d)
+	if err != nil {
+		return fmt.Errorf("add pending %d: %w", id, err)
+	}
+	pv, err := proto.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("add pending %d: %w", id, err)
+	}
+	err = s.update(func(tx *bolt.Tx) error {
+		key := u64(id)
+		decisions := tx.Bucket(bucketDecisions)
+		if old := decisions.Get(key); old != nil {
+			var prev limenv1.Decision
+			if err := proto.Unmarshal(old, &prev); err != nil {
+				return fmt.Errorf("decode stored decision: %w", err)
+			}
+			if prev.GetOutcome() != nil {
+				return ErrResolved
+			}
+		}
+		if err := decisions.Put(key, dv); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketPending).Put(key, pv)
+	})
+	if err != nil {
+		return fmt.Errorf("add pending %d: %w", id, err)
+	}
+	return nil
+}
+
+// Pending returns the asks that wait for a person, oldest first.
+func (s *Store) Pending() ([]*limenv1.PendingAsk, error) {
+	var out []*limenv1.PendingAsk
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketPending).ForEach(func(k, v []byte) error {
+			p := new(limenv1.PendingAsk)
+			if err := proto.Unmarshal(v, p); err != nil {
+				return fmt.Errorf("decode pending ask %x: %w", k, err)
+			}
+			out = append(out, p)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pending: %w", err)
+	}
+	return out, nil
+}
+
+// Answer records a person's answer to a pending ask, in one transaction that
+// is committed and fsynced before Answer returns: the pending ask is
+// removed, rec is appended to the answer log (rec.Seq is set to its
+// position), and the decision's outcome is set. An outcome with no state is
+// stored as ASK_STATE_ANSWERED. It returns the updated decision.
+//
+// Answer fails with ErrResolved if the ask was already answered or expired,
+// and with ErrNotFound if no pending ask has that id; nothing is stored then.
+func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord, outcome *limenv1.AskOutcome) (*limenv1.Decision, error) {
+	outcome = withState(outcome, limenv1.AskState_ASK_STATE_ANSWERED)
+	oldSeq := rec.GetSeq()
+	d, err := s.resolve("answer", askID, outcome, func(tx *bolt.Tx) error {
+		answers := tx.Bucket(bucketAnswers)
+		seq, err := answers.NextSequence()
+		if err != nil {
+			return err
+		}
+		rec.Seq = seq
+		if rec.AskId == "" {
+			rec.AskId = FormatID(askID)
+		}
+		v, err := proto.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("encode answer: %w", err)
+		}
+		return answers.Put(u64(seq), v)
+	})
+	if err != nil {
+		rec.Seq = oldSeq
+		return nil, err
+	}
+	return d, nil
+}
+
+// Expire ends a pending ask that nobody answered: the pending ask is
+// removed and the decision's outcome set (an outcome with no state, or nil,
+// is stored as ASK_STATE_EXPIRED). Nothing is added to the answer log. The
+// errors are Answer's.
+func (s *Store) Expire(askID uint64, outcome *limenv1.AskOutcome) (*limenv1.Decision, error) {
+	return s.resolve("expire", askID, withState(outcome, limenv1.AskState_ASK_STATE_EXPIRED), nil)
+}
+
+// withState returns a copy of o with its state defaulted to state.
+func withState(o *limenv1.AskOutcome, state limenv1.AskState) *limenv1.AskOutcome {
+	if o == nil {
+		return &limenv1.AskOutcome{State: state}
+	}
+	o = proto.CloneOf(o)
+	if o.State == limenv1.AskState_ASK_STATE_UNSPECIFIED {
+		o.State = state
+	}
+	return o
+}
+
+// resolve ends the pending ask askID with outcome, running also (if set) in
+// the same transaction.
+func (s *Store) resolve(op string, askID uint64, outcome *limenv1.AskOutcome, also func(*bolt.Tx) error) (*limenv1.Decision, error) {
+	var d *limenv1.Decision
+	err := s.update(func(tx *bolt.Tx) error {
+		key := u64(askID)
+		pending := tx.Bucket(bucketPending)
+		decisions := tx.Bucket(bucketDecisions)
+		pv := pending.Get(key)
+		dv := decisions.Get(key)
+		if pv == nil {
+			return notPending(askID, dv)
+		}
+		d = new(limenv1.Decision)
+		if dv != nil {
+			if err := proto.Unmarshal(dv, d); err != nil {
+				return fmt.Errorf("decode decision: %w", err)
+			}
+		} else { // not expected: AddPending writes both; fall back to the pending copy
+			var p limenv1.PendingAsk
+			if err := proto.Unmarshal(pv, &p); err != nil {
+				return fmt.Errorf("decode pending ask: %w", err)
+			}
+			d = p.GetDecision()
+			if d == nil {
+				d = &limenv1.Decision{DecisionId: FormatID(askID)}
+			}
+		}
+		d.Outcome = outcome
+		v, err := proto.Marshal(d)
+		if err != nil {
+			return fmt.Errorf("encode decision: %w", err)
+		}
+		if err := pending.Delete(key); err != nil {
+			return err
+		}
+		if err := decisions.Put(key, v); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s ask %d: %w", op, askID, err)
+	}
+	return d, nil
+}
+
+// notPending explains why askID has no pending ask, given its stored
+// decision (nil if none).
+func notPending(askID uint64, dv []byte) error {
+	if dv == nil {
+		return ErrNotFound
+	}
+	var d limenv1.Decision
+	if err := proto.Unmarshal(dv, &d); err != nil {
+		return fmt.Errorf("decode decision: %w", err)
+	}
+	if d.GetOutcome() != nil {
+		return fmt.Errorf("%w: %s", ErrResolved, d.GetOutcome().GetState())
+	}
+	return fmt.Errorf("decision %d is not an ask (verdict %s): %w", askID, d.GetVerdict(), ErrNotFound)
+}
+
+// Answers calls fn for every stored answer, in the order they were given.
+// It is meant for rebuilding the predictor at start and runs in one read
+// transaction.
+//
+// For speed the same message is reused for every record: fn must not keep
+// rec or anything reachable from it after it returns (use proto.Clone to
+// keep one). An error from fn stops the walk and is returned as is.
+func (s *Store) Answers(fn func(rec *limenv1.AnswerRecord) error) error {
+	var fnErr error
+	err := s.db.View(func(tx *bolt.Tx) error {
+		rec := new(limenv1.AnswerRecord)
+		c := tx.Bucket(bucketAnswers).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if err := proto.Unmarshal(v, rec); err != nil {
+				return fmt.Errorf("decode answer %x: %w", k, err)
+			}
+			if err := fn(rec); err != nil {
+				fnErr = err
+				return err
+			}
+		}
+		return nil
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("read answers: %w", err)
+	}
+	return nil
+}
+
+// AnswerCount returns how many answers are stored.
+func (s *Store) AnswerCount() (int, error) {
+	var n int
+	err := s.db.View(func(tx *bolt.Tx) error {
+		n = tx.Bucket(bucketAnswers).Stats().KeyN
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count answers: %w", err)
+	}
+	return n, nil
+}
+
+// update runs fn in a write transaction and commits it (with fsync unless
+// Options.NoSync), the raft-boltdb way: Begin, deferred Rollback, Commit.
+func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+	tx, err := s.db.Begin(true)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

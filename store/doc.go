@@ -1,0 +1,70 @@
+// Package store is limen's durable state: the answers people gave (the log
+// the predictor learns from), the asks that wait for a person, the policy
+// versions and the decision log. It is a thin layer over one bbolt file.
+//
+// # Basics
+//
+// Open the store once per process; a second process gets ErrLocked after
+// Options.LockTimeout instead of waiting forever. Every method is safe for
+// concurrent use. Close flushes the decision log before it closes the file.
+//
+// What limen promises:
+//
+//   - An answer acknowledged is on disk. Answer commits its transaction,
+//     with fsync, before it returns; a crash after that cannot lose it.
+//   - Pending asks (AddPending, Expire) and policy versions (SetPolicy) are
+//     written synchronously the same way, each in one transaction.
+//   - Decisions that did not ask (allow and block) are written off the
+//     Decide path: LogDecision hands them to a batcher that commits every
+//     Options.FlushInterval (50ms) or Options.MaxBatch (512) records. A
+//     crash can lose the last few hundred milliseconds of those records —
+//     never an answer, never a pending ask.
+//   - Ids are never reused, not even after a crash (see NextID).
+//
+// Records are protocol buffers (proto.Marshal of limenv1 messages): fast to
+// encode and decode, and evolvable by field number, so a newer limen reads
+// an older file and an older one skips fields it does not know. Keys are
+// big-endian uint64, so bbolt's cursor order is numeric order, which for
+// ids and sequence numbers is time order.
+//
+// Decision ids and ask ids share one id space: an ask's id is the id of the
+// decision that asked. The API shows ids as decimal strings ("42"); use
+// FormatID and ParseID.
+//
+// # Schema
+//
+// Version 1, drawn as bucket/key -> value:
+//
+//	meta/schema_version      -> uint64 (big-endian)
+//	meta/id_reserved         -> uint64: ids below this may have been handed out
+//	decisions/<id u64>       -> limenv1.Decision
+//	pending/<id u64>         -> limenv1.PendingAsk
+//	answers/<seq u64>        -> limenv1.AnswerRecord  (append-only; seq from bucket.NextSequence)
+//	policies/<version u64>   -> limenv1.Policy
+//
+// Open runs the migrations (an ordered list in schema.go, each with a test)
+// that the file has not seen yet, in one transaction, and writes the new
+// schema version. A file whose schema version is newer than this build
+// knows is refused with ErrSchemaTooNew rather than guessed at.
+//
+// # Caveats
+//
+// The decision log is eventually durable, as said above; call Flush when a
+// reader must see every record logged so far (History reads only what is
+// committed).
+//
+// Answers reuses one message for every record it passes to its callback, so
+// that replaying a million answers at start is fast; the callback must not
+// keep it.
+//
+// NextID reserves ids in blocks of 4096 with one synchronous write per
+// block, so ids jump by up to a block after every restart. Ids are unique
+// and increasing, but not dense.
+//
+// Every synchronous write costs an fsync; on a laptop SSD that is around a
+// millisecond, which bounds the answer rate, not the decision rate.
+// Options.NoSync removes it and, with it, every promise above: benchmarks only.
+//
+// bbolt keeps the whole file mapped and never shrinks it; the decision log
+// grows without bound until a retention policy is added (a later migration).
+package store
