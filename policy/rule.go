@@ -141,7 +141,7 @@ func ParseRule(verdict Verdict, pattern string) (Rule, error) {
 	case isFileTool(tool):
 		err = r.parsePath(spec)
 	default:
-		err = r.parseCommand(spec)
+		err = r.parseCommand(tool, spec)
 	}
 	if err != nil {
 		return fail("%v", err)
@@ -170,16 +170,44 @@ func (r *Rule) parseDomain(spec string) error {
 	return nil
 }
 
-// commandSeparators are the shell operators that join simple commands. A
-// part is one simple command, so a pattern holding one could never match.
-var commandSeparators = []string{" | ", " && ", " || ", "; ", " |& "}
-
-func (r *Rule) parseCommand(spec string) error {
-	spec = unescape(spec)
-	for _, sep := range commandSeparators {
-		if strings.Contains(spec, sep) {
-			return fmt.Errorf("rules match one simple command at a time and this pattern joins several with %q; write one rule per command", strings.TrimSpace(sep))
+// commandOperator returns the first shell operator outside quotes that
+// joins simple commands (|, ||, |&, &&, ;), or "". A part is one simple
+// command, so a pattern holding one could never match.
+func commandOperator(s string) string {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			}
+		case c == '\\':
+			i++
+		case quote == '"':
+			if c == '"' {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == ';':
+			return ";"
+		case c == '|':
+			if i+1 < len(s) && (s[i+1] == '|' || s[i+1] == '&') {
+				return s[i : i+2]
+			}
+			return "|"
+		case c == '&' && i+1 < len(s) && s[i+1] == '&':
+			return "&&"
 		}
+	}
+	return ""
+}
+
+func (r *Rule) parseCommand(tool, spec string) error {
+	spec = unescape(spec)
+	if op := commandOperator(spec); tool == "Bash" && op != "" {
+		return fmt.Errorf("rules match one simple command at a time and this pattern joins several with %q; write one rule per command", op)
 	}
 	spec = strings.Join(strings.Fields(spec), " ")
 	prefix := false
@@ -293,16 +321,53 @@ func globToRegexp(glob, star, doubleStar, question string) string {
 	return b.String()
 }
 
+// privilegeWrappers raise privileges; the predictor keeps them as the
+// second key of a Bash ladder ("Bash:sudo") and strips them from Subject.
+var privilegeWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true}
+
+// privilege returns the wrapper that raises the part's privileges, or "".
+func privilege(part predictor.Part) string {
+	if len(part.Keys) < 2 || part.Keys[0] != "Bash" {
+		return ""
+	}
+	w := strings.TrimPrefix(part.Keys[1], "Bash:")
+	if privilegeWrappers[w] {
+		return w
+	}
+	return ""
+}
+
 // Matches reports whether the rule covers the part.
+//
+// An allow rule never covers an opaque part (a command that could not be
+// parsed may hide anything), and covers a privileged command only when the
+// rule names the wrapper: Bash(apt update *) does not allow
+// "sudo apt update", Bash(sudo apt update *) does. Block and ask rules match
+// a privileged command with or without the wrapper.
 func (r Rule) Matches(part predictor.Part, env Env) bool {
 	if !r.matchesTool(part.Tool) {
 		return false
 	}
+	if r.Verdict == Allow && part.Opaque {
+		return false
+	}
 	switch r.kind {
 	case kindTool:
-		return true
+		return r.Verdict != Allow || privilege(part) == ""
 	case kindCommand:
-		return r.re != nil && r.re.MatchString(strings.Join(strings.Fields(part.Subject), " "))
+		if r.re == nil {
+			return false
+		}
+		subject := strings.Join(strings.Fields(part.Subject), " ")
+		if w := privilege(part); w != "" {
+			if r.re.MatchString(w + " " + subject) {
+				return true
+			}
+			if r.Verdict == Allow {
+				return false
+			}
+		}
+		return r.re.MatchString(subject)
 	case kindPath:
 		return r.matchesPath(part.Subject, env)
 	case kindDomain:
