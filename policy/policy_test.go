@@ -39,3 +39,12 @@ func TestDefaultDocumentParses(t *testing.T) {
 	}
 	Default() // must not panic
 }
+
+func mustParse(t *testing.T, doc string) *Policy {
+	t.Helper()
+	p, err := Parse(doc)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return p
+}
