@@ -76,7 +76,7 @@ func TestRuleMatches(t *testing.T) {
 		{"Read(/tmp/preview*.png)", file("Read", "/tmp/preview-1.png"), true},
 		{"Read(/tmp/preview*.png)", file("Read", "/tmp/sub/preview-1.png"), false},
 		{"Read(**)", file("Read", "/home/ana/shop/a/b"), true},
-		{"Read(./.env)", file("Read", ".env"), true}, // a relative subject is resolved against cwd
+		{"Read(./.env)", file("Read", ".env"), true},     // a relative subject is resolved against cwd
 		{"Read(/a/b/../c)", file("Read", "/a/c"), false}, // refused at parse time, see errors
 		// domains
 		{"WebFetch(domain:github.com)", tool("WebFetch", "https://github.com/x/y"), true},
