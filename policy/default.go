@@ -65,7 +65,7 @@ block = [
 # Risk classes: each has its own costs, hence its own thresholds. A part of
 # an action gets the first class it matches, checked in this order, through
 # "match" (rules as above) or "keys" (globs over limen's action keys, such as
-# "Read:secret" or "Bash:git push -f"; * is any text), unless "except" or
+# "Read:secret" or "Bash:git push [-f]"; * is any text), unless "except" or
 # "except_keys" takes it out again. "unknown" is the fallback and comes last.
 # Costs a class leaves out come from [costs].
 
@@ -94,7 +94,10 @@ match = [
 [[class]]
 name = "destructive"
 costs = { allow = 200.0, block = 2.0, ask = 1.0 }
-keys = ["Bash:rm -*r*", "Bash:rm -*R*", "Bash:git push -f*", "Bash:git push --force*"]
+# Risky flags appear sorted in brackets in the keys: "Bash:rm [-f -r]".
+keys = [
+  "Bash:rm [*-r*]", "Bash:sudo rm [*-r*]", "Bash:git push [*-f*]", "Bash:sudo git push [*-f*]",
+]
 match = [
   "Bash(rm -*r*)", "Bash(rm -*R*)", "Bash(rm --recursive *)", "Bash(rm * -*r*)", "Bash(rm * -*R*)",
   "Bash(git push --force*)", "Bash(git push -f *)", "Bash(git push -f)",

@@ -162,7 +162,7 @@ func TestClassOf(t *testing.T) {
 		{"rm -r late", bash("rm build -r"), "destructive"},
 		{"force push", bash("git push --force origin main"), "destructive"},
 		{"force push -f", bash("git push -f"), "destructive"},
-		{"force push key", predictor.Part{Tool: "Bash", Subject: "git push origin +main", Keys: predictor.Ladder{"Bash", "Bash:git", "Bash:git push", "Bash:git push -f"}}, "destructive"},
+		{"force push key", predictor.Part{Tool: "Bash", Subject: "git push origin +main", Keys: predictor.Ladder{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f]"}}, "destructive"},
 		{"reset hard", bash("git reset --hard HEAD~1"), "destructive"},
 		{"clean", bash("git clean -fd"), "destructive"},
 		{"drop table", bash("psql -c DROP TABLE users"), "destructive"},
