@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func newAnswerCmd(a *app) *cobra.Command {
+	var approve, deny, session bool
+	var note string
+	cmd := &cobra.Command{
+		Use:   "answer ASK_ID (--approve | --deny)",
+		Short: "Answer a pending ask",
+		Long: `answer gives a person's answer to a pending ask. The answer is on disk before
+this command returns; it wakes the agent waiting on the ask and teaches limen
+this user's habits. --session also lets the same action through for the rest
+of the agent's session without asking.`,
+		Example: `  limenctl answer 12 --approve
+  limenctl answer 12 --deny --note "never push to main"
+  limenctl answer 12 --approve --session`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if approve == deny {
+				return usagef("say --approve or --deny (exactly one)")
+			}
+			req := &limenv1.AnswerRequest{AskId: args[0], Choice: limenv1.Choice_CHOICE_DENY, Note: note, Scope: limenv1.Scope_SCOPE_ONCE}
+			if approve {
+				req.Choice = limenv1.Choice_CHOICE_APPROVE
+			}
+			if session {
+				req.Scope = limenv1.Scope_SCOPE_SESSION
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			resp, err := c.API.Answer(ctx, req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(resp)
+			}
+			fmt.Fprintf(a.out, "ask %s answered: %s\n", args[0], verdictName(resp.GetVerdict()))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&approve, "approve", false, "let the action run")
+	f.BoolVar(&deny, "deny", false, "refuse the action")
+	f.BoolVar(&session, "session", false, "with --approve: also allow this exact action for the rest of the session")
+	f.StringVar(&note, "note", "", "a note kept with the answer (and shown to the agent)")
+	cmd.MarkFlagsMutuallyExclusive("approve", "deny")
+	return cmd
+}
+
+func newAwaitCmd(a *app) *cobra.Command {
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "await ASK_ID",
+		Short: "Wait until a pending ask is answered or expires",
+		Long: `await blocks until a person answers the ask (or it expires) and prints the
+final verdict: allow if approved, block if denied or expired.`,
+		Example: `  limenctl await 12
+  limenctl await 12 --for 30s    # give up after 30s (prints ask)`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			resp, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: args[0], Timeout: durationpb.New(wait)})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(resp)
+			}
+			fmt.Fprintf(a.out, "%s: %s\n", verdictName(resp.GetVerdict()), resp.GetReason())
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&wait, "for", 0, "give up after this long (default: until answered or expired)")
+	return cmd
+}

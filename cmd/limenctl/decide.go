@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func newDecideCmd(a *app) *cobra.Command {
+	var (
+		act     limenv1.Action
+		input   string
+		wait    bool
+		waitFor time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "decide [shell command]",
+		Short: "Ask limend whether an action may run",
+		Long: `decide asks limend for a verdict on one action, exactly as an agent runtime
+would: allow, ask (a person decides) or block. A shell command can be given as
+arguments; any other tool with --tool and --input (its arguments as JSON).
+
+An ask is queued for a person: answer it with limenctl answer, or pass --wait
+to wait here for the answer.`,
+		Example: `  limenctl decide git status
+  limenctl decide 'rm -rf build && make'
+  limenctl decide --tool Edit --input '{"file_path":"src/main.go"}'
+  limenctl decide --tool mcp__github__create_issue --input '{"owner":"acme","repo":"shop","title":"bug"}'
+  limenctl decide --wait git push --force`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) > 0 && input != "":
+				return usagef("give either a shell command as arguments or --input, not both")
+			case len(args) > 0:
+				if act.Tool != "Bash" {
+					return usagef("arguments are a shell command, which only makes sense with --tool Bash; use --input for %s", act.Tool)
+				}
+				b, _ := json.Marshal(map[string]string{"command": strings.Join(args, " ")})
+				input = string(b)
+			case input == "":
+				return usagef("nothing to decide: give a shell command (limenctl decide git status) or --tool and --input")
+			}
+			if !json.Valid([]byte(input)) {
+				return usagef("--input is not valid JSON: give the tool's arguments as an object, such as '{\"file_path\":\"main.go\"}'")
+			}
+			act.InputJson = input
+			if act.Cwd == "" {
+				act.Cwd, _ = os.Getwd()
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			resp, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: &act})
+			if err != nil {
+				return err
+			}
+			d := resp.GetDecision()
+			if !wait || d.GetAskId() == "" {
+				if a.json {
+					return a.printJSON(d)
+				}
+				printDecision(a, d)
+				return nil
+			}
+			if !a.json {
+				printDecision(a, d)
+				fmt.Fprintf(a.out, "\nwaiting for a person to answer ask %s (limenctl answer %s --approve)…\n", d.GetAskId(), d.GetAskId())
+			}
+			aw, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: d.GetAskId(), Timeout: durationpb.New(waitFor)})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(aw)
+			}
+			fmt.Fprintf(a.out, "%s: %s\n", verdictName(aw.GetVerdict()), aw.GetReason())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&act.Tool, "tool", "Bash", "the tool, as the runtime names it (Bash, Read, Edit, Write, WebFetch, mcp__server__tool …)")
+	f.StringVar(&input, "input", "", "the tool's arguments as a JSON object")
+	f.StringVar(&act.Cwd, "cwd", "", "the agent's working directory (default: the current directory)")
+	f.StringVar(&act.User, "user", "", "the user the agent acts for (default: you)")
+	f.StringVar(&act.Agent, "agent", "limenctl", "the agent runtime's name")
+	f.StringVar(&act.Session, "session", "", "the agent's session id")
+	f.BoolVar(&wait, "wait", false, "if limend asks, wait here for a person's answer")
+	f.DurationVar(&waitFor, "wait-timeout", 0, "with --wait, give up after this long (default: until the ask expires)")
+	return cmd
+}
+
+func verdictName(v limenv1.Verdict) string {
+	switch v {
+	case limenv1.Verdict_VERDICT_ALLOW:
+		return "allow"
+	case limenv1.Verdict_VERDICT_ASK:
+		return "ask"
+	case limenv1.Verdict_VERDICT_BLOCK:
+		return "block"
+	}
+	return "unspecified"
+}
+
+func deciderName(d limenv1.Decider) string {
+	switch d {
+	case limenv1.Decider_DECIDER_RULE:
+		return "rule"
+	case limenv1.Decider_DECIDER_PREDICTION:
+		return "prediction"
+	case limenv1.Decider_DECIDER_HUMAN:
+		return "person"
+	case limenv1.Decider_DECIDER_FAILSAFE:
+		return "failsafe"
+	case limenv1.Decider_DECIDER_EXPIRY:
+		return "expiry"
+	}
+	return "-"
+}
+
+// actionText is an action in one line: the command for Bash, else the tool
+// and its arguments.
+func actionText(act *limenv1.Action) string {
+	var in map[string]any
+	_ = json.Unmarshal([]byte(act.GetInputJson()), &in)
+	if act.GetTool() == "Bash" {
+		if c, ok := in["command"].(string); ok {
+			return c
+		}
+	}
+	for _, k := range []string{"file_path", "notebook_path", "url", "path", "pattern"} {
+		if v, ok := in[k].(string); ok {
+			return act.GetTool() + " " + v
+		}
+	}
+	return act.GetTool() + " " + act.GetInputJson()
+}
+
+func printDecision(a *app, d *limenv1.Decision) {
+	w := a.table()
+	fmt.Fprintf(w, "verdict\t%s\n", verdictName(d.GetVerdict()))
+	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
+	fmt.Fprintf(w, "action\t%s\n", actionText(d.GetAction()))
+	if d.GetDecidedBy() == limenv1.Decider_DECIDER_PREDICTION {
+		th := d.GetThresholds()
+		fmt.Fprintf(w, "p(approve)\t%.3f  (block below %.3f, allow above %.3f)\n", d.GetP(), th.GetBlockBelow(), th.GetAllowAbove())
+		ev := d.GetEvidence()
+		level := ev.GetLevel()
+		if level == "" || level == "prior" {
+			level = "organisation prior (no answers of yours yet)"
+		}
+		fmt.Fprintf(w, "evidence\t%s: %.0f approved, %.0f denied, weight %.1f\n", level, ev.GetApprovals(), ev.GetDenials(), ev.GetEffectiveCount())
+	}
+	if d.GetRiskClass() != "" {
+		fmt.Fprintf(w, "risk class\t%s\n", d.GetRiskClass())
+	}
+	if d.GetKey() != "" {
+		fmt.Fprintf(w, "key\t%s\n", d.GetKey())
+	}
+	fmt.Fprintf(w, "decided by\t%s\n", deciderName(d.GetDecidedBy()))
+	if d.GetDecisionId() != "" {
+		fmt.Fprintf(w, "decision\t%s (policy v%d)\n", d.GetDecisionId(), d.GetPolicyVersion())
+	}
+	if id := d.GetAskId(); id != "" {
+		fmt.Fprintf(w, "ask\t%s  →  limenctl answer %s --approve   (or --deny)\n", id, id)
+	}
+	w.Flush()
+}

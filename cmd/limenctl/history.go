@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func newHistoryCmd(a *app) *cobra.Command {
+	req := &limenv1.HistoryRequest{}
+	cmd := &cobra.Command{
+		Use:   "history",
+		Short: "Show recent decisions and how they ended",
+		Long: `history lists recorded decisions, newest first: the verdict, who decided it
+(a policy rule, the prediction, a person, or the failsafe), the predicted
+p, and for asks how they ended (approved, denied, expired or still pending).`,
+		Example: `  limenctl history
+  limenctl history --asks --limit 20
+  limenctl history --user ana --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if req.Limit < 0 || req.Limit > 1000 {
+				return usagef("--limit must be between 1 and 1000")
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			resp, err := c.API.History(ctx, req)
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(resp)
+			}
+			if len(resp.GetDecisions()) == 0 {
+				fmt.Fprintln(a.out, "no decisions recorded yet")
+				return nil
+			}
+			now := time.Now()
+			w := a.table()
+			fmt.Fprintln(w, "ID\tAGE\tUSER\tVERDICT\tBY\tP\tCLASS\tOUTCOME\tACTION")
+			for _, d := range resp.GetDecisions() {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+					d.GetDecisionId(), age(now.Sub(d.GetTime().AsTime())), d.GetAction().GetUser(),
+					verdictName(d.GetVerdict()), deciderName(d.GetDecidedBy()), pText(d), dash(d.GetRiskClass()),
+					outcomeText(d), shorten(actionText(d.GetAction()), 60))
+			}
+			return w.Flush()
+		},
+	}
+	f := cmd.Flags()
+	f.Int32Var(&req.Limit, "limit", 50, "how many decisions to show (at most 1000)")
+	f.StringVar(&req.User, "user", "", "only this user's decisions")
+	f.StringVar(&req.BeforeId, "before", "", "only decisions older than this decision id (paging)")
+	f.BoolVar(&req.AsksOnly, "asks", false, "only decisions that asked a person")
+	return cmd
+}
+
+func pText(d *limenv1.Decision) string {
+	if d.GetDecidedBy() != limenv1.Decider_DECIDER_PREDICTION {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", d.GetP())
+}
+
+func outcomeText(d *limenv1.Decision) string {
+	if d.GetAskId() == "" {
+		return "-"
+	}
+	o := d.GetOutcome()
+	switch o.GetState() {
+	case limenv1.AskState_ASK_STATE_ANSWERED:
+		if o.GetChoice() == limenv1.Choice_CHOICE_APPROVE {
+			return "approved by " + o.GetAnsweredBy()
+		}
+		return "denied by " + o.GetAnsweredBy()
+	case limenv1.AskState_ASK_STATE_EXPIRED:
+		return "expired"
+	}
+	return "pending"
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func newPendingCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "pending",
+		Short: "List the asks waiting for a person",
+		Long: `pending lists the asks that wait for a person's answer, oldest first, across
+every agent and session. Answer one with limenctl answer ID --approve|--deny,
+or open limenctl tui.`,
+		Example: `  limenctl pending
+  limenctl pending --json | jq -r '.asks[].ask_id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			resp, err := c.API.ListPending(ctx, &limenv1.ListPendingRequest{})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(resp)
+			}
+			if len(resp.GetAsks()) == 0 {
+				fmt.Fprintln(a.out, "no pending asks")
+				return nil
+			}
+			now := time.Now()
+			w := a.table()
+			fmt.Fprintln(w, "ID\tAGE\tEXPIRES\tUSER\tAGENT\tSESSION\tP\tCLASS\tACTION")
+			for _, p := range resp.GetAsks() {
+				d := p.GetDecision()
+				act := d.GetAction()
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n",
+					p.GetAskId(), age(now.Sub(d.GetTime().AsTime())), "in "+age(p.GetExpiresAt().AsTime().Sub(now)),
+					act.GetUser(), act.GetAgent(), shorten(dash(act.GetSession()), 12), d.GetP(), dash(d.GetRiskClass()), shorten(actionText(act), 60))
+			}
+			return w.Flush()
+		},
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

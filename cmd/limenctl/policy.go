@@ -1,0 +1,202 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limenhq/limen/policy"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func newPolicyCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Show and change the policy: costs, risk classes and rules",
+		Long: `The policy is a TOML document kept by limend in versions. Its costs say what
+a wrong allow, a wrong block and an interruption cost; limend turns them into
+the two probability thresholds between allow, ask and block, per risk class.`,
+	}
+	cmd.AddCommand(newPolicyShowCmd(a), newPolicySetCmd(a))
+	return cmd
+}
+
+func newPolicyShowCmd(a *app) *cobra.Command {
+	var docOnly bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the policy in force and the thresholds it gives",
+		Example: `  limenctl policy show
+  limenctl policy show --document > policy.toml   # edit, then: limenctl policy set policy.toml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			resp, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+			if err != nil {
+				return err
+			}
+			p := resp.GetPolicy()
+			switch {
+			case a.json:
+				return a.printJSON(p)
+			case docOnly:
+				_, err := io.WriteString(a.out, p.GetDocument())
+				return err
+			}
+			fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
+			printClasses(a, p)
+			fmt.Fprintln(a.out, "\n(limenctl policy show --document prints the TOML)")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&docOnly, "document", false, "print only the TOML document")
+	return cmd
+}
+
+func newPolicySetCmd(a *app) *cobra.Command {
+	var costs string
+	cmd := &cobra.Command{
+		Use:   "set [FILE | -]",
+		Short: "Replace the policy (validated first; the old one stays if anything is wrong)",
+		Long: `set replaces the policy with a TOML document from FILE (or - for stdin), or
+changes only the default costs with --costs. The document is validated here
+and again by limend; nothing changes unless it is valid. The change is a
+compare-and-set on the version you read, so two people editing at once cannot
+overwrite each other: the second is refused and must read it again.`,
+		Example: `  limenctl policy set --costs allow=20,block=2,ask=1
+  limenctl policy show --document > p.toml && $EDITOR p.toml && limenctl policy set p.toml`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (costs != "") {
+				return usagef("give a policy file (or -) or --costs, exactly one")
+			}
+			var doc string
+			if len(args) == 1 {
+				var b []byte
+				var err error
+				if args[0] == "-" {
+					b, err = io.ReadAll(cmd.InOrStdin())
+				} else {
+					b, err = os.ReadFile(args[0])
+				}
+				if err != nil {
+					return usagef("read policy: %v", err)
+				}
+				doc = string(b)
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			cur, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+			if err != nil {
+				return err
+			}
+			if costs != "" {
+				cs, err := parseCosts(costs)
+				if err != nil {
+					return err
+				}
+				doc = setCosts(cur.GetPolicy().GetDocument(), cs)
+			}
+			if _, err := policy.Parse(doc); err != nil {
+				return usagef("the policy is not valid, nothing was changed:\n%v", err)
+			}
+			resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(resp.GetPolicy())
+			}
+			fmt.Fprintf(a.out, "policy is now version %d\n", resp.GetPolicy().GetVersion())
+			printClasses(a, resp.GetPolicy())
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&costs, "costs", "", "new default costs as allow=N,block=N,ask=N (any subset)")
+	return cmd
+}
+
+// costEdit is the subset of costs given with --costs.
+type costEdit map[string]float64
+
+func parseCosts(s string) (costEdit, error) {
+	out := costEdit{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return nil, usagef("--costs %q: write name=value pairs, such as allow=20,block=2,ask=1", s)
+		}
+		switch k {
+		case "allow", "block", "ask":
+		default:
+			return nil, usagef("--costs: unknown cost %q: the costs are allow, block and ask", k)
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, usagef("--costs: %s=%q is not a number", k, v)
+		}
+		out[k] = f
+	}
+	return out, nil
+}
+
+// setCosts rewrites the values in the document's [costs] table, keeping
+// every comment and everything else as it was.
+func setCosts(doc string, edit costEdit) string {
+	lines := strings.Split(doc, "\n")
+	in, seen := false, map[string]bool{}
+	end := -1
+	for i, line := range lines {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			if in {
+				end = i
+				break
+			}
+			in = t == "[costs]"
+			continue
+		}
+		if !in {
+			continue
+		}
+		k, _, ok := strings.Cut(t, "=")
+		k = strings.TrimSpace(k)
+		if v, want := edit[k]; ok && want {
+			lines[i] = fmt.Sprintf("%s = %s", k, strconv.FormatFloat(v, 'f', -1, 64))
+			seen[k] = true
+		}
+	}
+	var missing []string
+	for _, k := range []string{"allow", "block", "ask"} {
+		if v, ok := edit[k]; ok && !seen[k] {
+			missing = append(missing, fmt.Sprintf("%s = %s", k, strconv.FormatFloat(v, 'f', -1, 64)))
+		}
+	}
+	if len(missing) == 0 {
+		return strings.Join(lines, "\n")
+	}
+	if !in && end < 0 {
+		// No [costs] table yet: add one at the top, before any other table.
+		return "[costs]\n" + strings.Join(missing, "\n") + "\n\n" + doc
+	}
+	if end < 0 {
+		end = len(lines)
+	}
+	out := append(append(lines[:end:end], missing...), lines[end:]...)
+	return strings.Join(out, "\n")
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/limenhq/limen/client"
+)
+
+// Exit codes, distinct so scripts can tell what went wrong.
+const (
+	exitOK          = 0
+	exitFailure     = 1 // anything else
+	exitUsage       = 2 // bad flags or arguments
+	exitUnreachable = 3 // limend could not be reached
+	exitRefused     = 4 // limend refused the request (bad input, unknown id, version conflict)
+)
+
+// usageError marks errors in how limenctl was called.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// app holds what every command shares.
+type app struct {
+	socket  string
+	json    bool
+	timeout time.Duration
+	out     io.Writer
+	errOut  io.Writer
+}
+
+func (a *app) dial() (*client.Client, error) { return client.Dial(a.socket) }
+
+func (a *app) ctx(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(cmd.Context(), a.timeout)
+}
+
+// table returns a tabwriter for aligned columns.
+func (a *app) table() *tabwriter.Writer { return tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0) }
+
+// printJSON writes proto messages (or plain values) as indented JSON.
+func (a *app) printJSON(v any) error {
+	if m, ok := v.(proto.Message); ok {
+		b, err := protojson.MarshalOptions{Multiline: true, Indent: "  ", UseProtoNames: true}.Marshal(m)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(a.out, string(b))
+		return err
+	}
+	enc := json.NewEncoder(a.out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func execute(args []string, stdout, stderr io.Writer) int {
+	a := &app{out: stdout, errOut: stderr}
+	root := newRoot(a)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(context.Background())
+	if err == nil {
+		return exitOK
+	}
+	code, msg := classify(err, a.socket)
+	fmt.Fprintln(stderr, "limenctl:", msg)
+	return code
+}
+
+// classify picks the exit code and words the error with a hint.
+func classify(err error, socket string) (int, string) {
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return exitUsage, err.Error() + "\nhint: see limenctl --help"
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return exitFailure, err.Error()
+	}
+	switch st.Code() {
+	case codes.Unavailable, codes.DeadlineExceeded:
+		if socket == "" {
+			socket = "the default socket"
+		}
+		return exitUnreachable, fmt.Sprintf("cannot reach limend at %s: %s\nhint: start it with `limend` (or `go run ./cmd/limend` in the source tree), or pass --socket", socket, st.Message())
+	case codes.InvalidArgument, codes.NotFound, codes.FailedPrecondition, codes.Aborted,
+		codes.PermissionDenied, codes.ResourceExhausted, codes.AlreadyExists, codes.OutOfRange:
+		return exitRefused, "refused: " + st.Message()
+	}
+	return exitFailure, st.Message()
+}
+
+func isCobraUsage(err error) bool {
+	m := err.Error()
+	for _, s := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "required flag", "if any flags in the group"} {
+		if strings.Contains(m, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "limenctl",
+		Short: "Talk to limend: decide actions, answer asks, tune the policy",
+		Long: `limenctl talks to limend, limen's decision daemon, over its Unix socket.
+
+Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
+4 request refused by limend (bad input, unknown id, version conflict).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.socket, "socket", os.Getenv("LIMEN_SOCKET"), "limend's Unix socket (default $XDG_RUNTIME_DIR/limen/limend.sock; env LIMEN_SOCKET)")
+	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON instead of tables, for scripts")
+	root.PersistentFlags().DurationVar(&a.timeout, "timeout", 5*time.Second, "how long to wait for limend")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newDecideCmd(a), newAnswerCmd(a), newPendingCmd(a), newAwaitCmd(a),
+		newPolicyCmd(a), newHistoryCmd(a), newStatusCmd(a),
+	)
+	return root
+}
+
+// age formats a duration for people: 4s, 3m, 2h, 5d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// shorten cuts s to n runes with an ellipsis.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

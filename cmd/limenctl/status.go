@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func newStatusCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Check that limend is up and show what it is doing",
+		Long: `status checks limend's health over its socket and shows the policy version
+in force, its thresholds per risk class, and how many asks wait for a person.
+It exits 3 when limend cannot be reached, so it works as a probe.`,
+		Example: `  limenctl status
+  limenctl status --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			h, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
+			if err != nil {
+				return err
+			}
+			pol, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+			if err != nil {
+				return err
+			}
+			pend, err := c.API.ListPending(ctx, &limenv1.ListPendingRequest{})
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(map[string]any{
+					"socket": c.Socket(), "health": h.GetStatus().String(),
+					"policy_version": pol.GetPolicy().GetVersion(), "pending": len(pend.GetAsks()),
+				})
+			}
+			w := a.table()
+			fmt.Fprintf(w, "limend\t%s at %s\n", h.GetStatus(), c.Socket())
+			fmt.Fprintf(w, "policy\tversion %d, set by %s\n", pol.GetPolicy().GetVersion(), pol.GetPolicy().GetAuthor())
+			fmt.Fprintf(w, "pending asks\t%d\n", len(pend.GetAsks()))
+			w.Flush()
+			printClasses(a, pol.GetPolicy())
+			return nil
+		},
+	}
+}
+
+func printClasses(a *app, p *limenv1.Policy) {
+	if len(p.GetClasses()) == 0 {
+		return
+	}
+	fmt.Fprintln(a.out)
+	w := a.table()
+	fmt.Fprintln(w, "CLASS\tC_ALLOW\tC_BLOCK\tC_ASK\tBLOCK BELOW\tALLOW ABOVE")
+	for _, c := range p.GetClasses() {
+		fmt.Fprintf(w, "%s\t%g\t%g\t%g\t%.3f\t%.3f\n", c.GetName(), c.GetCosts().GetAllow(), c.GetCosts().GetBlock(), c.GetCosts().GetAsk(),
+			c.GetThresholds().GetBlockBelow(), c.GetThresholds().GetAllowAbove())
+	}
+	w.Flush()
+}

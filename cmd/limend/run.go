@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limenhq/limen/internal/daemon"
+	"github.com/limenhq/limen/store"
+)
+
+const usage = `limend decides whether an AI agent may run an action: allow, ask a person, or
+block. Agent runtimes (through limen's Claude Code hook, MCP gate or Go
+client) call it before every shell command, file edit and tool call.
+
+With no flags it listens on a Unix socket under $XDG_RUNTIME_DIR/limen/
+(only you can open it) and keeps its database under $XDG_DATA_HOME/limen/.
+Every flag has a LIMEN_* environment variable; a flag wins over the variable.
+
+Stop it with Ctrl-C (or SIGTERM): open calls get a few seconds to finish and
+the database is closed cleanly. A second Ctrl-C exits at once.`
+
+func run(args []string) int {
+	defaults, err := daemon.DefaultConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "limend:", err)
+		return 1
+	}
+	cfg := defaults
+	var logLevel string
+	cmd := &cobra.Command{
+		Use:   "limend",
+		Short: "limen's decision daemon",
+		Long:  usage,
+		Example: `  limend                                  # socket and database in the default places
+  limend --socket /tmp/limen.sock --db /tmp/limen.db
+  LIMEN_LOG_LEVEL=debug limend
+  limend --tcp 127.0.0.1:7411             # also serve loopback TCP (for grpcurl)`,
+		Args:          cobra.NoArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			level, err := parseLevel(logLevel)
+			if err != nil {
+				return err
+			}
+			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			return serve(cfg, log)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Socket, "socket", defaults.Socket, "Unix socket to serve gRPC on (env LIMEN_SOCKET)")
+	f.StringVar(&cfg.DB, "db", defaults.DB, "bbolt database file (env LIMEN_DB)")
+	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC on this loopback address, such as 127.0.0.1:7411 (env LIMEN_TCP)")
+	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop")
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "limend:", err)
+		if errors.Is(err, errUsage) || strings.Contains(err.Error(), "flag") || strings.Contains(err.Error(), "unknown command") {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+var errUsage = errors.New("usage")
+
+func serve(cfg daemon.Config, log *slog.Logger) error {
+	d, err := daemon.Start(cfg, log)
+	if err != nil {
+		if errors.Is(err, store.ErrLocked) {
+			return fmt.Errorf("%w\nhint: only one limend can use a database; stop the other one or pass --db", err)
+		}
+		return err
+	}
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	select {
+	case sig := <-signals:
+		log.Info("stopping; press Ctrl-C again to exit at once", "signal", sig.String())
+	case err := <-d.Err():
+		log.Error("serving failed", "err", err)
+	}
+	stopped := make(chan error, 1)
+	go func() { stopped <- d.Stop(context.Background()) }()
+	select {
+	case err := <-stopped:
+		return err
+	case <-signals:
+		d.Kill()
+		log.Warn("second signal: exiting without waiting")
+		os.Exit(1)
+	case <-time.After(cfg.ShutdownTimeout + 5*time.Second):
+		return errors.New("stop took too long")
+	}
+	return nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("%w: --log-level %q: use debug, info, warn or error", errUsage, s)
+	}
+	return l, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,244 @@
+// Package daemon assembles limend: it opens the store, builds the service,
+// listens on the Unix socket (and, opted in, loopback TCP), and stops
+// gracefully. cmd/limend only turns flags into a Config; tests start the
+// same daemon on a temporary socket.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/limenhq/limen/internal/paths"
+	"github.com/limenhq/limen/internal/peercred"
+	"github.com/limenhq/limen/internal/server"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store"
+)
+
+// Config is everything limend can be told. Flags override LIMEN_*
+// environment variables, which override DefaultConfig.
+type Config struct {
+	// Socket is the gRPC Unix socket.
+	Socket string
+	// DB is the bbolt database file.
+	DB string
+	// TCP is an optional loopback address (such as 127.0.0.1:7411) served
+	// in addition to the socket.
+	TCP string
+	// ShutdownTimeout bounds a graceful stop before open calls are cut.
+	ShutdownTimeout time.Duration
+	// LockTimeout bounds the wait for the database lock held by another limend.
+	LockTimeout time.Duration
+	// Model replaces the predictor (tests inject faulty ones).
+	Model server.Model
+}
+
+// DefaultConfig returns the configuration limend runs with when given no
+// flags: the socket under $XDG_RUNTIME_DIR/limen and the database under
+// $XDG_DATA_HOME/limen (or their fallbacks).
+func DefaultConfig() (Config, error) {
+	sock, err := paths.Socket()
+	if err != nil {
+		return Config{}, err
+	}
+	db, err := paths.DB()
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Socket: sock, DB: db, TCP: os.Getenv("LIMEN_TCP"), ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
+}
+
+// Daemon is a running limend.
+type Daemon struct {
+	cfg    Config
+	log    *slog.Logger
+	store  *store.Store
+	svc    *server.Server
+	grpc   *grpc.Server
+	health *health.Server
+	lis    []net.Listener
+
+	serveErr chan error
+	stopOnce sync.Once
+}
+
+// Start opens the store and starts serving. It returns once the daemon
+// accepts calls, or with an error that says what to do.
+func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.TCP != "" {
+		if err := checkLoopback(cfg.TCP); err != nil {
+			return nil, err
+		}
+	}
+	// The store first: its lock tells a second limend to go away before it
+	// touches the first one's socket.
+	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	d := &Daemon{cfg: cfg, log: log, store: st, serveErr: make(chan error, 2)}
+	fail := func(err error) (*Daemon, error) {
+		for _, l := range d.lis {
+			l.Close()
+		}
+		st.Close()
+		return nil, err
+	}
+	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log})
+	if err != nil {
+		return fail(err)
+	}
+	d.grpc = grpc.NewServer(
+		grpc.Creds(peercred.Credentials()),
+		grpc.ChainUnaryInterceptor(server.RecoverUnary(log)),
+		grpc.ChainStreamInterceptor(server.RecoverStream(log)),
+		grpc.MaxRecvMsgSize(1<<20),
+	)
+	d.health = health.NewServer()
+	d.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
+	healthpb.RegisterHealthServer(d.grpc, d.health)
+	limenv1.RegisterDecisionServiceServer(d.grpc, d.svc)
+	reflection.Register(d.grpc)
+
+	unix, err := listenUnix(cfg.Socket)
+	if err != nil {
+		return fail(err)
+	}
+	d.lis = append(d.lis, unix)
+	if cfg.TCP != "" {
+		tcp, err := net.Listen("tcp", cfg.TCP)
+		if err != nil {
+			return fail(fmt.Errorf("listen on %s: %w", cfg.TCP, err))
+		}
+		d.lis = append(d.lis, tcp)
+	}
+	for _, l := range d.lis {
+		go func() { d.serveErr <- d.grpc.Serve(l) }()
+	}
+	d.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	log.Info("limend is serving", "socket", cfg.Socket, "db", cfg.DB, "tcp", cfg.TCP)
+	return d, nil
+}
+
+// Socket returns the Unix socket path.
+func (d *Daemon) Socket() string { return d.cfg.Socket }
+
+// Addrs returns the addresses served, the Unix socket first.
+func (d *Daemon) Addrs() []net.Addr {
+	out := make([]net.Addr, len(d.lis))
+	for i, l := range d.lis {
+		out[i] = l.Addr()
+	}
+	return out
+}
+
+// Store returns the daemon's store (tests and benchmarks look inside it).
+func (d *Daemon) Store() *store.Store { return d.store }
+
+// Stop stops serving: health turns NOT_SERVING, waiting Await and
+// WatchPending calls are told the daemon is going away, open calls get until
+// ctx is done (or ShutdownTimeout) to finish, then the store is flushed and
+// closed. Stop is safe to call more than once.
+func (d *Daemon) Stop(ctx context.Context) error {
+	var err error
+	d.stopOnce.Do(func() {
+		d.health.Shutdown()
+		d.svc.Stop()
+		timeout := d.cfg.ShutdownTimeout
+		if timeout <= 0 {
+			timeout = 5 * time.Second
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		stopped := make(chan struct{})
+		go func() {
+			d.grpc.GracefulStop()
+			close(stopped)
+		}()
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			d.log.Warn("graceful stop timed out; closing open calls")
+			d.grpc.Stop()
+			<-stopped
+		}
+		err = d.store.Close()
+		os.Remove(d.cfg.Socket)
+		d.log.Info("limend stopped")
+	})
+	return err
+}
+
+// Kill stops at once without waiting for open calls (a second Ctrl-C).
+func (d *Daemon) Kill() {
+	d.grpc.Stop()
+}
+
+// Err returns a channel that receives an error if serving fails.
+func (d *Daemon) Err() <-chan error { return d.serveErr }
+
+// listenUnix creates the socket with care: the parent directory 0700, a
+// stale socket from a crashed limend replaced, a live one left alone, and the
+// socket itself 0600.
+func listenUnix(path string) (net.Listener, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create socket directory: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("restrict socket directory %s to its owner: %w", dir, err)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		c, err := net.DialTimeout("unix", path, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil, fmt.Errorf("another limend is already serving on %s: stop it first, or pass --socket", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove stale socket %s: %w", path, err)
+		}
+	}
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("restrict socket %s to its owner: %w", path, err)
+	}
+	return l, nil
+}
+
+// checkLoopback refuses a TCP address that is not on this machine: TCP
+// without TLS is only allowed on loopback.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--tcp %q: %w: use host:port, such as 127.0.0.1:7411", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || !ip.IsLoopback() {
+		return errors.New("--tcp " + addr + ": limend serves plaintext TCP only on loopback (127.0.0.1 or [::1]); use the Unix socket for anything else")
+	}
+	return nil
+}

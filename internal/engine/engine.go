@@ -1,0 +1,217 @@
+// Package engine is the one place where the policy's hard rules and the
+// predictor's probability meet and become a verdict (DESIGN.md §1–3). It is
+// pure apart from calling the prediction it is given, so every rule of the
+// decision is tested here without a daemon.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+)
+
+// DecidedBy says who or what settled a verdict.
+type DecidedBy int8
+
+const (
+	// ByFailsafe is a failure turned into ask. It is the zero value, so a
+	// Result nobody filled in still fails closed.
+	ByFailsafe DecidedBy = iota
+	// ByRule is a hard rule of the policy.
+	ByRule
+	// ByPrediction is the learned probability against the class thresholds.
+	ByPrediction
+	// ByHuman is an earlier answer that covers this action (a session grant).
+	ByHuman
+)
+
+// PredictFunc returns one prediction per ladder, in order. It runs under
+// FailClosed, so it may be slow, fail or panic: the decision is then ask.
+type PredictFunc func(ctx context.Context, ladders []predictor.Ladder) ([]predictor.Prediction, error)
+
+// Input is everything a decision needs besides the prediction.
+type Input struct {
+	Parts  []predictor.Part
+	Env    policy.Env
+	Policy *policy.Policy // nil means the policy could not be loaded: ask
+	// Granted reports whether a person already approved this exact key for
+	// the session (an answer with session scope).
+	Granted func(key string) bool
+	// Draw is a uniform random number in [0, 1) for exploration.
+	Draw float64
+}
+
+// Result is a decision and the reasons for it.
+type Result struct {
+	Verdict    policy.Verdict
+	DecidedBy  DecidedBy
+	Prediction predictor.Prediction // of the deciding part; zero when no prediction ran
+	Thresholds policy.Thresholds
+	Class      string
+	Key        string // most specific key of the deciding part
+	Rule       string // the rule that decided, if one did
+	Reason     string
+}
+
+// Decide returns the verdict for one action. Block rules win over ask rules,
+// which win over allow rules, which win over the prediction; each part of a
+// compound command is ruled on by itself, and the action as a whole gets the
+// worst verdict of its parts. Any failure on the way is ask.
+func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
+	pol := in.Policy
+	if pol == nil {
+		return Result{Verdict: policy.Ask, Reason: "the policy could not be loaded, so limen asks a person (failing closed)"}
+	}
+	if len(in.Parts) == 0 {
+		return Result{Verdict: policy.Ask, Reason: "the action has no parts to decide on"}
+	}
+
+	// Hard rules, part by part.
+	var open []predictor.Part // parts no allow rule covers
+	var askRule *Result
+	for _, part := range in.Parts {
+		rule, ok := pol.RuleFor(part, in.Env)
+		if !ok {
+			open = append(open, part)
+			continue
+		}
+		r := Result{Verdict: rule.Verdict, DecidedBy: ByRule, Key: part.Keys.Exact(), Rule: rule.Pattern, Class: pol.ClassOf(part, in.Env).Name}
+		switch rule.Verdict {
+		case policy.Block:
+			r.Reason = fmt.Sprintf("blocked by the policy rule %s", rule.Pattern)
+			return r
+		case policy.Ask:
+			if askRule == nil {
+				r.Reason = fmt.Sprintf("the policy rule %s says a person must decide", rule.Pattern)
+				askRule = &r
+			}
+		}
+	}
+	if askRule != nil {
+		return *askRule
+	}
+	if len(open) == 0 {
+		last := in.Parts[len(in.Parts)-1]
+		rule, _ := pol.RuleFor(last, in.Env)
+		return Result{Verdict: policy.Allow, DecidedBy: ByRule, Key: last.Keys.Exact(), Rule: rule.Pattern,
+			Class: pol.ClassOf(last, in.Env).Name, Reason: fmt.Sprintf("allowed by the policy rule %s", rule.Pattern)}
+	}
+
+	// Session grants: a person already said yes to exactly this.
+	if in.Granted != nil {
+		ungranted := open[:0:0]
+		for _, part := range open {
+			if !part.Opaque && in.Granted(part.Keys.Exact()) {
+				continue
+			}
+			ungranted = append(ungranted, part)
+		}
+		if len(ungranted) == 0 {
+			return Result{Verdict: policy.Allow, DecidedBy: ByHuman, Key: open[0].Keys.Exact(),
+				Class: pol.ClassOf(open[0], in.Env).Name, Reason: "a person approved this for the session"}
+		}
+		open = ungranted
+	}
+
+	// The prediction, under its deadline.
+	ladders := make([]predictor.Ladder, len(open))
+	for i, part := range open {
+		ladders[i] = part.Keys
+	}
+	ctx, cancel := context.WithTimeout(ctx, pol.PredictTimeout)
+	defer cancel()
+	var preds []predictor.Prediction
+	_, err := predictor.FailClosed(ctx, func(ctx context.Context) (predictor.Prediction, error) {
+		var err error
+		preds, err = predict(ctx, ladders)
+		if err != nil {
+			return predictor.Prediction{}, err
+		}
+		if len(preds) != len(ladders) {
+			return predictor.Prediction{}, fmt.Errorf("got %d predictions for %d parts", len(preds), len(ladders))
+		}
+		return worst(preds), nil
+	})
+	if err != nil {
+		reason := "the prediction failed, so limen asks a person (failing closed): " + err.Error()
+		if errors.Is(err, predictor.ErrTimeout) {
+			reason = fmt.Sprintf("the prediction took longer than %v, so limen asks a person (failing closed)", pol.PredictTimeout)
+		}
+		return Result{Verdict: policy.Ask, DecidedBy: ByFailsafe, Key: open[0].Keys.Exact(), Reason: reason}
+	}
+
+	// Each part against its own class's thresholds; the worst verdict wins,
+	// and among equals the least likely part explains it.
+	var out Result
+	for i, part := range open {
+		class := pol.ClassOf(part, in.Env)
+		th := class.Costs.Thresholds()
+		pred := preds[i]
+		r := Result{Verdict: th.Verdict(pred.P), DecidedBy: ByPrediction, Prediction: pred,
+			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
+		if part.Opaque && r.Verdict == policy.Allow {
+			r.Verdict = policy.Ask
+			r.Reason = "limen could not parse this command, and never allows what it cannot read"
+		}
+		if i == 0 || worse(r, out) {
+			out = r
+		}
+	}
+	if out.Reason == "" {
+		out.Reason = explain(out)
+	}
+	if out.Verdict == policy.Allow && in.Draw < pol.Exploration {
+		out.Verdict = policy.Ask
+		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
+	}
+	return out
+}
+
+// rank orders verdicts from least to most restrictive.
+func rank(v policy.Verdict) int {
+	switch v {
+	case policy.Allow:
+		return 0
+	case policy.Ask:
+		return 1
+	default:
+		return 2
+	}
+}
+
+func worse(a, b Result) bool {
+	if rank(a.Verdict) != rank(b.Verdict) {
+		return rank(a.Verdict) > rank(b.Verdict)
+	}
+	return a.Prediction.P < b.Prediction.P
+}
+
+func worst(preds []predictor.Prediction) predictor.Prediction {
+	w := preds[0]
+	for _, p := range preds[1:] {
+		if p.P < w.P {
+			w = p
+		}
+	}
+	return w
+}
+
+func explain(r Result) string {
+	p := r.Prediction
+	seen := "no answers for this kind of action yet"
+	if p.Level != "" && p.Level != "prior" {
+		seen = fmt.Sprintf("%.0f approved, %.0f denied at %s", p.Approvals, p.Denials, p.Level)
+	}
+	switch r.Verdict {
+	case policy.Allow:
+		return fmt.Sprintf("p=%.3f is above the %s allow threshold %.3f (%s)", p.P, r.Class, r.Thresholds.AllowAbove, seen)
+	case policy.Block:
+		return fmt.Sprintf("p=%.3f is below the %s block threshold %.3f (%s)", p.P, r.Class, r.Thresholds.BlockBelow, seen)
+	default:
+		return fmt.Sprintf("p=%.3f is between the %s thresholds %.3f and %.3f, so a person decides (%s)",
+			p.P, r.Class, r.Thresholds.BlockBelow, r.Thresholds.AllowAbove, seen)
+	}
+}

@@ -1,0 +1,107 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/user"
+	"sync"
+	"time"
+
+	"github.com/limenhq/limen/internal/engine"
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// MaxInputBytes is the largest input_json limend accepts.
+const MaxInputBytes = 64 << 10
+
+func validateAction(a *limenv1.Action) error {
+	switch {
+	case a == nil:
+		return invalid("action is required: send {\"action\": {\"tool\": \"Bash\", \"input_json\": \"{\\\"command\\\":\\\"ls\\\"}\"}}")
+	case a.GetTool() == "":
+		return invalid("action.tool is empty: set it to the tool's name, such as \"Bash\", \"Edit\" or \"mcp__github__create_issue\"")
+	case len(a.GetTool()) > 256:
+		return invalid(fmt.Sprintf("action.tool is %d bytes; a tool name is at most 256", len(a.GetTool())))
+	case len(a.GetInputJson()) > MaxInputBytes:
+		return invalid(fmt.Sprintf("action.input_json is %d bytes; the limit is %d (64 KiB): send the tool's arguments, not file contents", len(a.GetInputJson()), MaxInputBytes))
+	}
+	for name, v := range map[string]string{"user": a.GetUser(), "agent": a.GetAgent(), "session": a.GetSession(), "cwd": a.GetCwd(), "tool_use_id": a.GetToolUseId()} {
+		if len(v) > 4096 {
+			return invalid(fmt.Sprintf("action.%s is %d bytes; the limit is 4096", name, len(v)))
+		}
+	}
+	return nil
+}
+
+// toAction decodes an API action; input_json must be a JSON object (an empty
+// string counts as {}).
+func toAction(a *limenv1.Action, at time.Time) (predictor.Action, error) {
+	input := map[string]any{}
+	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
+		if raw[0] != '{' {
+			return predictor.Action{}, errors.New(`action.input_json must be a JSON object of the tool's arguments, such as {"command":"ls -la"}`)
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&input); err != nil {
+			return predictor.Action{}, fmt.Errorf(`action.input_json is not valid JSON (%v): send an object such as {"command":"ls -la"}`, err)
+		}
+		if dec.More() {
+			return predictor.Action{}, errors.New("action.input_json has data after the JSON object: send exactly one object")
+		}
+	}
+	return predictor.Action{
+		User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(), Tool: a.GetTool(),
+		Input: input, Cwd: a.GetCwd(), Time: at,
+	}, nil
+}
+
+func toVerdict(v policy.Verdict) limenv1.Verdict {
+	switch v {
+	case policy.Allow:
+		return limenv1.Verdict_VERDICT_ALLOW
+	case policy.Block:
+		return limenv1.Verdict_VERDICT_BLOCK
+	default:
+		return limenv1.Verdict_VERDICT_ASK
+	}
+}
+
+func toDecider(d engine.DecidedBy) limenv1.Decider {
+	switch d {
+	case engine.ByRule:
+		return limenv1.Decider_DECIDER_RULE
+	case engine.ByPrediction:
+		return limenv1.Decider_DECIDER_PREDICTION
+	case engine.ByHuman:
+		return limenv1.Decider_DECIDER_HUMAN
+	default:
+		return limenv1.Decider_DECIDER_FAILSAFE
+	}
+}
+
+func toEvidence(p predictor.Prediction) *limenv1.Evidence {
+	return &limenv1.Evidence{Level: p.Level, Approvals: p.Approvals, Denials: p.Denials, EffectiveCount: p.Effective}
+}
+
+var homes sync.Map // user name → home directory
+
+// homeOf returns the home directory of a local user, for `~` in rules.
+func homeOf(name string) string {
+	if name == "" {
+		return ""
+	}
+	if h, ok := homes.Load(name); ok {
+		return h.(string)
+	}
+	home := "/home/" + name
+	if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
+		home = u.HomeDir
+	}
+	homes.Store(name, home)
+	return home
+}

@@ -1,0 +1,503 @@
+// Package server implements the limen.v1 DecisionService: it converts API
+// messages to domain values, asks the engine for a verdict, logs it, holds
+// pending asks and wakes their waiters when a person answers.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/limenhq/limen/internal/engine"
+	"github.com/limenhq/limen/internal/peercred"
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store"
+)
+
+// Model is what the server needs of a predictor. *predictor.Estimator is the
+// real one; tests put slow, failing or panicking ones in its place.
+type Model interface {
+	PredictEach(user string, ladders []predictor.Ladder, now time.Time) []predictor.Prediction
+	Observe(user string, ladders []predictor.Ladder, approved bool, at time.Time)
+}
+
+// Options configure a Server.
+type Options struct {
+	Store *store.Store
+	// Model is the predictor; nil means a new estimator rebuilt from the
+	// store's answers.
+	Model  Model
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the DecisionService.
+type Server struct {
+	limenv1.UnimplementedDecisionServiceServer
+
+	store  *store.Store
+	model  Model
+	log    *slog.Logger
+	now    func() time.Time
+	policy atomic.Pointer[policyState]
+	asks   *asks
+	grants sync.Map // grantKey → struct{}: session-scoped approvals, in memory only
+
+	stopping chan struct{}
+	stopOnce sync.Once
+}
+
+// policyState is the policy in force: the parsed policy (nil when the stored
+// one could not be parsed: every decision is then ask) and its stored form.
+type policyState struct {
+	pol *policy.Policy
+	msg *limenv1.Policy
+	err error
+}
+
+type grantKey struct{ user, session, key string }
+
+// New builds a Server on an open store: it loads the policy (storing the
+// default as version 1 on a new database), rebuilds the predictor from the
+// stored answers, and re-arms the expiry of the asks still pending.
+func New(opts Options) (*Server, error) {
+	s := &Server{
+		store:    opts.Store,
+		model:    opts.Model,
+		log:      opts.Logger,
+		now:      opts.Now,
+		asks:     newAsks(),
+		stopping: make(chan struct{}),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := s.loadPolicy(); err != nil {
+		return nil, err
+	}
+	if s.model == nil {
+		est := predictor.NewEstimator(predictor.DefaultConfig())
+		if pol := s.policy.Load().pol; pol != nil {
+			est.SetHalfLife(pol.HalfLife)
+		}
+		if err := rebuild(est, s.store); err != nil {
+			return nil, err
+		}
+		s.model = est
+	}
+	pending, err := s.store.Pending()
+	if err != nil {
+		return nil, fmt.Errorf("load pending asks: %w", err)
+	}
+	for _, p := range pending {
+		id, err := store.ParseID(p.GetAskId())
+		if err != nil {
+			return nil, fmt.Errorf("load pending asks: %w", err)
+		}
+		s.armExpiry(s.asks.add(id, p))
+	}
+	return s, nil
+}
+
+// rebuild replays every stored answer into the estimator.
+func rebuild(est *predictor.Estimator, st *store.Store) error {
+	return st.Answers(func(rec *limenv1.AnswerRecord) error {
+		ladders := laddersOf(rec)
+		est.Observe(rec.GetAction().GetUser(), ladders, rec.GetChoice() == limenv1.Choice_CHOICE_APPROVE, rec.GetTime().AsTime())
+		return nil
+	})
+}
+
+// laddersOf returns the answer's stored ladders, or derives them again when
+// they were made by another version of the key scheme.
+func laddersOf(rec *limenv1.AnswerRecord) []predictor.Ladder {
+	if rec.GetKeyScheme() == predictor.KeyScheme {
+		out := make([]predictor.Ladder, len(rec.GetLadders()))
+		for i, l := range rec.GetLadders() {
+			out[i] = predictor.Ladder(l.GetKeys())
+		}
+		return out
+	}
+	act, err := toAction(rec.GetAction(), rec.GetTime().AsTime())
+	if err != nil {
+		return nil
+	}
+	return ladders(predictor.Parts(act))
+}
+
+func ladders(parts []predictor.Part) []predictor.Ladder {
+	out := make([]predictor.Ladder, len(parts))
+	for i, p := range parts {
+		out[i] = p.Keys
+	}
+	return out
+}
+
+func (s *Server) loadPolicy() error {
+	msg, err := s.store.Policy()
+	if errors.Is(err, store.ErrNotFound) {
+		msg, err = s.store.SetPolicy(0, &limenv1.Policy{
+			Document: policy.DefaultDocument, Author: "limend", Time: timestamppb.New(s.now()),
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("load policy: %w", err)
+	}
+	st := &policyState{msg: msg}
+	st.pol, st.err = policy.Parse(msg.GetDocument())
+	if st.err != nil {
+		// Keep serving: every decision becomes ask until a valid policy
+		// is set. Refusing to start would leave the hook with no daemon,
+		// which is also ask, but gives no way to repair the policy.
+		s.log.Error("stored policy does not parse; every decision will be ask until a valid one is set",
+			"version", msg.GetVersion(), "err", st.err)
+	}
+	s.policy.Store(st)
+	return nil
+}
+
+// Stop wakes every Await and WatchPending so a graceful stop can finish.
+func (s *Server) Stop() {
+	s.stopOnce.Do(func() { close(s.stopping) })
+}
+
+// Decide implements DecisionService.
+func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limenv1.DecideResponse, error) {
+	start := s.now()
+	msg := req.GetAction()
+	if err := validateAction(msg); err != nil {
+		return nil, err
+	}
+	msg = proto.CloneOf(msg)
+	if msg.GetUser() == "" {
+		if peer, ok := peercred.FromContext(ctx); ok {
+			msg.User = peer.User
+		}
+	}
+	act, err := toAction(msg, start)
+	if err != nil {
+		return nil, invalid(err.Error())
+	}
+	parts := predictor.Parts(act)
+	ps := s.policy.Load()
+	in := engine.Input{
+		Parts:   parts,
+		Env:     policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)},
+		Policy:  ps.pol,
+		Granted: func(key string) bool { _, ok := s.grants.Load(grantKey{act.User, act.Session, key}); return ok },
+		Draw:    rand.Float64(),
+	}
+	res := engine.Decide(ctx, in, func(ctx context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+		return s.model.PredictEach(act.User, ls, start), nil
+	})
+
+	id, err := s.store.NextID()
+	if err != nil {
+		// Without an id nothing can be recorded or answered; the caller's
+		// client turns this error into ask.
+		return nil, toStatus(fmt.Errorf("allocate decision id: %w", err))
+	}
+	d := &limenv1.Decision{
+		DecisionId:    store.FormatID(id),
+		Time:          timestamppb.New(start),
+		Action:        msg,
+		Verdict:       toVerdict(res.Verdict),
+		P:             res.Prediction.P,
+		Thresholds:    &limenv1.Thresholds{AllowAbove: res.Thresholds.AllowAbove, BlockBelow: res.Thresholds.BlockBelow},
+		RiskClass:     res.Class,
+		Key:           res.Key,
+		Evidence:      toEvidence(res.Prediction),
+		Reason:        res.Reason,
+		DecidedBy:     toDecider(res.DecidedBy),
+		PolicyVersion: ps.msg.GetVersion(),
+	}
+	if res.Verdict != policy.Ask {
+		d.Latency = durationpb.New(s.now().Sub(start))
+		s.store.LogDecision(d)
+		return &limenv1.DecideResponse{Decision: d}, nil
+	}
+
+	d.AskId = d.DecisionId
+	timeout := 10 * time.Minute
+	if ps.pol != nil {
+		timeout = ps.pol.AskTimeout
+	}
+	d.Latency = durationpb.New(s.now().Sub(start))
+	pending := &limenv1.PendingAsk{AskId: d.AskId, Decision: d, ExpiresAt: timestamppb.New(start.Add(timeout))}
+	if err := s.store.AddPending(d, pending); err != nil {
+		// The ask cannot be held for a person, but the verdict stays ask:
+		// the runtime asks in its own way.
+		s.log.Error("store pending ask", "id", d.AskId, "err", err)
+		d.AskId = ""
+		d.Reason += " (limen could not queue this ask: " + err.Error() + ")"
+		return &limenv1.DecideResponse{Decision: d}, nil
+	}
+	s.armExpiry(s.asks.add(id, pending))
+	return &limenv1.DecideResponse{Decision: d}, nil
+}
+
+// armExpiry expires the ask at its deadline unless a person answers first.
+func (s *Server) armExpiry(k *ask) {
+	wait := k.msg.GetExpiresAt().AsTime().Sub(s.now())
+	k.timer = time.AfterFunc(max(wait, 0), func() { s.expire(k.id) })
+}
+
+func (s *Server) expire(id uint64) {
+	outcome := &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED, Time: timestamppb.New(s.now())}
+	if _, err := s.store.Expire(id, outcome); err != nil {
+		if !errors.Is(err, store.ErrResolved) && !errors.Is(err, store.ErrNotFound) {
+			s.log.Error("expire ask", "id", id, "err", err)
+		}
+		return
+	}
+	s.asks.resolve(id, &limenv1.AwaitResponse{
+		Verdict: limenv1.Verdict_VERDICT_BLOCK, State: limenv1.AskState_ASK_STATE_EXPIRED, Outcome: outcome,
+		Reason: "nobody answered in time; the ask expired, which counts as a deny for this call",
+	})
+}
+
+// Await implements DecisionService.
+func (s *Server) Await(ctx context.Context, req *limenv1.AwaitRequest) (*limenv1.AwaitResponse, error) {
+	id, err := parseAskID(req.GetAskId())
+	if err != nil {
+		return nil, err
+	}
+	if t := req.GetTimeout(); t != nil {
+		if err := t.CheckValid(); err != nil || t.AsDuration() < 0 {
+			return nil, invalid("timeout must be a non-negative duration, such as 30s")
+		}
+		if d := t.AsDuration(); d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+	}
+	k := s.asks.get(id)
+	if k == nil {
+		return s.settled(id)
+	}
+	select {
+	case <-k.done:
+		return k.final, nil
+	case <-s.stopping:
+		return nil, toStatus(errStopping)
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) && ctx.Err() != nil && req.GetTimeout().AsDuration() > 0 {
+			return &limenv1.AwaitResponse{Verdict: limenv1.Verdict_VERDICT_ASK, State: limenv1.AskState_ASK_STATE_PENDING,
+				Reason: "still waiting for a person; nobody has answered yet"}, nil
+		}
+		return nil, toStatus(ctx.Err())
+	}
+}
+
+// settled answers Await for an ask that is no longer pending in memory.
+func (s *Server) settled(id uint64) (*limenv1.AwaitResponse, error) {
+	d, err := s.store.Decision(id)
+	if err != nil {
+		return nil, toStatus(askErr(id, err))
+	}
+	o := d.GetOutcome()
+	if d.GetAskId() == "" || o == nil {
+		return nil, toStatus(askErr(id, store.ErrNotFound))
+	}
+	return finalOf(o), nil
+}
+
+func finalOf(o *limenv1.AskOutcome) *limenv1.AwaitResponse {
+	r := &limenv1.AwaitResponse{State: o.GetState(), Outcome: o, Verdict: limenv1.Verdict_VERDICT_BLOCK}
+	switch {
+	case o.GetState() == limenv1.AskState_ASK_STATE_EXPIRED:
+		r.Reason = "nobody answered in time; the ask expired, which counts as a deny for this call"
+	case o.GetChoice() == limenv1.Choice_CHOICE_APPROVE:
+		r.Verdict = limenv1.Verdict_VERDICT_ALLOW
+		r.Reason = "approved by " + o.GetAnsweredBy()
+	default:
+		r.Reason = "denied by " + o.GetAnsweredBy()
+	}
+	if o.GetNote() != "" {
+		r.Reason += ": " + o.GetNote()
+	}
+	return r
+}
+
+// Answer implements DecisionService.
+func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limenv1.AnswerResponse, error) {
+	id, err := parseAskID(req.GetAskId())
+	if err != nil {
+		return nil, err
+	}
+	switch req.GetChoice() {
+	case limenv1.Choice_CHOICE_APPROVE, limenv1.Choice_CHOICE_DENY:
+	default:
+		return nil, invalid("choice must be CHOICE_APPROVE or CHOICE_DENY")
+	}
+	scope := req.GetScope()
+	switch scope {
+	case limenv1.Scope_SCOPE_UNSPECIFIED:
+		scope = limenv1.Scope_SCOPE_ONCE
+	case limenv1.Scope_SCOPE_ONCE, limenv1.Scope_SCOPE_SESSION:
+	default:
+		return nil, invalid("scope must be SCOPE_ONCE or SCOPE_SESSION")
+	}
+	if len(req.GetNote()) > 4096 {
+		return nil, invalid("note is longer than 4096 bytes; keep it short")
+	}
+	k := s.asks.get(id)
+	if k == nil {
+		// Not pending: say whether it never existed or was already settled.
+		_, err := s.settled(id)
+		if err == nil {
+			return nil, toStatus(askErr(id, store.ErrResolved))
+		}
+		return nil, err
+	}
+	by := "unknown"
+	if peer, ok := peercred.FromContext(ctx); ok {
+		by = peer.User
+	} else if u := os.Getenv("USER"); u != "" {
+		by = u
+	}
+	now := s.now()
+	outcome := &limenv1.AskOutcome{
+		State: limenv1.AskState_ASK_STATE_ANSWERED, Choice: req.GetChoice(), Scope: scope,
+		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now),
+	}
+	dec := k.msg.GetDecision()
+	act, err := toAction(dec.GetAction(), now)
+	if err != nil {
+		return nil, toStatus(fmt.Errorf("decode the asked action: %w", err))
+	}
+	parts := predictor.Parts(act)
+	ls := ladders(parts)
+	rec := &limenv1.AnswerRecord{
+		AskId: req.GetAskId(), Action: dec.GetAction(), Choice: req.GetChoice(), Scope: scope,
+		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: predictor.KeyScheme,
+	}
+	for _, l := range ls {
+		rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
+	}
+	if _, err := s.store.Answer(id, rec, outcome); err != nil {
+		return nil, toStatus(askErr(id, err))
+	}
+	// On disk: now teach the predictor and wake the waiters.
+	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
+	s.model.Observe(act.User, ls, approved, now)
+	if approved && scope == limenv1.Scope_SCOPE_SESSION && act.Session != "" {
+		for _, p := range parts {
+			if !p.Opaque {
+				s.grants.Store(grantKey{act.User, act.Session, p.Keys.Exact()}, struct{}{})
+			}
+		}
+	}
+	final := finalOf(outcome)
+	s.asks.resolve(id, final)
+	return &limenv1.AnswerResponse{Verdict: final.GetVerdict(), Outcome: outcome}, nil
+}
+
+// ListPending implements DecisionService.
+func (s *Server) ListPending(context.Context, *limenv1.ListPendingRequest) (*limenv1.ListPendingResponse, error) {
+	return &limenv1.ListPendingResponse{Asks: s.asks.list()}, nil
+}
+
+// WatchPending implements DecisionService.
+func (s *Server) WatchPending(_ *limenv1.WatchPendingRequest, stream limenv1.DecisionService_WatchPendingServer) error {
+	events, cancel := s.asks.watch()
+	defer cancel()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return toStatus(errSlowWatcher)
+			}
+			if err := stream.Send(ev); err != nil {
+				return err
+			}
+		case <-s.stopping:
+			return toStatus(errStopping)
+		case <-stream.Context().Done():
+			return stream.Context().Err()
+		}
+	}
+}
+
+// GetPolicy implements DecisionService.
+func (s *Server) GetPolicy(context.Context, *limenv1.GetPolicyRequest) (*limenv1.GetPolicyResponse, error) {
+	ps := s.policy.Load()
+	return &limenv1.GetPolicyResponse{Policy: withClasses(ps.msg, ps.pol)}, nil
+}
+
+// SetPolicy implements DecisionService.
+func (s *Server) SetPolicy(ctx context.Context, req *limenv1.SetPolicyRequest) (*limenv1.SetPolicyResponse, error) {
+	pol, err := policy.Parse(req.GetDocument())
+	if err != nil {
+		return nil, invalid("document: " + err.Error())
+	}
+	author := "unknown"
+	if peer, ok := peercred.FromContext(ctx); ok {
+		author = peer.User
+	}
+	msg, err := s.store.SetPolicy(req.GetExpectedVersion(), &limenv1.Policy{
+		Document: req.GetDocument(), Author: author, Time: timestamppb.New(s.now()),
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if est, ok := s.model.(*predictor.Estimator); ok {
+		est.SetHalfLife(pol.HalfLife)
+	}
+	s.policy.Store(&policyState{pol: pol, msg: msg})
+	s.log.Info("policy changed", "version", msg.GetVersion(), "author", author)
+	return &limenv1.SetPolicyResponse{Policy: withClasses(msg, pol)}, nil
+}
+
+// History implements DecisionService.
+func (s *Server) History(_ context.Context, req *limenv1.HistoryRequest) (*limenv1.HistoryResponse, error) {
+	if req.GetLimit() < 0 || req.GetLimit() > 1000 {
+		return nil, invalid("limit must be between 0 and 1000 (0 means 50)")
+	}
+	q := store.HistoryQuery{Limit: int(req.GetLimit()), User: req.GetUser(), AsksOnly: req.GetAsksOnly()}
+	if req.GetBeforeId() != "" {
+		id, err := store.ParseID(req.GetBeforeId())
+		if err != nil {
+			return nil, invalid("before_id: " + err.Error())
+		}
+		q.BeforeID = id
+	}
+	ds, err := s.store.History(q)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &limenv1.HistoryResponse{Decisions: ds}, nil
+}
+
+func withClasses(msg *limenv1.Policy, pol *policy.Policy) *limenv1.Policy {
+	out := proto.CloneOf(msg)
+	if pol == nil {
+		return out
+	}
+	for _, c := range pol.Classes {
+		th := c.Costs.Thresholds()
+		out.Classes = append(out.Classes, &limenv1.ClassThresholds{
+			Name:       c.Name,
+			Costs:      &limenv1.Costs{Allow: c.Costs.Allow, Block: c.Costs.Block, Ask: c.Costs.Ask},
+			Thresholds: &limenv1.Thresholds{AllowAbove: th.AllowAbove, BlockBelow: th.BlockBelow},
+		})
+	}
+	return out
+}
