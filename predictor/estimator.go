@@ -147,6 +147,26 @@ func (e *Estimator) Predict(user string, parts []Ladder, now time.Time) Predicti
 	return worst
 }
 
+// PredictEach returns one prediction per ladder, in order, so that each part
+// of a compound action can be held to its own risk class's thresholds.
+func (e *Estimator) PredictEach(user string, parts []Ladder, now time.Time) []Prediction {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	keys := e.users[user]
+	out := make([]Prediction, len(parts))
+	for i, ladder := range parts {
+		out[i] = e.predictLadder(keys, ladder, now)
+	}
+	return out
+}
+
+// SetHalfLife changes how fast old answers fade, from the next prediction on.
+func (e *Estimator) SetHalfLife(h time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cfg.HalfLife = h
+}
+
 func (e *Estimator) predictLadder(keys map[string]*counts, ladder Ladder, now time.Time) Prediction {
 	cfg := e.cfg
 	// The organisation prior: everyone's answers at this root, shrunk
