@@ -64,9 +64,11 @@ func (creds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, err
 func (creds) ClientHandshake(context.Context, string, net.Conn) (net.Conn, credentials.AuthInfo, error) {
 	return nil, nil, errors.New("peercred: server-side credentials only")
 }
-func (creds) Info() credentials.ProtocolInfo          { return credentials.ProtocolInfo{SecurityProtocol: "peercred"} }
+func (creds) Info() credentials.ProtocolInfo {
+	return credentials.ProtocolInfo{SecurityProtocol: "peercred"}
+}
 func (c creds) Clone() credentials.TransportCredentials { return c }
-func (creds) OverrideServerName(string) error         { return nil }
+func (creds) OverrideServerName(string) error           { return nil }
 
 var names sync.Map // uid → name; user lookups read /etc/passwd
 

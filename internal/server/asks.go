@@ -131,4 +131,3 @@ func (a *asks) broadcast(ev *limenv1.WatchPendingResponse) {
 }
 
 func sortIDs(ids []uint64) { slices.Sort(ids) }
-

@@ -203,32 +203,24 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		Granted: func(key string) bool { _, ok := s.grants.Load(grantKey{act.User, act.Session, key}); return ok },
 		Draw:    rand.Float64(),
 	}
+	if req.GetDryRun() {
+		in.Draw = 1 // no exploration: explain what the policy and the evidence say
+	}
 	res := engine.Decide(ctx, in, func(ctx context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
 		return s.model.PredictEach(act.User, ls, start), nil
 	})
 
+	if req.GetDryRun() {
+		return &limenv1.DecideResponse{Decision: s.decision(msg, res, ps, start, 0)}, nil
+	}
 	id, err := s.store.NextID()
 	if err != nil {
 		// Without an id nothing can be recorded or answered; the caller's
 		// client turns this error into ask.
 		return nil, toStatus(fmt.Errorf("allocate decision id: %w", err))
 	}
-	d := &limenv1.Decision{
-		DecisionId:    store.FormatID(id),
-		Time:          timestamppb.New(start),
-		Action:        msg,
-		Verdict:       toVerdict(res.Verdict),
-		P:             res.Prediction.P,
-		Thresholds:    &limenv1.Thresholds{AllowAbove: res.Thresholds.AllowAbove, BlockBelow: res.Thresholds.BlockBelow},
-		RiskClass:     res.Class,
-		Key:           res.Key,
-		Evidence:      toEvidence(res.Prediction),
-		Reason:        res.Reason,
-		DecidedBy:     toDecider(res.DecidedBy),
-		PolicyVersion: ps.msg.GetVersion(),
-	}
+	d := s.decision(msg, res, ps, start, id)
 	if res.Verdict != policy.Ask {
-		d.Latency = durationpb.New(s.now().Sub(start))
 		s.store.LogDecision(d)
 		return &limenv1.DecideResponse{Decision: d}, nil
 	}
@@ -238,7 +230,6 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	if ps.pol != nil {
 		timeout = ps.pol.AskTimeout
 	}
-	d.Latency = durationpb.New(s.now().Sub(start))
 	pending := &limenv1.PendingAsk{AskId: d.AskId, Decision: d, ExpiresAt: timestamppb.New(start.Add(timeout))}
 	if err := s.store.AddPending(d, pending); err != nil {
 		// The ask cannot be held for a person, but the verdict stays ask:
@@ -250,6 +241,28 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	}
 	s.armExpiry(s.asks.add(id, pending))
 	return &limenv1.DecideResponse{Decision: d}, nil
+}
+
+// decision builds the record of a decision; id 0 means a dry run (no id).
+func (s *Server) decision(msg *limenv1.Action, res engine.Result, ps *policyState, start time.Time, id uint64) *limenv1.Decision {
+	d := &limenv1.Decision{
+		Time:          timestamppb.New(start),
+		Action:        msg,
+		Verdict:       toVerdict(res.Verdict),
+		P:             res.Prediction.P,
+		Thresholds:    &limenv1.Thresholds{AllowAbove: res.Thresholds.AllowAbove, BlockBelow: res.Thresholds.BlockBelow},
+		RiskClass:     res.Class,
+		Key:           res.Key,
+		Evidence:      toEvidence(res.Prediction),
+		Reason:        res.Reason,
+		DecidedBy:     toDecider(res.DecidedBy),
+		PolicyVersion: ps.msg.GetVersion(),
+		Latency:       durationpb.New(s.now().Sub(start)),
+	}
+	if id != 0 {
+		d.DecisionId = store.FormatID(id)
+	}
+	return d
 }
 
 // armExpiry expires the ask at its deadline unless a person answers first.
@@ -467,7 +480,7 @@ func (s *Server) SetPolicy(ctx context.Context, req *limenv1.SetPolicyRequest) (
 }
 
 // History implements DecisionService.
-func (s *Server) History(_ context.Context, req *limenv1.HistoryRequest) (*limenv1.HistoryResponse, error) {
+func (s *Server) History(ctx context.Context, req *limenv1.HistoryRequest) (*limenv1.HistoryResponse, error) {
 	if req.GetLimit() < 0 || req.GetLimit() > 1000 {
 		return nil, invalid("limit must be between 0 and 1000 (0 means 50)")
 	}
@@ -478,6 +491,10 @@ func (s *Server) History(_ context.Context, req *limenv1.HistoryRequest) (*limen
 			return nil, invalid("before_id: " + err.Error())
 		}
 		q.BeforeID = id
+	}
+	// Decisions are logged in batches; flush so the caller sees its own.
+	if err := s.store.Flush(ctx); err != nil {
+		return nil, toStatus(err)
 	}
 	ds, err := s.store.History(q)
 	if err != nil {

@@ -960,8 +960,11 @@ func (x *PendingAsk) GetExpiresAt() *timestamppb.Timestamp {
 }
 
 type DecideRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Action        *Action                `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Action *Action                `protobuf:"bytes,1,opt,name=action,proto3" json:"action,omitempty"`
+	// dry_run decides without recording the decision, queuing an ask or
+	// exploring: what `limenctl policy explain` uses.
+	DryRun        bool `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1001,6 +1004,13 @@ func (x *DecideRequest) GetAction() *Action {
 		return x.Action
 	}
 	return nil
+}
+
+func (x *DecideRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
 }
 
 type DecideResponse struct {
@@ -2068,6 +2078,542 @@ func (x *AnswerRecord) GetLadders() []*Ladder {
 	return nil
 }
 
+type ListPolicyVersionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPolicyVersionsRequest) Reset() {
+	*x = ListPolicyVersionsRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPolicyVersionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPolicyVersionsRequest) ProtoMessage() {}
+
+func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPolicyVersionsRequest.ProtoReflect.Descriptor instead.
+func (*ListPolicyVersionsRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{27}
+}
+
+type ListPolicyVersionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Policies      []*Policy              `protobuf:"bytes,1,rep,name=policies,proto3" json:"policies,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPolicyVersionsResponse) Reset() {
+	*x = ListPolicyVersionsResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPolicyVersionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPolicyVersionsResponse) ProtoMessage() {}
+
+func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPolicyVersionsResponse.ProtoReflect.Descriptor instead.
+func (*ListPolicyVersionsResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *ListPolicyVersionsResponse) GetPolicies() []*Policy {
+	if x != nil {
+		return x.Policies
+	}
+	return nil
+}
+
+type SimulatePolicyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// document is the candidate policy as TOML.
+	Document string `protobuf:"bytes,1,opt,name=document,proto3" json:"document,omitempty"`
+	// limit caps how many recorded decisions are replayed, newest first
+	// (0 means all).
+	Limit         int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SimulatePolicyRequest) Reset() {
+	*x = SimulatePolicyRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SimulatePolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SimulatePolicyRequest) ProtoMessage() {}
+
+func (x *SimulatePolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SimulatePolicyRequest.ProtoReflect.Descriptor instead.
+func (*SimulatePolicyRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *SimulatePolicyRequest) GetDocument() string {
+	if x != nil {
+		return x.Document
+	}
+	return ""
+}
+
+func (x *SimulatePolicyRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// SimulationSummary is what one policy would have done over the replayed
+// decisions.
+type SimulationSummary struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PolicyVersion uint64                 `protobuf:"varint,1,opt,name=policy_version,json=policyVersion,proto3" json:"policy_version,omitempty"`
+	Decisions     int64                  `protobuf:"varint,2,opt,name=decisions,proto3" json:"decisions,omitempty"`
+	Allows        int64                  `protobuf:"varint,3,opt,name=allows,proto3" json:"allows,omitempty"`
+	Asks          int64                  `protobuf:"varint,4,opt,name=asks,proto3" json:"asks,omitempty"`
+	Blocks        int64                  `protobuf:"varint,5,opt,name=blocks,proto3" json:"blocks,omitempty"`
+	// estimated_wrong_allows and estimated_wrong_blocks use the person's
+	// answer where there is one and the predicted p elsewhere.
+	EstimatedWrongAllows float64 `protobuf:"fixed64,6,opt,name=estimated_wrong_allows,json=estimatedWrongAllows,proto3" json:"estimated_wrong_allows,omitempty"`
+	EstimatedWrongBlocks float64 `protobuf:"fixed64,7,opt,name=estimated_wrong_blocks,json=estimatedWrongBlocks,proto3" json:"estimated_wrong_blocks,omitempty"`
+	// expected_cost is the total expected cost under the candidate's costs.
+	ExpectedCost  float64 `protobuf:"fixed64,8,opt,name=expected_cost,json=expectedCost,proto3" json:"expected_cost,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SimulationSummary) Reset() {
+	*x = SimulationSummary{}
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SimulationSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SimulationSummary) ProtoMessage() {}
+
+func (x *SimulationSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SimulationSummary.ProtoReflect.Descriptor instead.
+func (*SimulationSummary) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *SimulationSummary) GetPolicyVersion() uint64 {
+	if x != nil {
+		return x.PolicyVersion
+	}
+	return 0
+}
+
+func (x *SimulationSummary) GetDecisions() int64 {
+	if x != nil {
+		return x.Decisions
+	}
+	return 0
+}
+
+func (x *SimulationSummary) GetAllows() int64 {
+	if x != nil {
+		return x.Allows
+	}
+	return 0
+}
+
+func (x *SimulationSummary) GetAsks() int64 {
+	if x != nil {
+		return x.Asks
+	}
+	return 0
+}
+
+func (x *SimulationSummary) GetBlocks() int64 {
+	if x != nil {
+		return x.Blocks
+	}
+	return 0
+}
+
+func (x *SimulationSummary) GetEstimatedWrongAllows() float64 {
+	if x != nil {
+		return x.EstimatedWrongAllows
+	}
+	return 0
+}
+
+func (x *SimulationSummary) GetEstimatedWrongBlocks() float64 {
+	if x != nil {
+		return x.EstimatedWrongBlocks
+	}
+	return 0
+}
+
+func (x *SimulationSummary) GetExpectedCost() float64 {
+	if x != nil {
+		return x.ExpectedCost
+	}
+	return 0
+}
+
+type SimulatePolicyResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Current       *SimulationSummary     `protobuf:"bytes,1,opt,name=current,proto3" json:"current,omitempty"`
+	Candidate     *SimulationSummary     `protobuf:"bytes,2,opt,name=candidate,proto3" json:"candidate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SimulatePolicyResponse) Reset() {
+	*x = SimulatePolicyResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SimulatePolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SimulatePolicyResponse) ProtoMessage() {}
+
+func (x *SimulatePolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SimulatePolicyResponse.ProtoReflect.Descriptor instead.
+func (*SimulatePolicyResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *SimulatePolicyResponse) GetCurrent() *SimulationSummary {
+	if x != nil {
+		return x.Current
+	}
+	return nil
+}
+
+func (x *SimulatePolicyResponse) GetCandidate() *SimulationSummary {
+	if x != nil {
+		return x.Candidate
+	}
+	return nil
+}
+
+type StatsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// since bounds the period; unset means the last 24 hours.
+	Since         *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=since,proto3" json:"since,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatsRequest) Reset() {
+	*x = StatsRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatsRequest) ProtoMessage() {}
+
+func (x *StatsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatsRequest.ProtoReflect.Descriptor instead.
+func (*StatsRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *StatsRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+// VerdictCounts counts decisions by verdict.
+type VerdictCounts struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Allows int64                  `protobuf:"varint,1,opt,name=allows,proto3" json:"allows,omitempty"`
+	Asks   int64                  `protobuf:"varint,2,opt,name=asks,proto3" json:"asks,omitempty"`
+	Blocks int64                  `protobuf:"varint,3,opt,name=blocks,proto3" json:"blocks,omitempty"`
+	// answered, approved and expired count how the asks ended.
+	Approved      int64 `protobuf:"varint,4,opt,name=approved,proto3" json:"approved,omitempty"`
+	Denied        int64 `protobuf:"varint,5,opt,name=denied,proto3" json:"denied,omitempty"`
+	Expired       int64 `protobuf:"varint,6,opt,name=expired,proto3" json:"expired,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VerdictCounts) Reset() {
+	*x = VerdictCounts{}
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VerdictCounts) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VerdictCounts) ProtoMessage() {}
+
+func (x *VerdictCounts) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VerdictCounts.ProtoReflect.Descriptor instead.
+func (*VerdictCounts) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *VerdictCounts) GetAllows() int64 {
+	if x != nil {
+		return x.Allows
+	}
+	return 0
+}
+
+func (x *VerdictCounts) GetAsks() int64 {
+	if x != nil {
+		return x.Asks
+	}
+	return 0
+}
+
+func (x *VerdictCounts) GetBlocks() int64 {
+	if x != nil {
+		return x.Blocks
+	}
+	return 0
+}
+
+func (x *VerdictCounts) GetApproved() int64 {
+	if x != nil {
+		return x.Approved
+	}
+	return 0
+}
+
+func (x *VerdictCounts) GetDenied() int64 {
+	if x != nil {
+		return x.Denied
+	}
+	return 0
+}
+
+func (x *VerdictCounts) GetExpired() int64 {
+	if x != nil {
+		return x.Expired
+	}
+	return 0
+}
+
+// UserStats is one user's counts.
+type UserStats struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	User          string                 `protobuf:"bytes,1,opt,name=user,proto3" json:"user,omitempty"`
+	Counts        *VerdictCounts         `protobuf:"bytes,2,opt,name=counts,proto3" json:"counts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserStats) Reset() {
+	*x = UserStats{}
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserStats) ProtoMessage() {}
+
+func (x *UserStats) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserStats.ProtoReflect.Descriptor instead.
+func (*UserStats) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *UserStats) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *UserStats) GetCounts() *VerdictCounts {
+	if x != nil {
+		return x.Counts
+	}
+	return nil
+}
+
+type StatsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Total         *VerdictCounts         `protobuf:"bytes,1,opt,name=total,proto3" json:"total,omitempty"`
+	Users         []*UserStats           `protobuf:"bytes,2,rep,name=users,proto3" json:"users,omitempty"`
+	Pending       int64                  `protobuf:"varint,3,opt,name=pending,proto3" json:"pending,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StatsResponse) Reset() {
+	*x = StatsResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StatsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StatsResponse) ProtoMessage() {}
+
+func (x *StatsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StatsResponse.ProtoReflect.Descriptor instead.
+func (*StatsResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *StatsResponse) GetTotal() *VerdictCounts {
+	if x != nil {
+		return x.Total
+	}
+	return nil
+}
+
+func (x *StatsResponse) GetUsers() []*UserStats {
+	if x != nil {
+		return x.Users
+	}
+	return nil
+}
+
+func (x *StatsResponse) GetPending() int64 {
+	if x != nil {
+		return x.Pending
+	}
+	return 0
+}
+
 var File_limen_v1_limen_proto protoreflect.FileDescriptor
 
 const file_limen_v1_limen_proto_rawDesc = "" +
@@ -2133,9 +2679,10 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x12.\n" +
 	"\bdecision\x18\x02 \x01(\v2\x12.limen.v1.DecisionR\bdecision\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"9\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"R\n" +
 	"\rDecideRequest\x12(\n" +
-	"\x06action\x18\x01 \x01(\v2\x10.limen.v1.ActionR\x06action\"@\n" +
+	"\x06action\x18\x01 \x01(\v2\x10.limen.v1.ActionR\x06action\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\"@\n" +
 	"\x0eDecideResponse\x12.\n" +
 	"\bdecision\x18\x01 \x01(\v2\x12.limen.v1.DecisionR\bdecision\"Z\n" +
 	"\fAwaitRequest\x12\x15\n" +
@@ -2210,7 +2757,41 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\n" +
 	"key_scheme\x18\t \x01(\rR\tkeyScheme\x12*\n" +
 	"\aladders\x18\n" +
-	" \x03(\v2\x10.limen.v1.LadderR\aladders*Y\n" +
+	" \x03(\v2\x10.limen.v1.LadderR\aladders\"\x1b\n" +
+	"\x19ListPolicyVersionsRequest\"J\n" +
+	"\x1aListPolicyVersionsResponse\x12,\n" +
+	"\bpolicies\x18\x01 \x03(\v2\x10.limen.v1.PolicyR\bpolicies\"I\n" +
+	"\x15SimulatePolicyRequest\x12\x1a\n" +
+	"\bdocument\x18\x01 \x01(\tR\bdocument\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"\xad\x02\n" +
+	"\x11SimulationSummary\x12%\n" +
+	"\x0epolicy_version\x18\x01 \x01(\x04R\rpolicyVersion\x12\x1c\n" +
+	"\tdecisions\x18\x02 \x01(\x03R\tdecisions\x12\x16\n" +
+	"\x06allows\x18\x03 \x01(\x03R\x06allows\x12\x12\n" +
+	"\x04asks\x18\x04 \x01(\x03R\x04asks\x12\x16\n" +
+	"\x06blocks\x18\x05 \x01(\x03R\x06blocks\x124\n" +
+	"\x16estimated_wrong_allows\x18\x06 \x01(\x01R\x14estimatedWrongAllows\x124\n" +
+	"\x16estimated_wrong_blocks\x18\a \x01(\x01R\x14estimatedWrongBlocks\x12#\n" +
+	"\rexpected_cost\x18\b \x01(\x01R\fexpectedCost\"\x8a\x01\n" +
+	"\x16SimulatePolicyResponse\x125\n" +
+	"\acurrent\x18\x01 \x01(\v2\x1b.limen.v1.SimulationSummaryR\acurrent\x129\n" +
+	"\tcandidate\x18\x02 \x01(\v2\x1b.limen.v1.SimulationSummaryR\tcandidate\"@\n" +
+	"\fStatsRequest\x120\n" +
+	"\x05since\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\"\xa1\x01\n" +
+	"\rVerdictCounts\x12\x16\n" +
+	"\x06allows\x18\x01 \x01(\x03R\x06allows\x12\x12\n" +
+	"\x04asks\x18\x02 \x01(\x03R\x04asks\x12\x16\n" +
+	"\x06blocks\x18\x03 \x01(\x03R\x06blocks\x12\x1a\n" +
+	"\bapproved\x18\x04 \x01(\x03R\bapproved\x12\x16\n" +
+	"\x06denied\x18\x05 \x01(\x03R\x06denied\x12\x18\n" +
+	"\aexpired\x18\x06 \x01(\x03R\aexpired\"P\n" +
+	"\tUserStats\x12\x12\n" +
+	"\x04user\x18\x01 \x01(\tR\x04user\x12/\n" +
+	"\x06counts\x18\x02 \x01(\v2\x17.limen.v1.VerdictCountsR\x06counts\"\x83\x01\n" +
+	"\rStatsResponse\x12-\n" +
+	"\x05total\x18\x01 \x01(\v2\x17.limen.v1.VerdictCountsR\x05total\x12)\n" +
+	"\x05users\x18\x02 \x03(\v2\x13.limen.v1.UserStatsR\x05users\x12\x18\n" +
+	"\apending\x18\x03 \x01(\x03R\apending*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -2236,7 +2817,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x15ASK_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11ASK_STATE_PENDING\x10\x01\x12\x16\n" +
 	"\x12ASK_STATE_ANSWERED\x10\x02\x12\x15\n" +
-	"\x11ASK_STATE_EXPIRED\x10\x032\xae\x04\n" +
+	"\x11ASK_STATE_EXPIRED\x10\x032\x9e\x06\n" +
 	"\x0fDecisionService\x12;\n" +
 	"\x06Decide\x12\x17.limen.v1.DecideRequest\x1a\x18.limen.v1.DecideResponse\x128\n" +
 	"\x05Await\x12\x16.limen.v1.AwaitRequest\x1a\x17.limen.v1.AwaitResponse\x12;\n" +
@@ -2245,7 +2826,10 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\fWatchPending\x12\x1d.limen.v1.WatchPendingRequest\x1a\x1e.limen.v1.WatchPendingResponse0\x01\x12D\n" +
 	"\tGetPolicy\x12\x1a.limen.v1.GetPolicyRequest\x1a\x1b.limen.v1.GetPolicyResponse\x12D\n" +
 	"\tSetPolicy\x12\x1a.limen.v1.SetPolicyRequest\x1a\x1b.limen.v1.SetPolicyResponse\x12>\n" +
-	"\aHistory\x12\x18.limen.v1.HistoryRequest\x1a\x19.limen.v1.HistoryResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
+	"\aHistory\x12\x18.limen.v1.HistoryRequest\x1a\x19.limen.v1.HistoryResponse\x12_\n" +
+	"\x12ListPolicyVersions\x12#.limen.v1.ListPolicyVersionsRequest\x1a$.limen.v1.ListPolicyVersionsResponse\x12S\n" +
+	"\x0eSimulatePolicy\x12\x1f.limen.v1.SimulatePolicyRequest\x1a .limen.v1.SimulatePolicyResponse\x128\n" +
+	"\x05Stats\x12\x16.limen.v1.StatsRequest\x1a\x17.limen.v1.StatsResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
 
 var (
 	file_limen_v1_limen_proto_rawDescOnce sync.Once
@@ -2260,62 +2844,71 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_limen_v1_limen_proto_goTypes = []any{
-	(Verdict)(0),                   // 0: limen.v1.Verdict
-	(Decider)(0),                   // 1: limen.v1.Decider
-	(Choice)(0),                    // 2: limen.v1.Choice
-	(Scope)(0),                     // 3: limen.v1.Scope
-	(AskState)(0),                  // 4: limen.v1.AskState
-	(WatchPendingResponse_Kind)(0), // 5: limen.v1.WatchPendingResponse.Kind
-	(*Action)(nil),                 // 6: limen.v1.Action
-	(*Thresholds)(nil),             // 7: limen.v1.Thresholds
-	(*Costs)(nil),                  // 8: limen.v1.Costs
-	(*Evidence)(nil),               // 9: limen.v1.Evidence
-	(*Decision)(nil),               // 10: limen.v1.Decision
-	(*AskOutcome)(nil),             // 11: limen.v1.AskOutcome
-	(*PendingAsk)(nil),             // 12: limen.v1.PendingAsk
-	(*DecideRequest)(nil),          // 13: limen.v1.DecideRequest
-	(*DecideResponse)(nil),         // 14: limen.v1.DecideResponse
-	(*AwaitRequest)(nil),           // 15: limen.v1.AwaitRequest
-	(*AwaitResponse)(nil),          // 16: limen.v1.AwaitResponse
-	(*AnswerRequest)(nil),          // 17: limen.v1.AnswerRequest
-	(*AnswerResponse)(nil),         // 18: limen.v1.AnswerResponse
-	(*ListPendingRequest)(nil),     // 19: limen.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),    // 20: limen.v1.ListPendingResponse
-	(*WatchPendingRequest)(nil),    // 21: limen.v1.WatchPendingRequest
-	(*WatchPendingResponse)(nil),   // 22: limen.v1.WatchPendingResponse
-	(*ClassThresholds)(nil),        // 23: limen.v1.ClassThresholds
-	(*Policy)(nil),                 // 24: limen.v1.Policy
-	(*GetPolicyRequest)(nil),       // 25: limen.v1.GetPolicyRequest
-	(*GetPolicyResponse)(nil),      // 26: limen.v1.GetPolicyResponse
-	(*SetPolicyRequest)(nil),       // 27: limen.v1.SetPolicyRequest
-	(*SetPolicyResponse)(nil),      // 28: limen.v1.SetPolicyResponse
-	(*HistoryRequest)(nil),         // 29: limen.v1.HistoryRequest
-	(*HistoryResponse)(nil),        // 30: limen.v1.HistoryResponse
-	(*Ladder)(nil),                 // 31: limen.v1.Ladder
-	(*AnswerRecord)(nil),           // 32: limen.v1.AnswerRecord
-	(*timestamppb.Timestamp)(nil),  // 33: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),    // 34: google.protobuf.Duration
+	(Verdict)(0),                       // 0: limen.v1.Verdict
+	(Decider)(0),                       // 1: limen.v1.Decider
+	(Choice)(0),                        // 2: limen.v1.Choice
+	(Scope)(0),                         // 3: limen.v1.Scope
+	(AskState)(0),                      // 4: limen.v1.AskState
+	(WatchPendingResponse_Kind)(0),     // 5: limen.v1.WatchPendingResponse.Kind
+	(*Action)(nil),                     // 6: limen.v1.Action
+	(*Thresholds)(nil),                 // 7: limen.v1.Thresholds
+	(*Costs)(nil),                      // 8: limen.v1.Costs
+	(*Evidence)(nil),                   // 9: limen.v1.Evidence
+	(*Decision)(nil),                   // 10: limen.v1.Decision
+	(*AskOutcome)(nil),                 // 11: limen.v1.AskOutcome
+	(*PendingAsk)(nil),                 // 12: limen.v1.PendingAsk
+	(*DecideRequest)(nil),              // 13: limen.v1.DecideRequest
+	(*DecideResponse)(nil),             // 14: limen.v1.DecideResponse
+	(*AwaitRequest)(nil),               // 15: limen.v1.AwaitRequest
+	(*AwaitResponse)(nil),              // 16: limen.v1.AwaitResponse
+	(*AnswerRequest)(nil),              // 17: limen.v1.AnswerRequest
+	(*AnswerResponse)(nil),             // 18: limen.v1.AnswerResponse
+	(*ListPendingRequest)(nil),         // 19: limen.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),        // 20: limen.v1.ListPendingResponse
+	(*WatchPendingRequest)(nil),        // 21: limen.v1.WatchPendingRequest
+	(*WatchPendingResponse)(nil),       // 22: limen.v1.WatchPendingResponse
+	(*ClassThresholds)(nil),            // 23: limen.v1.ClassThresholds
+	(*Policy)(nil),                     // 24: limen.v1.Policy
+	(*GetPolicyRequest)(nil),           // 25: limen.v1.GetPolicyRequest
+	(*GetPolicyResponse)(nil),          // 26: limen.v1.GetPolicyResponse
+	(*SetPolicyRequest)(nil),           // 27: limen.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),          // 28: limen.v1.SetPolicyResponse
+	(*HistoryRequest)(nil),             // 29: limen.v1.HistoryRequest
+	(*HistoryResponse)(nil),            // 30: limen.v1.HistoryResponse
+	(*Ladder)(nil),                     // 31: limen.v1.Ladder
+	(*AnswerRecord)(nil),               // 32: limen.v1.AnswerRecord
+	(*ListPolicyVersionsRequest)(nil),  // 33: limen.v1.ListPolicyVersionsRequest
+	(*ListPolicyVersionsResponse)(nil), // 34: limen.v1.ListPolicyVersionsResponse
+	(*SimulatePolicyRequest)(nil),      // 35: limen.v1.SimulatePolicyRequest
+	(*SimulationSummary)(nil),          // 36: limen.v1.SimulationSummary
+	(*SimulatePolicyResponse)(nil),     // 37: limen.v1.SimulatePolicyResponse
+	(*StatsRequest)(nil),               // 38: limen.v1.StatsRequest
+	(*VerdictCounts)(nil),              // 39: limen.v1.VerdictCounts
+	(*UserStats)(nil),                  // 40: limen.v1.UserStats
+	(*StatsResponse)(nil),              // 41: limen.v1.StatsResponse
+	(*timestamppb.Timestamp)(nil),      // 42: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 43: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	33, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	42, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	34, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	43, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
 	11, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
 	4,  // 8: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
 	2,  // 9: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
 	3,  // 10: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	33, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	42, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
 	10, // 12: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	33, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	42, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
 	6,  // 14: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
 	10, // 15: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	34, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	43, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
 	0,  // 17: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
 	4,  // 18: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
 	11, // 19: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
@@ -2330,36 +2923,49 @@ var file_limen_v1_limen_proto_depIdxs = []int32{
 	8,  // 28: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
 	7,  // 29: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
 	23, // 30: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	33, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	42, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
 	24, // 32: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
 	24, // 33: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
 	10, // 34: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
 	6,  // 35: limen.v1.AnswerRecord.action:type_name -> limen.v1.Action
 	2,  // 36: limen.v1.AnswerRecord.choice:type_name -> limen.v1.Choice
 	3,  // 37: limen.v1.AnswerRecord.scope:type_name -> limen.v1.Scope
-	33, // 38: limen.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
+	42, // 38: limen.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
 	31, // 39: limen.v1.AnswerRecord.ladders:type_name -> limen.v1.Ladder
-	13, // 40: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	15, // 41: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	17, // 42: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	19, // 43: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	21, // 44: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	25, // 45: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	27, // 46: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	29, // 47: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	14, // 48: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	16, // 49: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	18, // 50: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	20, // 51: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	22, // 52: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	26, // 53: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	28, // 54: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	30, // 55: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	48, // [48:56] is the sub-list for method output_type
-	40, // [40:48] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	24, // 40: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
+	36, // 41: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
+	36, // 42: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
+	42, // 43: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	39, // 44: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
+	39, // 45: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
+	40, // 46: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
+	13, // 47: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	15, // 48: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	17, // 49: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	19, // 50: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	21, // 51: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	25, // 52: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	27, // 53: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	29, // 54: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	33, // 55: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	35, // 56: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	38, // 57: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	14, // 58: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	16, // 59: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	18, // 60: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	20, // 61: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	22, // 62: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	26, // 63: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	28, // 64: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	30, // 65: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	34, // 66: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	37, // 67: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	41, // 68: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	58, // [58:69] is the sub-list for method output_type
+	47, // [47:58] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -2373,7 +2979,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   27,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,14 +22,17 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	DecisionService_Decide_FullMethodName       = "/limen.v1.DecisionService/Decide"
-	DecisionService_Await_FullMethodName        = "/limen.v1.DecisionService/Await"
-	DecisionService_Answer_FullMethodName       = "/limen.v1.DecisionService/Answer"
-	DecisionService_ListPending_FullMethodName  = "/limen.v1.DecisionService/ListPending"
-	DecisionService_WatchPending_FullMethodName = "/limen.v1.DecisionService/WatchPending"
-	DecisionService_GetPolicy_FullMethodName    = "/limen.v1.DecisionService/GetPolicy"
-	DecisionService_SetPolicy_FullMethodName    = "/limen.v1.DecisionService/SetPolicy"
-	DecisionService_History_FullMethodName      = "/limen.v1.DecisionService/History"
+	DecisionService_Decide_FullMethodName             = "/limen.v1.DecisionService/Decide"
+	DecisionService_Await_FullMethodName              = "/limen.v1.DecisionService/Await"
+	DecisionService_Answer_FullMethodName             = "/limen.v1.DecisionService/Answer"
+	DecisionService_ListPending_FullMethodName        = "/limen.v1.DecisionService/ListPending"
+	DecisionService_WatchPending_FullMethodName       = "/limen.v1.DecisionService/WatchPending"
+	DecisionService_GetPolicy_FullMethodName          = "/limen.v1.DecisionService/GetPolicy"
+	DecisionService_SetPolicy_FullMethodName          = "/limen.v1.DecisionService/SetPolicy"
+	DecisionService_History_FullMethodName            = "/limen.v1.DecisionService/History"
+	DecisionService_ListPolicyVersions_FullMethodName = "/limen.v1.DecisionService/ListPolicyVersions"
+	DecisionService_SimulatePolicy_FullMethodName     = "/limen.v1.DecisionService/SimulatePolicy"
+	DecisionService_Stats_FullMethodName              = "/limen.v1.DecisionService/Stats"
 )
 
 // DecisionServiceClient is the client API for DecisionService service.
@@ -60,6 +63,14 @@ type DecisionServiceClient interface {
 	SetPolicy(ctx context.Context, in *SetPolicyRequest, opts ...grpc.CallOption) (*SetPolicyResponse, error)
 	// History returns recorded decisions, newest first.
 	History(ctx context.Context, in *HistoryRequest, opts ...grpc.CallOption) (*HistoryResponse, error)
+	// ListPolicyVersions returns every stored version of the policy, oldest first.
+	ListPolicyVersions(ctx context.Context, in *ListPolicyVersionsRequest, opts ...grpc.CallOption) (*ListPolicyVersionsResponse, error)
+	// SimulatePolicy replays the recorded decisions and answers under a
+	// candidate policy and under the policy in force, and compares them.
+	// Nothing is changed.
+	SimulatePolicy(ctx context.Context, in *SimulatePolicyRequest, opts ...grpc.CallOption) (*SimulatePolicyResponse, error)
+	// Stats counts decisions by verdict and by user over a period.
+	Stats(ctx context.Context, in *StatsRequest, opts ...grpc.CallOption) (*StatsResponse, error)
 }
 
 type decisionServiceClient struct {
@@ -159,6 +170,36 @@ func (c *decisionServiceClient) History(ctx context.Context, in *HistoryRequest,
 	return out, nil
 }
 
+func (c *decisionServiceClient) ListPolicyVersions(ctx context.Context, in *ListPolicyVersionsRequest, opts ...grpc.CallOption) (*ListPolicyVersionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPolicyVersionsResponse)
+	err := c.cc.Invoke(ctx, DecisionService_ListPolicyVersions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *decisionServiceClient) SimulatePolicy(ctx context.Context, in *SimulatePolicyRequest, opts ...grpc.CallOption) (*SimulatePolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SimulatePolicyResponse)
+	err := c.cc.Invoke(ctx, DecisionService_SimulatePolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *decisionServiceClient) Stats(ctx context.Context, in *StatsRequest, opts ...grpc.CallOption) (*StatsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StatsResponse)
+	err := c.cc.Invoke(ctx, DecisionService_Stats_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecisionServiceServer is the server API for DecisionService service.
 // All implementations must embed UnimplementedDecisionServiceServer
 // for forward compatibility.
@@ -187,6 +228,14 @@ type DecisionServiceServer interface {
 	SetPolicy(context.Context, *SetPolicyRequest) (*SetPolicyResponse, error)
 	// History returns recorded decisions, newest first.
 	History(context.Context, *HistoryRequest) (*HistoryResponse, error)
+	// ListPolicyVersions returns every stored version of the policy, oldest first.
+	ListPolicyVersions(context.Context, *ListPolicyVersionsRequest) (*ListPolicyVersionsResponse, error)
+	// SimulatePolicy replays the recorded decisions and answers under a
+	// candidate policy and under the policy in force, and compares them.
+	// Nothing is changed.
+	SimulatePolicy(context.Context, *SimulatePolicyRequest) (*SimulatePolicyResponse, error)
+	// Stats counts decisions by verdict and by user over a period.
+	Stats(context.Context, *StatsRequest) (*StatsResponse, error)
 	mustEmbedUnimplementedDecisionServiceServer()
 }
 
@@ -220,6 +269,15 @@ func (UnimplementedDecisionServiceServer) SetPolicy(context.Context, *SetPolicyR
 }
 func (UnimplementedDecisionServiceServer) History(context.Context, *HistoryRequest) (*HistoryResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method History not implemented")
+}
+func (UnimplementedDecisionServiceServer) ListPolicyVersions(context.Context, *ListPolicyVersionsRequest) (*ListPolicyVersionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPolicyVersions not implemented")
+}
+func (UnimplementedDecisionServiceServer) SimulatePolicy(context.Context, *SimulatePolicyRequest) (*SimulatePolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SimulatePolicy not implemented")
+}
+func (UnimplementedDecisionServiceServer) Stats(context.Context, *StatsRequest) (*StatsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Stats not implemented")
 }
 func (UnimplementedDecisionServiceServer) mustEmbedUnimplementedDecisionServiceServer() {}
 func (UnimplementedDecisionServiceServer) testEmbeddedByValue()                         {}
@@ -379,6 +437,60 @@ func _DecisionService_History_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DecisionService_ListPolicyVersions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPolicyVersionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).ListPolicyVersions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_ListPolicyVersions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).ListPolicyVersions(ctx, req.(*ListPolicyVersionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DecisionService_SimulatePolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SimulatePolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).SimulatePolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_SimulatePolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).SimulatePolicy(ctx, req.(*SimulatePolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DecisionService_Stats_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StatsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).Stats(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_Stats_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).Stats(ctx, req.(*StatsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DecisionService_ServiceDesc is the grpc.ServiceDesc for DecisionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -413,6 +525,18 @@ var DecisionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "History",
 			Handler:    _DecisionService_History_Handler,
+		},
+		{
+			MethodName: "ListPolicyVersions",
+			Handler:    _DecisionService_ListPolicyVersions_Handler,
+		},
+		{
+			MethodName: "SimulatePolicy",
+			Handler:    _DecisionService_SimulatePolicy_Handler,
+		},
+		{
+			MethodName: "Stats",
+			Handler:    _DecisionService_Stats_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
