@@ -43,7 +43,7 @@ const maxParts = 64
 // Parts is pure and deterministic: it reads nothing but its argument (the
 // home directory comes from [HomeDir]).
 func Parts(a Action) []Part {
-	root := a.Tool
+	root := capLen(a.Tool, maxRootLen)
 	if root == "" {
 		root = "<no tool>"
 	}
@@ -115,13 +115,19 @@ func (l ladder) done() Ladder {
 	return Ladder(l)
 }
 
-func capKey(k string) string {
-	if len(k) <= MaxKeyLen {
+// maxRootLen bounds a root key, so every key of a ladder can start with it.
+const maxRootLen = 128
+
+func capKey(k string) string { return capLen(k, MaxKeyLen) }
+
+// capLen cuts k to at most max bytes, ending it with a hash of the whole.
+func capLen(k string, max int) string {
+	if len(k) <= max {
 		return k
 	}
 	h := fnv.New64a()
 	h.Write([]byte(k))
-	cut := MaxKeyLen - 17
+	cut := max - 17
 	for cut > 0 && !utf8.RuneStart(k[cut]) {
 		cut--
 	}

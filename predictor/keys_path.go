@@ -228,7 +228,7 @@ const (
 func mcpPart(a Action) (Part, bool) {
 	rest := strings.TrimPrefix(a.Tool, "mcp__")
 	i := strings.Index(rest, "__")
-	if i <= 0 || i+2 >= len(rest) {
+	if i <= 0 || i+2 >= len(rest) || len(a.Tool) > maxRootLen {
 		return Part{}, false
 	}
 	root := "mcp__" + rest[:i]
