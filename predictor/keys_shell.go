@@ -10,7 +10,7 @@ import (
 
 // maxCommandLen is the longest command text Parts parses; a longer one is
 // opaque, so its parsing cost stays bounded.
-const maxCommandLen = 64 << 10
+const maxCommandLen = 32 << 10
 
 // maxShellDepth bounds how deep `bash -c '…'` and `eval` strings are parsed.
 const maxShellDepth = 3
@@ -97,7 +97,7 @@ func (w walker) stmts(list []*syntax.Stmt, ctx shellCtx) {
 }
 
 func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
-	if s == nil {
+	if s == nil || w.out.overflow {
 		return
 	}
 	for _, r := range s.Redirs {
