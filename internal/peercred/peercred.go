@@ -85,8 +85,31 @@ func userName(uid uint32) string {
 	return name
 }
 
-// FromContext returns the peer's identity, if the call came over a Unix socket.
+type ctxKey struct{}
+
+// NewContext returns ctx carrying a peer's identity, for callers that serve
+// limen's service over something other than gRPC (the hook's HTTP socket)
+// and read the peer's credentials themselves (see FromConn).
+func NewContext(ctx context.Context, ai AuthInfo) context.Context {
+	return context.WithValue(ctx, ctxKey{}, ai)
+}
+
+// FromConn reads the identity of the process at the other end of a Unix
+// socket connection.
+func FromConn(conn net.Conn) (AuthInfo, bool) {
+	_, ai, err := creds{}.ServerHandshake(conn)
+	if err != nil || ai == nil {
+		return AuthInfo{}, false
+	}
+	return ai.(AuthInfo), true
+}
+
+// FromContext returns the peer's identity, if the call came over a Unix
+// socket (through gRPC, or a context made by NewContext).
 func FromContext(ctx context.Context) (AuthInfo, bool) {
+	if ai, ok := ctx.Value(ctxKey{}).(AuthInfo); ok {
+		return ai, true
+	}
 	p, ok := peer.FromContext(ctx)
 	if !ok {
 		return AuthInfo{}, false
