@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limenhq/limen/internal/daemon"
+	"github.com/limenhq/limen/internal/server"
 	"github.com/limenhq/limen/store"
 )
 
@@ -53,6 +54,7 @@ func run(args []string) int {
 				return err
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			cfg.Limits.Burst = int(2 * cfg.Limits.Rate)
 			return serve(cfg, log)
 		},
 	}
@@ -62,6 +64,16 @@ func run(args []string) int {
 	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC on this loopback address, such as 127.0.0.1:7411 (env LIMEN_TCP)")
 	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop")
+	limits := server.DefaultLimits()
+	f.IntVar(&cfg.Limits.MaxPendingPerUser, "max-pending", limits.MaxPendingPerUser, "pending asks per user; beyond it decisions are still ask but not queued")
+	f.IntVar(&cfg.Limits.MaxAwaits, "max-awaits", limits.MaxAwaits, "Await calls waiting at once")
+	f.Float64Var(&cfg.Limits.Rate, "rate", limits.Rate, "decisions per second per user (with a burst of twice that)")
+	trusted := server.DefaultTrustedGateways()
+	if v := os.Getenv("LIMEN_TRUSTED_GATEWAYS"); v != "" {
+		trusted = strings.Split(v, ",")
+	}
+	f.StringSliceVar(&cfg.TrustedGateways, "trusted-gateways", trusted,
+		"OS users (or uids) that may decide and answer for other users (env LIMEN_TRUSTED_GATEWAYS, comma-separated)")
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "limend:", err)

@@ -43,6 +43,10 @@ type Config struct {
 	LockTimeout time.Duration
 	// Model replaces the predictor (tests inject faulty ones).
 	Model server.Model
+	// Limits bound each caller (zero fields take server.DefaultLimits).
+	Limits server.Limits
+	// TrustedGateways may act for other users; nil means limend's own user.
+	TrustedGateways []string
 }
 
 // DefaultConfig returns the configuration limend runs with when given no
@@ -99,7 +103,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		st.Close()
 		return nil, err
 	}
-	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log})
+	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways})
 	if err != nil {
 		return fail(err)
 	}

@@ -26,11 +26,12 @@ type ask struct {
 type asks struct {
 	mu       sync.Mutex
 	byID     map[uint64]*ask
+	perUser  map[string]int
 	watchers map[chan *limenv1.WatchPendingResponse]struct{}
 }
 
 func newAsks() *asks {
-	return &asks{byID: make(map[uint64]*ask), watchers: make(map[chan *limenv1.WatchPendingResponse]struct{})}
+	return &asks{byID: make(map[uint64]*ask), perUser: make(map[string]int), watchers: make(map[chan *limenv1.WatchPendingResponse]struct{})}
 }
 
 // add makes an ask pending and tells every watcher.
@@ -39,6 +40,7 @@ func (a *asks) add(id uint64, msg *limenv1.PendingAsk) *ask {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.byID[id] = k
+	a.perUser[userOf(msg)]++
 	a.broadcast(&limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: msg})
 	return k
 }
@@ -60,6 +62,9 @@ func (a *asks) resolve(id uint64, final *limenv1.AwaitResponse) {
 		return
 	}
 	delete(a.byID, id)
+	if a.perUser[userOf(k.msg)]--; a.perUser[userOf(k.msg)] <= 0 {
+		delete(a.perUser, userOf(k.msg))
+	}
 	if k.timer != nil {
 		k.timer.Stop()
 	}
@@ -87,6 +92,15 @@ func (a *asks) listLocked() []*limenv1.PendingAsk {
 	}
 	return out
 }
+
+// countUser returns how many asks wait for one user.
+func (a *asks) countUser(user string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.perUser[user]
+}
+
+func userOf(p *limenv1.PendingAsk) string { return p.GetDecision().GetAction().GetUser() }
 
 func (a *asks) count() int {
 	a.mu.Lock()

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +41,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Limits bound each caller; zero fields take DefaultLimits.
+	Limits Limits
+	// TrustedGateways are OS user names (or uids) that may decide and
+	// answer for other users; nil means DefaultTrustedGateways.
+	TrustedGateways []string
 }
 
 // Server is the DecisionService.
@@ -54,6 +58,7 @@ type Server struct {
 	now    func() time.Time
 	policy atomic.Pointer[policyState]
 	asks   *asks
+	guard  *guard
 	grants sync.Map // grantKey → struct{}: session-scoped approvals, in memory only
 
 	stopping chan struct{}
@@ -82,6 +87,11 @@ func New(opts Options) (*Server, error) {
 		asks:     newAsks(),
 		stopping: make(chan struct{}),
 	}
+	trusted := opts.TrustedGateways
+	if trusted == nil {
+		trusted = DefaultTrustedGateways()
+	}
+	s.guard = newGuard(opts.Limits, trusted)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -184,12 +194,18 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	if err := validateAction(msg); err != nil {
 		return nil, err
 	}
-	msg = proto.CloneOf(msg)
-	if msg.GetUser() == "" {
-		if peer, ok := peercred.FromContext(ctx); ok {
-			msg.User = peer.User
-		}
+	if err := checkDepth(msg.GetInputJson(), s.guard.limits.MaxInputDepth); err != nil {
+		return nil, invalid(err.Error())
 	}
+	principal, err := s.guard.principal(ctx, msg.GetUser())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.guard.allow(principal); err != nil {
+		return nil, err
+	}
+	msg = proto.CloneOf(msg)
+	msg.User = principal
 	act, err := toAction(msg, start)
 	if err != nil {
 		return nil, invalid(err.Error())
@@ -215,9 +231,11 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	}
 	id, err := s.store.NextID()
 	if err != nil {
-		// Without an id nothing can be recorded or answered; the caller's
-		// client turns this error into ask.
-		return nil, toStatus(fmt.Errorf("allocate decision id: %w", err))
+		// Without an id nothing can be recorded or queued, but the caller
+		// still gets a verdict, and it is ask.
+		s.log.Error("allocate decision id", "err", err)
+		d := s.decision(msg, engine.Result{Reason: "limen cannot record decisions right now (" + err.Error() + "), so a person decides (failing closed)"}, ps, start, 0)
+		return &limenv1.DecideResponse{Decision: d}, nil
 	}
 	d := s.decision(msg, res, ps, start, id)
 	if res.Verdict != policy.Ask {
@@ -225,6 +243,11 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		return &limenv1.DecideResponse{Decision: d}, nil
 	}
 
+	if n := s.asks.countUser(principal); n >= s.guard.limits.MaxPendingPerUser {
+		d.Reason += fmt.Sprintf(" (the queue of asks for %s is full at %d, so this one is not queued: answer some in limenctl tui, and let the runtime ask in its own way)", principal, n)
+		s.store.LogDecision(d)
+		return &limenv1.DecideResponse{Decision: d}, nil
+	}
 	d.AskId = d.DecisionId
 	timeout := 10 * time.Minute
 	if ps.pol != nil {
@@ -305,6 +328,11 @@ func (s *Server) Await(ctx context.Context, req *limenv1.AwaitRequest) (*limenv1
 	if k == nil {
 		return s.settled(id)
 	}
+	leave, err := s.guard.enterAwait()
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	select {
 	case <-k.done:
 		return k.final, nil
@@ -380,18 +408,16 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		}
 		return nil, err
 	}
-	by := "unknown"
-	if peer, ok := peercred.FromContext(ctx); ok {
-		by = peer.User
-	} else if u := os.Getenv("USER"); u != "" {
-		by = u
+	dec := k.msg.GetDecision()
+	by, err := s.guard.answerer(ctx, dec.GetAction().GetUser())
+	if err != nil {
+		return nil, err
 	}
 	now := s.now()
 	outcome := &limenv1.AskOutcome{
 		State: limenv1.AskState_ASK_STATE_ANSWERED, Choice: req.GetChoice(), Scope: scope,
 		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now),
 	}
-	dec := k.msg.GetDecision()
 	act, err := toAction(dec.GetAction(), now)
 	if err != nil {
 		return nil, toStatus(fmt.Errorf("decode the asked action: %w", err))

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/user"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/time/rate"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/limenhq/limen/internal/peercred"
+)
+
+// Limits bound what one caller can make limend do. Zero fields take the
+// defaults of DefaultLimits.
+type Limits struct {
+	// MaxPendingPerUser caps the asks waiting for one user. Beyond it Decide
+	// still answers ask, but queues nothing and says the queue is full.
+	MaxPendingPerUser int
+	// MaxAwaits caps the Await calls waiting at once, over all callers.
+	MaxAwaits int
+	// Rate and Burst limit decisions per second per principal.
+	Rate  float64
+	Burst int
+	// MaxInputDepth caps the nesting of input_json.
+	MaxInputDepth int
+}
+
+// DefaultLimits are generous for one person's agents and still keep a
+// runaway or hostile caller from filling memory or the disk.
+func DefaultLimits() Limits {
+	return Limits{MaxPendingPerUser: 200, MaxAwaits: 4096, Rate: 2000, Burst: 4000, MaxInputDepth: 32}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxPendingPerUser <= 0 {
+		l.MaxPendingPerUser = d.MaxPendingPerUser
+	}
+	if l.MaxAwaits <= 0 {
+		l.MaxAwaits = d.MaxAwaits
+	}
+	if l.Rate <= 0 {
+		l.Rate = d.Rate
+	}
+	if l.Burst <= 0 {
+		l.Burst = d.Burst
+	}
+	if l.MaxInputDepth <= 0 {
+		l.MaxInputDepth = d.MaxInputDepth
+	}
+	return l
+}
+
+// guard enforces identity and limits. It holds no decision state.
+type guard struct {
+	limits   Limits
+	trusted  map[string]bool // OS user names and uids that may act for others
+	limiters sync.Map        // principal → *rate.Limiter
+	awaits   atomic.Int64
+}
+
+// DefaultTrustedGateways trusts only the user limend runs as: over a 0600
+// socket nobody else can connect anyway, and that user's processes could
+// read the database directly.
+func DefaultTrustedGateways() []string {
+	if u, err := user.Current(); err == nil {
+		return []string{u.Username}
+	}
+	return []string{strconv.Itoa(os.Getuid())}
+}
+
+func newGuard(l Limits, trusted []string) *guard {
+	g := &guard{limits: l.withDefaults(), trusted: map[string]bool{}}
+	for _, t := range trusted {
+		g.trusted[t] = true
+	}
+	return g
+}
+
+func (g *guard) isTrusted(p peercred.AuthInfo) bool {
+	return g.trusted[p.User] || g.trusted[strconv.FormatUint(uint64(p.UID), 10)]
+}
+
+// principal decides who an action is for. Over a Unix socket the kernel
+// says who is calling; naming another user is refused unless the caller is
+// a trusted gateway (a service acting for many people). Callers without
+// kernel credentials (loopback TCP) are anonymous and may not name a user.
+func (g *guard) principal(ctx context.Context, claimed string) (string, error) {
+	peer, ok := peercred.FromContext(ctx)
+	if !ok {
+		if claimed != "" {
+			return "", status.Error(codes.PermissionDenied,
+				"action.user: a caller without Unix socket credentials (TCP) cannot name a user; connect over the Unix socket, or leave user empty")
+		}
+		return "anonymous", nil
+	}
+	if claimed == "" || claimed == peer.User {
+		return peer.User, nil
+	}
+	if g.isTrusted(peer) {
+		return claimed, nil
+	}
+	return "", status.Errorf(codes.PermissionDenied,
+		"action.user is %q but the caller is OS user %q: limend takes the user from the socket's credentials; leave user empty, or run the caller as a trusted gateway (limend --trusted-gateways)",
+		claimed, peer.User)
+}
+
+// answerer returns who is answering an ask, and refuses someone answering
+// another user's ask unless they are a trusted gateway.
+func (g *guard) answerer(ctx context.Context, askUser string) (string, error) {
+	peer, ok := peercred.FromContext(ctx)
+	if !ok {
+		return "", status.Error(codes.PermissionDenied, "answers must come over the Unix socket, where limend knows who is answering")
+	}
+	if peer.User != askUser && !g.isTrusted(peer) {
+		return "", status.Errorf(codes.PermissionDenied, "ask belongs to %q; OS user %q may not answer it", askUser, peer.User)
+	}
+	return peer.User, nil
+}
+
+// allow spends one decision from the principal's rate budget.
+func (g *guard) allow(principal string) error {
+	v, ok := g.limiters.Load(principal)
+	if !ok {
+		v, _ = g.limiters.LoadOrStore(principal, rate.NewLimiter(rate.Limit(g.limits.Rate), g.limits.Burst))
+	}
+	if !v.(*rate.Limiter).Allow() {
+		return status.Errorf(codes.ResourceExhausted,
+			"rate limit: %s asked for more than %.0f decisions per second; slow down (limend --rate raises it)", principal, g.limits.Rate)
+	}
+	return nil
+}
+
+// enterAwait counts a waiting Await; the returned func must be called when
+// it stops waiting.
+func (g *guard) enterAwait() (func(), error) {
+	if n := g.awaits.Add(1); n > int64(g.limits.MaxAwaits) {
+		g.awaits.Add(-1)
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"too many Await calls waiting at once (%d); retry later (limend --max-awaits raises it)", g.limits.MaxAwaits)
+	}
+	return func() { g.awaits.Add(-1) }, nil
+}
+
+// checkDepth refuses JSON nested deeper than max, before it is decoded.
+func checkDepth(raw string, max int) error {
+	depth, inString, escaped := 0, false, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			if depth > max {
+				return fmt.Errorf("action.input_json is nested more than %d levels deep: send the tool's arguments, not a deep document", max)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/limenhq/limen/store"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// statsWindow is the period Stats counts when the request names none.
+const statsWindow = 24 * time.Hour
+
+// statsClockSkew is how far past since the walk goes before it stops. Ids
+// are handed out in Decide order while the recorded time is taken a moment
+// earlier, so two concurrent decisions can be out of time order by that
+// moment; a minute is far more than any decision takes.
+const statsClockSkew = time.Minute
+
+// Stats implements DecisionService: it counts the decisions made since
+// req.since (default the last 24 hours) by verdict and by user, how the asks
+// among them ended, and how many asks are pending now.
+func (s *Server) Stats(ctx context.Context, req *limenv1.StatsRequest) (*limenv1.StatsResponse, error) {
+	now := s.now()
+	since := now.Add(-statsWindow)
+	if ts := req.GetSince(); ts != nil {
+		if err := ts.CheckValid(); err != nil {
+			return nil, invalid("since: " + err.Error() + "; pass a timestamp such as 2026-11-30T00:00:00Z, or leave it unset for the last 24 hours")
+		}
+		since = ts.AsTime()
+	}
+	// Allows and blocks are logged in batches; flush so they are counted.
+	if err := s.store.Flush(ctx); err != nil {
+		return nil, toStatus(err)
+	}
+	total := &limenv1.VerdictCounts{}
+	users := map[string]*limenv1.VerdictCounts{}
+	err := s.walkSince(ctx, since, func(d *limenv1.Decision) {
+		user := d.GetAction().GetUser()
+		uc := users[user]
+		if uc == nil {
+			uc = &limenv1.VerdictCounts{}
+			users[user] = uc
+		}
+		count(total, d)
+		count(uc, d)
+	})
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	resp := &limenv1.StatsResponse{Total: total, Pending: int64(s.asks.count())}
+	for user, c := range users {
+		resp.Users = append(resp.Users, &limenv1.UserStats{User: user, Counts: c})
+	}
+	slices.SortFunc(resp.Users, func(a, b *limenv1.UserStats) int { return strings.Compare(a.GetUser(), b.GetUser()) })
+	return resp, nil
+}
+
+// walkSince calls fn for every recorded decision made at or after since,
+// newest first, reading the log a page at a time.
+func (s *Server) walkSince(ctx context.Context, since time.Time, fn func(*limenv1.Decision)) error {
+	stopAt := since.Add(-statsClockSkew)
+	q := store.HistoryQuery{Limit: store.MaxHistoryLimit}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		page, err := s.store.History(q)
+		if err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		for _, d := range page {
+			t := d.GetTime().AsTime()
+			if t.Before(stopAt) {
+				return nil
+			}
+			if !t.Before(since) {
+				fn(d)
+			}
+		}
+		if len(page) < q.Limit {
+			return nil
+		}
+		id, err := store.ParseID(page[len(page)-1].GetDecisionId())
+		if err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		q.BeforeID = id
+	}
+}
+
+// count adds one decision to c.
+func count(c *limenv1.VerdictCounts, d *limenv1.Decision) {
+	switch d.GetVerdict() {
+	case limenv1.Verdict_VERDICT_ALLOW:
+		c.Allows++
+	case limenv1.Verdict_VERDICT_ASK:
+		c.Asks++
+	case limenv1.Verdict_VERDICT_BLOCK:
+		c.Blocks++
+	}
+	o := d.GetOutcome()
+	switch {
+	case o == nil:
+	case o.GetState() == limenv1.AskState_ASK_STATE_EXPIRED:
+		c.Expired++
+	case o.GetState() != limenv1.AskState_ASK_STATE_ANSWERED:
+	case o.GetChoice() == limenv1.Choice_CHOICE_APPROVE:
+		c.Approved++
+	case o.GetChoice() == limenv1.Choice_CHOICE_DENY:
+		c.Denied++
+	}
+}
