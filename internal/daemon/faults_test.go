@@ -74,28 +74,25 @@ func TestLimits(t *testing.T) {
 	t.Run("waiting awaits", func(t *testing.T) {
 		_, c := start(t, t.TempDir(), func(cfg *daemon.Config) { cfg.Limits = server.Limits{MaxAwaits: 1} })
 		ask := decide(t, c, bash("make deploy"))
-		first := make(chan error, 1)
-		go func() {
-			_, err := c.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: ask.GetAskId()})
-			first <- err
-		}()
-		// Until the first Await is inside, a second one gets in and times
-		// out after 10ms; once it is inside, the second is refused.
-		var err error
-		for range 500 {
-			_, err = c.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: ask.GetAskId(), Timeout: durationpb.New(10 * time.Millisecond)})
-			if err != nil {
-				break
-			}
+		// Three wait at once; only one fits, so two are refused at once
+		// and the third waits until the answer.
+		results := make(chan error, 3)
+		for range 3 {
+			go func() {
+				_, err := c.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: ask.GetAskId()})
+				results <- err
+			}()
 		}
-		if code(err) != codes.ResourceExhausted {
-			t.Fatalf("second Await = %v; want ResourceExhausted", err)
+		for range 2 {
+			if err := <-results; code(err) != codes.ResourceExhausted {
+				t.Fatalf("an Await beyond the limit = %v; want ResourceExhausted", err)
+			}
 		}
 		if err := answer(c, ask.GetAskId(), limenv1.Choice_CHOICE_DENY); err != nil {
 			t.Fatal(err)
 		}
-		if err := <-first; err != nil {
-			t.Fatalf("first Await = %v", err)
+		if err := <-results; err != nil {
+			t.Fatalf("the Await within the limit = %v; want the answer", err)
 		}
 	})
 }
