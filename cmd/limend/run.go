@@ -44,7 +44,8 @@ func run(args []string) int {
 		Example: `  limend                                  # socket and database in the default places
   limend --socket /tmp/limen.sock --db /tmp/limen.db
   LIMEN_LOG_LEVEL=debug limend
-  limend --tcp 127.0.0.1:7411             # also serve loopback TCP (for grpcurl)`,
+  limend --tcp 127.0.0.1:7411             # also serve loopback TCP (for grpcurl)
+  limend --http-tcp 127.0.0.1:7412        # hook API on loopback, for Claude Code "type": "http" hooks`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -62,6 +63,8 @@ func run(args []string) int {
 	f.StringVar(&cfg.Socket, "socket", defaults.Socket, "Unix socket to serve gRPC on (env LIMEN_SOCKET)")
 	f.StringVar(&cfg.DB, "db", defaults.DB, "bbolt database file (env LIMEN_DB)")
 	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC on this loopback address, such as 127.0.0.1:7411 (env LIMEN_TCP)")
+	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses; empty turns it off (env LIMEN_HTTP_SOCKET)")
+	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks (env LIMEN_HTTP_TCP)")
 	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop")
 	limits := server.DefaultLimits()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/limenhq/limen/internal/hookapi"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/internal/server"
@@ -37,6 +39,14 @@ type Config struct {
 	// TCP is an optional loopback address (such as 127.0.0.1:7411) served
 	// in addition to the socket.
 	TCP string
+	// HTTPSocket is the Unix socket of the HTTP/JSON hook API (empty: not
+	// served). limen-hook uses it because it must not link gRPC.
+	HTTPSocket string
+	// HTTPTCP is an optional loopback address (such as 127.0.0.1:7412) for
+	// the HTTP/JSON hook API, for runtimes that call a URL ("type": "http"
+	// hooks). Callers over TCP have no kernel identity: they are served as
+	// the anonymous user.
+	HTTPTCP string
 	// ShutdownTimeout bounds a graceful stop before open calls are cut.
 	ShutdownTimeout time.Duration
 	// LockTimeout bounds the wait for the database lock held by another limend.
@@ -61,7 +71,11 @@ func DefaultConfig() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Socket: sock, DB: db, TCP: os.Getenv("LIMEN_TCP"), ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
+	httpSock, err := paths.HTTPSocket()
+	if err != nil {
+		return Config{}, err
+	}
+	return Config{Socket: sock, HTTPSocket: httpSock, HTTPTCP: os.Getenv("LIMEN_HTTP_TCP"), DB: db, TCP: os.Getenv("LIMEN_TCP"), ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
 }
 
 // Daemon is a running limend.
@@ -73,6 +87,9 @@ type Daemon struct {
 	grpc   *grpc.Server
 	health *health.Server
 	lis    []net.Listener
+	// http serves the hook API on httpLis (the Unix socket first).
+	http    *http.Server
+	httpLis []net.Listener
 
 	serveErr chan error
 	stopOnce sync.Once
@@ -85,7 +102,12 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.TCP != "" {
-		if err := checkLoopback(cfg.TCP); err != nil {
+		if err := checkLoopback("--tcp", cfg.TCP); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.HTTPTCP != "" {
+		if err := checkLoopback("--http-tcp", cfg.HTTPTCP); err != nil {
 			return nil, err
 		}
 	}
@@ -95,9 +117,9 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	d := &Daemon{cfg: cfg, log: log, store: st, serveErr: make(chan error, 2)}
+	d := &Daemon{cfg: cfg, log: log, store: st, serveErr: make(chan error, 4)}
 	fail := func(err error) (*Daemon, error) {
-		for _, l := range d.lis {
+		for _, l := range append(d.lis, d.httpLis...) {
 			l.Close()
 		}
 		st.Close()
@@ -132,17 +154,49 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		}
 		d.lis = append(d.lis, tcp)
 	}
+	if cfg.HTTPSocket != "" {
+		l, err := listenUnix(cfg.HTTPSocket)
+		if err != nil {
+			return fail(err)
+		}
+		d.httpLis = append(d.httpLis, l)
+	}
+	if cfg.HTTPTCP != "" {
+		l, err := net.Listen("tcp", cfg.HTTPTCP)
+		if err != nil {
+			return fail(fmt.Errorf("listen on %s: %w", cfg.HTTPTCP, err))
+		}
+		d.httpLis = append(d.httpLis, l)
+	}
 	for _, l := range d.lis {
 		go func() { d.serveErr <- d.grpc.Serve(l) }()
 	}
+	d.http = hookapi.NewServer(hookapi.New(d.svc, log), log)
+	for _, l := range d.httpLis {
+		go func() {
+			if err := d.http.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+				d.serveErr <- err
+			}
+		}()
+	}
 	d.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	log.Info("limend is serving", "socket", cfg.Socket, "db", cfg.DB, "tcp", cfg.TCP)
+	log.Info("limend is serving", "socket", cfg.Socket, "http_socket", cfg.HTTPSocket, "db", cfg.DB, "tcp", cfg.TCP, "http_tcp", cfg.HTTPTCP)
 	return d, nil
 }
 
 // Socket returns the Unix socket path.
 func (d *Daemon) Socket() string { return d.cfg.Socket }
+
+// HTTPAddrs returns the addresses of the HTTP/JSON hook API, the Unix
+// socket first.
+func (d *Daemon) HTTPAddrs() []net.Addr {
+	out := make([]net.Addr, len(d.httpLis))
+	for i, l := range d.httpLis {
+		out[i] = l.Addr()
+	}
+	return out
+}
 
 // Addrs returns the addresses served, the Unix socket first.
 func (d *Daemon) Addrs() []net.Addr {
@@ -176,6 +230,11 @@ func (d *Daemon) Stop(ctx context.Context) error {
 			d.grpc.GracefulStop()
 			close(stopped)
 		}()
+		httpStopped := make(chan struct{})
+		go func() {
+			d.http.Shutdown(ctx)
+			close(httpStopped)
+		}()
 		select {
 		case <-stopped:
 		case <-ctx.Done():
@@ -183,8 +242,13 @@ func (d *Daemon) Stop(ctx context.Context) error {
 			d.grpc.Stop()
 			<-stopped
 		}
+		<-httpStopped // Shutdown returns by ctx's end at the latest
+		d.http.Close()
 		err = d.store.Close()
 		os.Remove(d.cfg.Socket)
+		if d.cfg.HTTPSocket != "" {
+			os.Remove(d.cfg.HTTPSocket)
+		}
 		d.log.Info("limend stopped")
 	})
 	return err
@@ -193,6 +257,7 @@ func (d *Daemon) Stop(ctx context.Context) error {
 // Kill stops at once without waiting for open calls (a second Ctrl-C).
 func (d *Daemon) Kill() {
 	d.grpc.Stop()
+	d.http.Close()
 }
 
 // Err returns a channel that receives an error if serving fails.
@@ -232,17 +297,17 @@ func listenUnix(path string) (net.Listener, error) {
 
 // checkLoopback refuses a TCP address that is not on this machine: TCP
 // without TLS is only allowed on loopback.
-func checkLoopback(addr string) error {
+func checkLoopback(flag, addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--tcp %q: %w: use host:port, such as 127.0.0.1:7411", addr, err)
+		return fmt.Errorf("%s %q: %w: use host:port, such as 127.0.0.1:7411", flag, addr, err)
 	}
 	if host == "localhost" {
 		return nil
 	}
 	ip := net.ParseIP(host)
 	if ip == nil || !ip.IsLoopback() {
-		return errors.New("--tcp " + addr + ": limend serves plaintext TCP only on loopback (127.0.0.1 or [::1]); use the Unix socket for anything else")
+		return errors.New(flag + " " + addr + ": limend serves plaintext TCP only on loopback (127.0.0.1 or [::1]); use the Unix socket for anything else")
 	}
 	return nil
 }
