@@ -5,12 +5,14 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/limenhq/limen/internal/paths"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -89,6 +91,101 @@ func (c *Client) Decide(ctx context.Context, a *limenv1.Action) Verdict {
 		return Verdict{Verdict: d.GetVerdict(), Reason: d.GetReason(), Decision: d}
 	}
 	return failClosed(fmt.Errorf("limend sent verdict %v, which is not allow, ask or block", d.GetVerdict()))
+}
+
+// WaitOptions say how DecideAndWait waits for a person.
+type WaitOptions struct {
+	// Wait bounds the wait for a person's answer to an ask; zero means
+	// DefaultWait. The whole call (decision and wait) also ends with ctx.
+	Wait time.Duration
+	// Otherwise is the verdict when no answer came in time or anything
+	// failed: VERDICT_ASK (the default) lets the runtime ask in its own
+	// way; VERDICT_BLOCK refuses the call. Anything else, VERDICT_ALLOW
+	// included, is taken as VERDICT_ASK: a failure never allows.
+	Otherwise limenv1.Verdict
+}
+
+// DefaultWait is how long DecideAndWait waits for a person by default.
+const DefaultWait = 30 * time.Second
+
+// DecideAndWait decides and, if limend asks a person, waits for the answer
+// (from limenctl answer or the TUI) up to opts.Wait. It returns allow or
+// block once a person answered, and opts.Otherwise (ask or block, never
+// allow) when nobody answered in time, limend is down or slow, or a reply
+// makes no sense.
+func (c *Client) DecideAndWait(ctx context.Context, a *limenv1.Action, opts WaitOptions) Verdict {
+	wait := opts.Wait
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	otherwise := opts.Otherwise
+	if otherwise != limenv1.Verdict_VERDICT_BLOCK {
+		otherwise = limenv1.Verdict_VERDICT_ASK
+	}
+	ctx, cancel := withDeadline(ctx, DefaultTimeout+wait)
+	defer cancel()
+	// The decision itself gets no more than DefaultTimeout: a hung limend
+	// must not eat the time meant for a person.
+	dctx, dcancel := context.WithTimeout(ctx, DefaultTimeout)
+	v := c.Decide(dctx, a)
+	dcancel()
+	if v.Err != nil {
+		v.Verdict = otherwise
+		return v
+	}
+	if v.Verdict != limenv1.Verdict_VERDICT_ASK {
+		return v
+	}
+	askID := v.Decision.GetAskId()
+	if askID == "" {
+		// Not queued (limend could not hold it): nobody can answer in limen.
+		v.Verdict = otherwise
+		return v
+	}
+	// Ask limend to give up a little before our own deadline, so its
+	// "still pending" reply arrives instead of a deadline error.
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-min(time.Until(dl)/10, 200*time.Millisecond))
+	}
+	if wait <= 0 {
+		return fallback(v, otherwise, errors.New("no time left to wait for a person"))
+	}
+	resp, err := c.API.Await(ctx, &limenv1.AwaitRequest{AskId: askID, Timeout: durationpb.New(wait)})
+	if err != nil {
+		return fallback(v, otherwise, fmt.Errorf("waiting for a person failed: %w", err))
+	}
+	switch st, verdict := resp.GetState(), resp.GetVerdict(); {
+	case st == limenv1.AskState_ASK_STATE_PENDING:
+		return fallback(v, otherwise, fmt.Errorf("nobody answered ask %s within %v", askID, wait.Round(time.Millisecond)))
+	case (st == limenv1.AskState_ASK_STATE_ANSWERED || st == limenv1.AskState_ASK_STATE_EXPIRED) &&
+		(verdict == limenv1.Verdict_VERDICT_ALLOW || verdict == limenv1.Verdict_VERDICT_BLOCK):
+		if st == limenv1.AskState_ASK_STATE_EXPIRED && verdict == limenv1.Verdict_VERDICT_ALLOW {
+			break // an expired ask never allows
+		}
+		return Verdict{Verdict: verdict, Reason: resp.GetReason(), Decision: v.Decision}
+	}
+	return fallback(v, otherwise, fmt.Errorf("limend sent await state %v with verdict %v, which makes no sense", resp.GetState(), resp.GetVerdict()))
+}
+
+// fallback is the verdict when a wait ended without a person's answer.
+func fallback(v Verdict, otherwise limenv1.Verdict, err error) Verdict {
+	what := "a person must decide"
+	if otherwise == limenv1.Verdict_VERDICT_BLOCK {
+		what = "so this call is refused"
+	}
+	return Verdict{Verdict: otherwise, Decision: v.Decision, Err: err,
+		Reason: fmt.Sprintf("%v (limen fails closed: %s; ask %s can still be answered with `limenctl answer %s --approve`)", err, what, v.Decision.GetAskId(), v.Decision.GetAskId())}
+}
+
+// Await waits up to wait for a person's answer to an ask. It always has a
+// deadline: wait plus DefaultTimeout when ctx has none.
+func (c *Client) Await(ctx context.Context, askID string, wait time.Duration) (*limenv1.AwaitResponse, error) {
+	if wait <= 0 {
+		wait = DefaultWait
+	}
+	ctx, cancel := withDeadline(ctx, DefaultTimeout+wait)
+	defer cancel()
+	return c.API.Await(ctx, &limenv1.AwaitRequest{AskId: askID, Timeout: durationpb.New(wait)})
 }
 
 func failClosed(err error) Verdict {
