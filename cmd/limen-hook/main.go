@@ -67,8 +67,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run is main without the process: it returns the exit code (0 unless the
-// flags are wrong, and even then it prints ask first).
+// run is main without the process. It returns 0 even when the flags are
+// wrong (after printing ask and the error on stderr): to Claude Code a
+// non-zero exit other than 2 means "no opinion", which is not fail-closed.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var o options
 	fs := flag.NewFlagSet("limen-hook", flag.ContinueOnError)
@@ -86,17 +87,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		// A wrong installation must still not fail open.
 		out.fail(fmt.Errorf("limen-hook is misconfigured: %v; fix the hook command in the runtime's settings", err))
-		return 2
+		return 0
 	}
 	f, err := hookfmt.ParseFormat(*format)
 	if err != nil {
 		out.fail(fmt.Errorf("limen-hook --%v; fix the hook command in the runtime's settings", err))
-		return 2
+		return 0
 	}
 	o.format, out.format, out.event = f, f, hookfmt.DefaultEvent(f)
 	if o.onAsk != "prompt" && o.onAsk != "wait" {
 		out.fail(fmt.Errorf("limen-hook --on-ask=%q: use prompt or wait; fix the hook command in the runtime's settings", o.onAsk))
-		return 2
+		return 0
 	}
 	if o.timeout <= 0 {
 		o.timeout = 5 * time.Second
