@@ -86,6 +86,9 @@ func ConnContext(ctx context.Context, c net.Conn) context.Context {
 
 // NewServer returns the http.Server limend runs on its HTTP listeners.
 func NewServer(h http.Handler, log *slog.Logger) *http.Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &http.Server{
 		Handler:           h,
 		ConnContext:       ConnContext,

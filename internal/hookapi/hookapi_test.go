@@ -1,0 +1,209 @@
+package hookapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/daemon"
+	"github.com/limenhq/limen/internal/hookapi"
+	"github.com/limenhq/limen/internal/hookfmt"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type limend struct {
+	d *daemon.Daemon
+	c *client.Client
+}
+
+func start(t *testing.T) limend {
+	t.Helper()
+	dir := t.TempDir()
+	d, err := daemon.Start(daemon.Config{
+		Socket:          filepath.Join(dir, "g.sock"),
+		HTTPSocket:      filepath.Join(dir, "h.sock"),
+		HTTPTCP:         "127.0.0.1:0",
+		DB:              filepath.Join(dir, "limen.db"),
+		ShutdownTimeout: 2 * time.Second,
+		LockTimeout:     200 * time.Millisecond,
+	}, nil)
+	if err != nil {
+		t.Fatalf("start limend: %v", err)
+	}
+	c, err := client.Dial(d.Socket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		if err := d.Stop(context.Background()); err != nil {
+			t.Errorf("stop limend: %v", err)
+		}
+	})
+	return limend{d, c}
+}
+
+// post sends body to path over addr (a Unix socket or TCP address).
+func post(t *testing.T, addr net.Addr, path, body string) (int, string) {
+	t.Helper()
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, addr.Network(), addr.String())
+	}}
+	defer tr.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://limend"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+const bashCall = `{"session_id":"s1","cwd":"/home/ana/shop","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test"},"tool_use_id":"toolu_1"}`
+
+// TestHookRoutes: the runtimes' own JSON in, their own answer out, and
+// always 200 so that a runtime never falls through to its own rules.
+func TestHookRoutes(t *testing.T) {
+	l := start(t)
+	unix := l.d.HTTPAddrs()[0]
+	tests := []struct {
+		name, path, body string
+		want             []string
+	}{
+		{"claude code ask", "/v1/hooks/claude-code", bashCall, []string{`"permissionDecision":"ask"`, "limenctl answer"}},
+		{"claude code block", "/v1/hooks/claude-code", strings.Replace(bashCall, "npm test", "rm -rf /", 1), []string{`"permissionDecision":"deny"`, "blocks"}},
+		{"claude code wait runs out", "/v1/hooks/claude-code?wait=100ms", bashCall, []string{`"permissionDecision":"ask"`, "still waiting"}},
+		{"bad wait", "/v1/hooks/claude-code?wait=soon", bashCall, []string{`"permissionDecision":"ask"`, `wait=\"soon\"`}},
+		{"malformed call", "/v1/hooks/claude-code", `{"tool_input":{}}`, []string{`"permissionDecision":"ask"`, "no tool_name"}},
+		{"tool_input an array", "/v1/hooks/claude-code", strings.Replace(bashCall, `{"command":"npm test"}`, strings.Repeat("[", 40)+strings.Repeat("]", 40), 1), []string{`"permissionDecision":"ask"`, "tool_input is not a JSON object"}},
+		{"codex ask is deny", "/v1/hooks/codex", bashCall, []string{`"permissionDecision":"deny"`, "This runtime cannot ask"}},
+		{"gemini ask is deny", "/v1/hooks/gemini", strings.Replace(bashCall, "PreToolUse", "BeforeTool", 1), []string{`{"decision":"deny"`, "limenctl answer"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := post(t, unix, tt.path, tt.body)
+			if code != http.StatusOK {
+				t.Fatalf("status %d %s; want 200 always", code, body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("body %s; want it to contain %s", body, w)
+				}
+			}
+		})
+	}
+}
+
+// TestDecideRoute checks the neutral protocol: errors name the field, the
+// user comes from the socket, and waiting returns a person's answer.
+func TestDecideRoute(t *testing.T) {
+	l := start(t)
+	unix, tcp := l.d.HTTPAddrs()[0], l.d.HTTPAddrs()[1]
+	tests := []struct {
+		name, body string
+		code       int
+		want       string
+	}{
+		{"unknown field", `{"tool":"Bash","input":{},"user":"root"}`, 400, `unknown field \"user\"`},
+		{"not JSON", `tool=Bash`, 400, "request body"},
+		{"no tool", `{"input":{"command":"ls"}}`, 400, "action.tool is empty"},
+		{"input not an object", `{"tool":"Bash","input":["ls"]}`, 400, "input_json must be a JSON object"},
+		{"negative wait", `{"tool":"Bash","input":{},"wait_ms":-1}`, 400, "wait_ms"},
+		{"ok", `{"agent":"test","tool":"Bash","input":{"command":"make"}}`, 200, `"verdict":"ask"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := post(t, unix, "/v1/decide", tt.body)
+			if code != tt.code || !strings.Contains(body, tt.want) {
+				t.Fatalf("= %d %s; want %d containing %s", code, body, tt.code, tt.want)
+			}
+		})
+	}
+
+	t.Run("user from the socket, anonymous over TCP", func(t *testing.T) {
+		for addr, anonymous := range map[net.Addr]bool{unix: false, tcp: true} {
+			_, body := post(t, addr, "/v1/decide", `{"agent":"test","tool":"Bash","input":{"command":"make"}}`)
+			var r hookfmt.DecideResponse
+			if err := json.Unmarshal([]byte(body), &r); err != nil {
+				t.Fatal(err)
+			}
+			hist, err := l.c.API.History(t.Context(), &limenv1.HistoryRequest{Limit: 1})
+			if err != nil || len(hist.GetDecisions()) == 0 || hist.GetDecisions()[0].GetDecisionId() != r.DecisionID {
+				t.Fatalf("history: %v, %v; want decision %s first", hist, err, r.DecisionID)
+			}
+			if user := hist.GetDecisions()[0].GetAction().GetUser(); (user == "anonymous") != anonymous || user == "" {
+				t.Errorf("over %s the user is %q; want anonymous only over TCP", addr.Network(), user)
+			}
+		}
+	})
+
+	t.Run("wait for a person", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		watch, err := l.c.API.WatchPending(ctx, &limenv1.WatchPendingRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		answered := make(chan error, 1)
+		go func() {
+			for {
+				ev, err := watch.Recv()
+				if err != nil {
+					answered <- err
+					return
+				}
+				if ev.GetKind() == limenv1.WatchPendingResponse_KIND_ADDED && ev.GetAsk().GetDecision().GetAction().GetAgent() == "waiter" {
+					_, err := l.c.API.Answer(ctx, &limenv1.AnswerRequest{AskId: ev.GetAsk().GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE})
+					answered <- err
+					return
+				}
+			}
+		}()
+		code, body := post(t, unix, "/v1/decide", `{"agent":"waiter","tool":"Bash","input":{"command":"make"},"wait_ms":10000}`)
+		if err := <-answered; err != nil {
+			t.Fatal(err)
+		}
+		if code != 200 || !strings.Contains(body, `"verdict":"allow"`) || !strings.Contains(body, `"state":"answered"`) {
+			t.Fatalf("= %d %s; want allow, answered", code, body)
+		}
+	})
+}
+
+// panicky is a service whose Decide panics: the answer must be ask.
+type panicky struct{ limenv1.UnimplementedDecisionServiceServer }
+
+func (panicky) Decide(context.Context, *limenv1.DecideRequest) (*limenv1.DecideResponse, error) {
+	panic("corrupt state")
+}
+
+func TestPanicIsAsk(t *testing.T) {
+	srv := hookapi.NewServer(hookapi.New(panicky{}, nil), nil)
+	l, err := net.Listen("unix", filepath.Join(t.TempDir(), "h.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { srv.Serve(l); close(done) }()
+	defer func() { srv.Close(); <-done }()
+	code, body := post(t, l.Addr(), "/v1/hooks/claude-code", bashCall)
+	if code != 200 || !strings.Contains(body, `"permissionDecision":"ask"`) || !strings.Contains(body, "corrupt state") {
+		t.Fatalf("= %d %s; want 200 ask naming the panic", code, body)
+	}
+}
