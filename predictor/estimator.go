@@ -9,17 +9,29 @@ import (
 // Config tunes the estimator. The zero value is not useful; start from
 // DefaultConfig.
 type Config struct {
-	// Strength is how many answers' worth of weight a level's parent carries
-	// when the level's own counts are shrunk towards it.
+	// Strength is how many answers' worth of weight a level's starting
+	// estimate carries against the level's own answers. It is small: one
+	// answer at a key should nearly settle that key, since a person answers
+	// the same action the same way.
 	Strength float64
-	// Carry is the share of a parent's estimate (the rest comes from the
-	// organisation prior) that a child level starts from. Below 1 it keeps a
-	// novel, specific action from inheriting all the confidence of its
-	// general ancestors: a hundred approved `git status` do not vouch for
-	// `git push --force`.
+	// ChildStrength is the weight, in distinct children, of the
+	// organisation's novelty rate against what this person answered to
+	// other children of the same parent (the other subcommands of git,
+	// say) when a child is new to them.
+	ChildStrength float64
+	// Carry is the share of the novelty rate that follows the parent's
+	// estimate: a new child of an approved parent starts from the rate at
+	// which new children of approved parents were approved, a child of a
+	// denied parent from the denied rate, and Carry blends that with the
+	// unconditional rate. Below 1 it keeps a novel, specific action from
+	// inheriting all the confidence of its general ancestors: a hundred
+	// approved `git status` do not vouch for `git push --force`.
 	Carry float64
+	// OrgStrength is the weight, in people, of the novelty rate against
+	// how other people answered the same key when it was new to them.
+	OrgStrength float64
 	// PriorMean and PriorStrength are the organisation prior used before any
-	// pooled answers exist, and the weight the pooled answers are given.
+	// pooled answers exist, and the weight it keeps against them.
 	PriorMean     float64
 	PriorStrength float64
 	// HalfLife is how fast old answers fade; zero keeps them forever.
@@ -29,26 +41,30 @@ type Config struct {
 // DefaultConfig returns the settings limen ships with.
 func DefaultConfig() Config {
 	return Config{
-		Strength:      2,
-		Carry:         0.9,
+		Strength:      0.25,
+		ChildStrength: 4,
+		Carry:         1,
+		OrgStrength:   2,
 		PriorMean:     0.8,
-		PriorStrength: 2,
+		PriorStrength: 4,
 		HalfLife:      90 * 24 * time.Hour,
 	}
 }
 
-// counts are decayed approvals and denials at one key, as of updated.
+// counts are decayed approvals and denials as of updated (Unix nanoseconds).
 type counts struct {
-	approvals, denials float64
-	updated            time.Time
+	a, d    float64
+	updated int64
 }
 
-// at returns the counts decayed to now.
-func (c *counts) at(now time.Time, halfLife time.Duration) (approvals, denials float64) {
-	f := decay(now.Sub(c.updated), halfLife)
-	return c.approvals * f, c.denials * f
+// node is one key of one person: the answers at the key, and the first
+// answers to each of its children that were new when the key was known
+// (how this person treats novelty under this key).
+type node struct {
+	own, kids counts
 }
 
+// decay returns the factor old counts are multiplied by after age.
 func decay(age, halfLife time.Duration) float64 {
 	if halfLife <= 0 || age <= 0 {
 		return 1
@@ -56,30 +72,97 @@ func decay(age, halfLife time.Duration) float64 {
 	return math.Exp2(-float64(age) / float64(halfLife))
 }
 
-// Estimator is the online hierarchical Beta–Bernoulli predictor of
-// DESIGN.md §2. Each user's answers are counted at every key of the action's
-// ladder; a level's estimate is its own counts shrunk towards its parent's
-// estimate, and the root's towards the organisation prior (everyone's
-// answers pooled at that root). It is safe for concurrent use.
-type Estimator struct {
-	cfg Config
+// at returns the counts decayed to now.
+func (c counts) at(now int64, halfLife time.Duration) (a, d float64) {
+	if c.a == 0 && c.d == 0 {
+		return 0, 0
+	}
+	f := decay(time.Duration(now-c.updated), halfLife)
+	return c.a * f, c.d * f
+}
 
-	mu     sync.RWMutex
-	users  map[string]map[string]*counts // user → key → counts
-	pooled map[string]*counts            // root key → everyone's counts
+// bump adds one answer at time at. Answers replayed out of order (clock
+// skew) are counted undecayed rather than moving the reference time back.
+func (c *counts) bump(approved bool, at int64, halfLife time.Duration) {
+	if c.a == 0 && c.d == 0 {
+		c.updated = at
+	} else if at > c.updated {
+		f := decay(time.Duration(at-c.updated), halfLife)
+		c.a *= f
+		c.d *= f
+		c.updated = at
+	}
+	if approved {
+		c.a++
+	} else {
+		c.d++
+	}
+}
+
+// maxDepth bounds the ladder depths novelty is pooled at; deeper levels
+// share the last slot.
+const maxDepth = 6
+
+// novelty is the organisation's experience, pooled over everyone, with
+// keys new to a person at one depth of one root's ladders: the first
+// answers to them, split by whether the person's answers at the parent
+// were mostly approvals (byParent[1]) or not (byParent[0]). The last slot
+// of each array is the exact, most specific key, whatever its depth.
+type novelty struct {
+	root     counts
+	byParent [maxDepth + 1][2]counts
+}
+
+// Estimator is the online hierarchical Beta–Bernoulli predictor of
+// DESIGN.md §2. Each user's answers are counted at every key of the
+// action's ladder. A key's estimate is its own answers shrunk towards a
+// starting estimate; for a key new to the person that starting estimate is
+// all there is. The start of a key blends how the person treated other new
+// children of its parent with how new children are treated across the
+// organisation, given the parent's own estimate; the root starts from the
+// organisation prior (everyone's answers pooled at that root). It is safe
+// for concurrent use.
+type Estimator struct {
+	mu    sync.RWMutex
+	cfg   Config
+	users map[string]map[string]*node // user → key → answers
+	novel map[string]*novelty         // root key → pooled novelty
+	// first holds, per key below a root, everyone's first answer to it:
+	// how people answer that key when it is new to them.
+	first map[string]*counts
 }
 
 // NewEstimator returns an empty estimator.
 func NewEstimator(cfg Config) *Estimator {
 	return &Estimator{
-		cfg:    cfg,
-		users:  make(map[string]map[string]*counts),
-		pooled: make(map[string]*counts),
+		cfg:   cfg,
+		users: make(map[string]map[string]*node),
+		novel: make(map[string]*novelty),
+		first: make(map[string]*counts),
 	}
 }
 
 // Config returns the estimator's settings.
-func (e *Estimator) Config() Config { return e.cfg }
+func (e *Estimator) Config() Config {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.cfg
+}
+
+// SetHalfLife changes how fast old answers fade, from the next prediction on.
+func (e *Estimator) SetHalfLife(h time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cfg.HalfLife = h
+}
+
+// slot is the novelty slot of depth i of a ladder of n keys.
+func slot(i, n int) int {
+	if i == n-1 {
+		return maxDepth
+	}
+	return min(i, maxDepth-1)
+}
 
 // Observe records one answer of user for an action made of parts. Every key
 // of every ladder is counted once, even when two parts share it.
@@ -88,44 +171,110 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 	defer e.mu.Unlock()
 	keys := e.users[user]
 	if keys == nil {
-		keys = make(map[string]*counts)
+		keys = make(map[string]*node)
 		e.users[user] = keys
 	}
-	seen := make(map[string]bool, 8)
-	for _, ladder := range parts {
-		for _, k := range ladder {
-			if seen[k] {
+	now, hl := at.UnixNano(), e.cfg.HalfLife
+
+	// Collect each distinct key once, with what was known before this
+	// answer, so that two parts sharing a key neither count it twice nor
+	// see each other's update as old news.
+	type step struct {
+		n      *node
+		known  bool
+		parent *node // the key above, when it was known before this answer
+		pa     bool  // the parent leaned towards approval
+		root   string
+		key    string
+		slot   int
+	}
+	var buf [32]step
+	steps := buf[:0]
+	var seen map[string]bool // only for actions with many keys
+	total := 0
+	for _, l := range parts {
+		total += len(l)
+	}
+	if total > 32 {
+		seen = make(map[string]bool, total)
+	}
+	for pi, l := range parts {
+		var parent *node
+		for i, k := range l {
+			if seenKey(parts, pi, i, k, seen) {
+				parent = keys[k]
 				continue
 			}
-			seen[k] = true
-			e.bump(keys, k, approved, at)
+			n := keys[k]
+			known := n != nil && (n.own.a > 0 || n.own.d > 0)
+			if n == nil {
+				n = &node{}
+				keys[k] = n
+			}
+			s := step{n: n, known: known, root: l[0], key: k, slot: slot(i, len(l))}
+			if parent != nil && parent.own.a+parent.own.d > 0 {
+				s.parent = parent
+				s.pa = parent.own.a >= parent.own.d
+			}
+			steps = append(steps, s)
+			parent = n
 		}
-		if len(ladder) > 0 && !seen["\x00"+ladder[0]] {
-			seen["\x00"+ladder[0]] = true
-			e.bump(e.pooled, ladder[0], approved, at)
+	}
+	for _, s := range steps {
+		if !s.known {
+			nv := e.novel[s.root]
+			if nv == nil {
+				nv = &novelty{}
+				e.novel[s.root] = nv
+			}
+			if s.slot == 0 {
+				nv.root.bump(approved, now, hl)
+			} else {
+				f := e.first[s.key]
+				if f == nil {
+					f = &counts{}
+					e.first[s.key] = f
+				}
+				f.bump(approved, now, hl)
+				if s.parent != nil {
+					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
+					s.parent.kids.bump(approved, now, hl)
+				}
+			}
 		}
+		s.n.own.bump(approved, now, hl)
 	}
 }
 
-func (e *Estimator) bump(m map[string]*counts, key string, approved bool, at time.Time) {
-	c := m[key]
-	if c == nil {
-		c = &counts{updated: at}
-		m[key] = c
+// seenKey reports whether key k, at position i of ladder pi, already
+// appeared earlier in the action. With many keys it uses (and fills) seen.
+func seenKey(parts []Ladder, pi, i int, k string, seen map[string]bool) bool {
+	if seen != nil {
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+		return false
 	}
-	// Answers replayed out of order (clock skew) are counted undecayed
-	// rather than moving the reference time backwards.
-	if at.After(c.updated) {
-		f := decay(at.Sub(c.updated), e.cfg.HalfLife)
-		c.approvals *= f
-		c.denials *= f
-		c.updated = at
+	for p := 0; p <= pi; p++ {
+		l := parts[p]
+		if p == pi {
+			l = l[:i]
+		}
+		for _, o := range l {
+			if o == k {
+				return true
+			}
+		}
 	}
-	if approved {
-		c.approvals++
-	} else {
-		c.denials++
+	return false
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
 }
 
 // Predict returns the approval probability of an action made of parts: the
@@ -133,16 +282,16 @@ func (e *Estimator) bump(m map[string]*counts, key string, approved bool, at tim
 func (e *Estimator) Predict(user string, parts []Ladder, now time.Time) Prediction {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if len(parts) == 0 {
+		return Prediction{P: e.cfg.PriorMean, Level: "prior", Effective: e.cfg.PriorStrength}
+	}
 	keys := e.users[user]
 	var worst Prediction
 	for i, ladder := range parts {
-		p := e.predictLadder(keys, ladder, now)
+		p := e.predictLadder(keys, ladder, now.UnixNano())
 		if i == 0 || p.P < worst.P {
 			worst = p
 		}
-	}
-	if len(parts) == 0 {
-		worst = Prediction{P: e.cfg.PriorMean, Effective: e.cfg.PriorStrength}
 	}
 	return worst
 }
@@ -155,51 +304,86 @@ func (e *Estimator) PredictEach(user string, parts []Ladder, now time.Time) []Pr
 	keys := e.users[user]
 	out := make([]Prediction, len(parts))
 	for i, ladder := range parts {
-		out[i] = e.predictLadder(keys, ladder, now)
+		out[i] = e.predictLadder(keys, ladder, now.UnixNano())
 	}
 	return out
 }
 
-// SetHalfLife changes how fast old answers fade, from the next prediction on.
-func (e *Estimator) SetHalfLife(h time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.cfg.HalfLife = h
-}
+// rate is a Beta mean: a and d shrunk towards mean with weight w.
+func rate(a, d, mean, w float64) float64 { return (a + w*mean) / (a + d + w) }
 
-func (e *Estimator) predictLadder(keys map[string]*counts, ladder Ladder, now time.Time) Prediction {
+func (e *Estimator) predictLadder(keys map[string]*node, ladder Ladder, now int64) Prediction {
 	cfg := e.cfg
-	// The organisation prior: everyone's answers at this root, shrunk
-	// towards the configured prior mean.
-	prior, priorWeight := cfg.PriorMean, cfg.PriorStrength
-	if len(ladder) > 0 {
-		if c := e.pooled[ladder[0]]; c != nil {
-			a, d := c.at(now, cfg.HalfLife)
-			prior = (a + cfg.PriorStrength*cfg.PriorMean) / (a + d + cfg.PriorStrength)
-			priorWeight = cfg.PriorStrength + a + d
-		}
+	hl := cfg.HalfLife
+	if len(ladder) == 0 {
+		return Prediction{P: cfg.PriorMean, Level: "prior", Effective: cfg.PriorStrength}
 	}
-	pred := Prediction{P: prior, Level: "prior", Effective: priorWeight}
-	mean, weight := prior, cfg.Strength
-	for depth, k := range ladder {
-		start := mean
-		if depth > 0 {
-			start = cfg.Carry*mean + (1-cfg.Carry)*prior
-		}
-		var a, d float64
-		if c := keys[k]; c != nil {
-			a, d = c.at(now, cfg.HalfLife)
-		}
-		n := a + d
-		mean = (a + weight*start) / (n + weight)
-		if n > 0 {
-			pred.Level, pred.Approvals, pred.Denials = k, a, d
-			pred.Effective = n + weight
-		}
+	nv := e.novel[ladder[0]]
+	if nv == nil {
+		nv = &novelty{}
 	}
-	pred.P = clampOpen(mean)
+	// The root starts from the organisation's answers to roots new to a
+	// person, shrunk towards the configured prior.
+	a, d := nv.root.at(now, hl)
+	start := rate(a, d, cfg.PriorMean, cfg.PriorStrength)
+	pred := Prediction{P: start, Level: "prior", Effective: cfg.PriorStrength + a + d}
+	var est float64
+	var parent *node
+	for i, k := range ladder {
+		if i > 0 {
+			start = e.childStart(nv, k, parent, slot(i, len(ladder)), est, now)
+		}
+		n := keys[k]
+		est = start
+		if n != nil {
+			a, d := n.own.at(now, hl)
+			if a+d > 0 {
+				est = rate(a, d, start, cfg.Strength)
+				pred.Level, pred.Approvals, pred.Denials = k, a, d
+				pred.Effective = a + d + cfg.Strength
+			}
+		}
+		parent = n
+	}
+	pred.P = clampOpen(est)
 	pred.Key = ladder.Exact()
 	return pred
+}
+
+// childStart is the starting estimate of a key below parent, whose own
+// estimate is pe: the organisation's rate of approving new keys at this
+// depth, given how the parent leans, refined by this person's answers to
+// the parent's other new children.
+func (e *Estimator) childStart(nv *novelty, key string, parent *node, s int, pe float64, now int64) float64 {
+	cfg := e.cfg
+	hl := cfg.HalfLife
+	ya, yd := nv.byParent[s][1].at(now, hl)
+	na, nd := nv.byParent[s][0].at(now, hl)
+	all := rate(ya+na, yd+nd, cfg.PriorMean, cfg.PriorStrength)
+	yes := rate(ya, yd, all, cfg.PriorStrength)
+	no := rate(na, nd, all, cfg.PriorStrength)
+	// How the parent leans: the share of its own answers that were
+	// approvals, or its estimate when it has none. A child of an approving
+	// parent is never taken as less likely approved than a child of a
+	// denying one, which keeps p monotone in the answers.
+	lean := pe
+	if parent != nil {
+		if a, d := parent.own.at(now, hl); a+d > 0 {
+			lean = a / (a + d)
+		}
+	}
+	m := min(yes, no) + lean*(max(yes, no)-min(yes, no))
+	m = cfg.Carry*m + (1-cfg.Carry)*all
+	// How everyone else answered this very key when it was new to them.
+	if f := e.first[key]; f != nil {
+		fa, fd := f.at(now, hl)
+		m = rate(fa, fd, m, cfg.OrgStrength)
+	}
+	if parent == nil {
+		return m
+	}
+	ka, kd := parent.kids.at(now, hl)
+	return rate(ka, kd, m, cfg.ChildStrength)
 }
 
 // clampOpen keeps p strictly inside (0, 1): no amount of evidence makes an

@@ -1,0 +1,84 @@
+package eval
+
+import (
+	"context"
+	"math/rand/v2"
+
+	"github.com/limenhq/limen/internal/engine"
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+)
+
+// Limen is limen's own strategy, made of the same pieces as the daemon:
+// predictor.Parts, the policy's rules and classes, the Estimator and
+// engine.Decide. Exploration draws come from a seeded generator, so a
+// replay is reproducible.
+type Limen struct {
+	pol *policy.Policy
+	est *predictor.Estimator
+	rng *rand.Rand
+	ctx context.Context
+
+	// last holds the ladders of the action just decided, so that Learn
+	// counts exactly the keys the decision saw.
+	lastSeq     int
+	lastLadders []predictor.Ladder
+}
+
+// NewLimen returns limen's strategy under pol with a fresh estimator of
+// cfg (its half-life taken from the policy, as limend does) and exploration
+// drawn from seed.
+func NewLimen(pol *policy.Policy, cfg predictor.Config, seed uint64) *Limen {
+	cfg.HalfLife = pol.HalfLife
+	return &Limen{
+		pol:     pol,
+		est:     predictor.NewEstimator(cfg),
+		rng:     rand.New(rand.NewPCG(seed, 0x6c696d656e)), // "limen"
+		ctx:     context.Background(),
+		lastSeq: -1,
+	}
+}
+
+// Name implements Strategy.
+func (*Limen) Name() string { return "limen" }
+
+// Decide implements Strategy.
+func (s *Limen) Decide(a Action) Decision {
+	pa := a.Predictor()
+	parts := predictor.Parts(pa)
+	in := engine.Input{
+		Parts:  parts,
+		Env:    policy.Env{Cwd: pa.Cwd, Home: predictor.HomeDir(pa)},
+		Policy: s.pol,
+		Draw:   s.rng.Float64(),
+	}
+	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+		return s.est.PredictEach(a.User, ls, a.Time), nil
+	})
+	s.lastSeq = a.Seq
+	s.lastLadders = s.lastLadders[:0]
+	for _, p := range parts {
+		s.lastLadders = append(s.lastLadders, p.Keys)
+	}
+	d := Decision{Verdict: res.Verdict, Failsafe: res.DecidedBy == engine.ByFailsafe}
+	if res.DecidedBy == engine.ByPrediction {
+		d.P, d.HasP = res.Prediction.P, true
+	}
+	return d
+}
+
+// Learn implements Strategy: the answer is counted on every key of every
+// part, as limend counts a person's answer.
+func (s *Limen) Learn(a Action, approved bool) {
+	ladders := s.lastLadders
+	if a.Seq != s.lastSeq {
+		ladders = nil
+		for _, p := range predictor.Parts(a.Predictor()) {
+			ladders = append(ladders, p.Keys)
+		}
+	}
+	s.est.Observe(a.User, ladders, approved, a.Time)
+}
+
+// Estimator returns the strategy's estimator, for inspection after a run.
+func (s *Limen) Estimator() *predictor.Estimator { return s.est }
