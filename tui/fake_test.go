@@ -119,9 +119,9 @@ func fixtures() ([]*limenv1.PendingAsk, []*limenv1.Decision) {
 			DecisionId: "41", AskId: "41", Time: ts(-3 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK,
 			Action: bashAction("ana", "claude-code", "s-7f3a", "git push --force origin main", "/home/ana/shop"),
 			P:      0.62, Thresholds: &limenv1.Thresholds{AllowAbove: 0.995, BlockBelow: 0.5}, RiskClass: "destructive",
-			Key:      "Bash:git push [-f] origin main",
-			Evidence: &limenv1.Evidence{Level: "Bash:git push", Approvals: 3, Denials: 1, EffectiveCount: 6.2},
-			Reason:   "p=0.620 is between the destructive thresholds 0.500 and 0.995 (3 approved, 1 denied at Bash:git push)",
+			Key:       "Bash:git push [-f] origin main",
+			Evidence:  &limenv1.Evidence{Level: "Bash:git push", Approvals: 3, Denials: 1, EffectiveCount: 6.2},
+			Reason:    "p=0.620 is between the destructive thresholds 0.500 and 0.995 (3 approved, 1 denied at Bash:git push)",
 			DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
 		}},
 		{AskId: "42", ExpiresAt: ts(9 * time.Minute), Decision: &limenv1.Decision{
@@ -153,7 +153,7 @@ func fixtures() ([]*limenv1.PendingAsk, []*limenv1.Decision) {
 		{DecisionId: "37", AskId: "37", Time: ts(-30 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_FAILSAFE,
 			Action: bashAction("bob", "codex", "9c1", "make deploy", "/home/bob/api"), Outcome: ans(limenv1.Choice_CHOICE_DENY, "carol")},
 		{DecisionId: "36", AskId: "36", Time: ts(-26 * time.Hour), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
-			Action: bashAction("ana", "claude-code", "s-1", "terraform apply", "/home/ana/infra"),
+			Action:  bashAction("ana", "claude-code", "s-1", "terraform apply", "/home/ana/infra"),
 			Outcome: &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED}},
 	}
 	return asks, history

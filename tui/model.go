@@ -172,7 +172,7 @@ func New(ctx context.Context, opts Options) *Model {
 		sending: map[string]string{},
 		backoff: minBackoff,
 		width:   80, height: 24,
-		after:   tea.Tick,
+		after: tea.Tick,
 	}
 	m.help = help.New()
 	m.help.Styles = m.styles.Help

@@ -669,5 +669,3 @@ func dash(s string) string {
 func shorten(s string, n int) string {
 	return ansi.Truncate(strings.Join(strings.Fields(s), " "), n, "…")
 }
-
-
