@@ -32,10 +32,7 @@ func TestCrashKeepsEveryAcknowledgedAnswer(t *testing.T) {
 		t.Skip("builds limend and runs kill cycles; skipped with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "limend")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build limend: %v\n%s", err, out)
-	}
+	bin := buildLimend(t)
 	sock, db := filepath.Join(dir, "run", "limend.sock"), filepath.Join(dir, "limen.db")
 	rng := rand.New(rand.NewPCG(1, 2))
 
