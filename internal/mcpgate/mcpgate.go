@@ -1,0 +1,226 @@
+// Package mcpgate puts limen between an MCP client (Claude Desktop, Claude
+// Code, any agent) and an MCP server. To the client it is the server; to the
+// server it is the client. Everything passes through unchanged except
+// tools/call, which limen decides first:
+//
+//   - allow: the call is forwarded and the server's result returned;
+//   - block: the call is not forwarded; the client gets a tool result with
+//     isError set and limen's reason;
+//   - ask: the gate waits for a person's answer in limen (limenctl answer,
+//     the TUI) up to AskTimeout. Approved is forwarded; denied, expired,
+//     a deadline or limend down is a block for that call, never an allow.
+//
+// Tools are named as Claude Code names them, mcp__<server>__<tool>, so the
+// same policy rules cover a server whether it is reached through Claude
+// Code's own MCP support (and limen-hook) or through this gate.
+package mcpgate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/limenhq/limen/client"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// Decider is what the gate needs of limen; *client.Client is the real one.
+type Decider interface {
+	DecideAndWait(ctx context.Context, a *limenv1.Action, opts client.WaitOptions) client.Verdict
+}
+
+// Options configure a gate.
+type Options struct {
+	// Name is the server's name in tool names (mcp__<Name>__<tool>).
+	Name string
+	// Decider is limen.
+	Decider Decider
+	// AskTimeout bounds the wait for a person's answer; zero means
+	// DefaultAskTimeout.
+	AskTimeout time.Duration
+	// Session and Cwd are recorded with each decision.
+	Session string
+	Cwd     string
+	Logger  *slog.Logger
+}
+
+// DefaultAskTimeout is below the 60 s many MCP clients allow a tool call.
+const DefaultAskTimeout = 50 * time.Second
+
+// Agent is the agent name the gate's decisions are recorded under.
+const Agent = "mcp-gate"
+
+// Run connects to the real server over upstream, then serves the client on
+// downstream until either side goes away or ctx ends.
+func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) error {
+	if opts.Decider == nil {
+		return errors.New("mcp gate: no decider")
+	}
+	if err := CheckName(opts.Name); err != nil {
+		return err
+	}
+	if opts.AskTimeout <= 0 {
+		opts.AskTimeout = DefaultAskTimeout
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	// The gate cannot answer roots, sampling or elicitation for the
+	// server, so it does not offer them.
+	up := mcp.NewClient(&mcp.Implementation{Name: "limen-mcp-gate", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		Logger:       opts.Logger,
+	})
+	cs, err := up.Connect(ctx, upstream, nil)
+	if err != nil {
+		return fmt.Errorf("connect to the MCP server %s: %w", opts.Name, err)
+	}
+	defer cs.Close()
+	init := cs.InitializeResult()
+	info := &mcp.Implementation{Name: opts.Name, Version: "unknown"}
+	caps := &mcp.ServerCapabilities{}
+	var instructions string
+	if init != nil {
+		if init.ServerInfo != nil {
+			info = init.ServerInfo
+		}
+		if init.Capabilities != nil {
+			caps = init.Capabilities
+		}
+		instructions = init.Instructions
+	}
+	srv := mcp.NewServer(info, &mcp.ServerOptions{Capabilities: caps, Instructions: instructions, Logger: opts.Logger})
+	g := &gate{opts: opts, up: cs}
+	srv.AddReceivingMiddleware(g.middleware)
+	ss, err := srv.Connect(ctx, downstream, nil)
+	if err != nil {
+		return fmt.Errorf("serve the MCP client: %w", err)
+	}
+	// Whichever side ends first ends the other.
+	upDone := make(chan struct{})
+	go func() {
+		cs.Wait()
+		close(upDone)
+	}()
+	downDone := make(chan struct{})
+	go func() {
+		ss.Wait()
+		close(downDone)
+	}()
+	select {
+	case <-downDone:
+	case <-upDone:
+		opts.Logger.Warn("the MCP server went away; closing the client's session", "server", opts.Name)
+		ss.Close()
+		<-downDone
+	case <-ctx.Done():
+		ss.Close()
+		<-downDone
+	}
+	cs.Close()
+	<-upDone
+	return nil
+}
+
+// CheckName refuses a server name that would make tool names limen's rules
+// cannot address (mcp__<name>__<tool>).
+func CheckName(name string) error {
+	if name == "" {
+		return errors.New("mcp gate: the server name is empty: pass --name, such as --name github")
+	}
+	if strings.Contains(name, "__") || strings.ContainsAny(name, " \t\n()") {
+		return fmt.Errorf("mcp gate: server name %q: use letters, digits, - and _ (no \"__\", spaces or brackets), such as --name github", name)
+	}
+	return nil
+}
+
+type gate struct {
+	opts Options
+	up   *mcp.ClientSession
+}
+
+// middleware forwards what the client asks to the real server, and gates
+// tools/call. Methods not listed (initialize, ping, notifications, logging
+// level) are the gate's own session business.
+func (g *gate) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		p := req.GetParams()
+		switch method {
+		case "tools/call":
+			params, ok := p.(*mcp.CallToolParamsRaw)
+			if !ok || params == nil {
+				return nil, errors.New("tools/call without params")
+			}
+			return g.call(ctx, params)
+		case "tools/list":
+			params, _ := p.(*mcp.ListToolsParams)
+			return result(g.up.ListTools(ctx, params))
+		case "resources/list":
+			params, _ := p.(*mcp.ListResourcesParams)
+			return result(g.up.ListResources(ctx, params))
+		case "resources/templates/list":
+			params, _ := p.(*mcp.ListResourceTemplatesParams)
+			return result(g.up.ListResourceTemplates(ctx, params))
+		case "resources/read":
+			params, _ := p.(*mcp.ReadResourceParams)
+			return result(g.up.ReadResource(ctx, params))
+		case "prompts/list":
+			params, _ := p.(*mcp.ListPromptsParams)
+			return result(g.up.ListPrompts(ctx, params))
+		case "prompts/get":
+			params, _ := p.(*mcp.GetPromptParams)
+			return result(g.up.GetPrompt(ctx, params))
+		case "completion/complete":
+			params, _ := p.(*mcp.CompleteParams)
+			return result(g.up.Complete(ctx, params))
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// result returns a typed result as mcp.Result without turning a nil
+// pointer into a non-nil interface.
+func result[R mcp.Result](r R, err error) (mcp.Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// ToolName is the name limen decides: mcp__<server>__<tool>.
+func ToolName(server, tool string) string { return "mcp__" + server + "__" + tool }
+
+// call decides one tools/call and forwards it only on allow.
+func (g *gate) call(ctx context.Context, p *mcp.CallToolParamsRaw) (mcp.Result, error) {
+	args := strings.TrimSpace(string(p.Arguments))
+	if args == "" || args == "null" {
+		args = "{}"
+	}
+	name := ToolName(g.opts.Name, p.Name)
+	v := g.opts.Decider.DecideAndWait(ctx, &limenv1.Action{
+		Agent: Agent, Session: g.opts.Session, Tool: name, InputJson: args, Cwd: g.opts.Cwd,
+	}, client.WaitOptions{Wait: g.opts.AskTimeout, Otherwise: limenv1.Verdict_VERDICT_BLOCK})
+	g.opts.Logger.Info("tools/call decided", "tool", name, "verdict", v.Verdict.String(), "reason", v.Reason)
+	if v.Verdict != limenv1.Verdict_VERDICT_ALLOW {
+		return refused(name, v), nil
+	}
+	return result(g.up.CallTool(ctx, &mcp.CallToolParams{Meta: p.Meta, Name: p.Name, Arguments: json.RawMessage(args)}))
+}
+
+// refused is the tool result of a call limen did not let through. It is a
+// tool error, not a protocol error, so the model reads the reason.
+func refused(name string, v client.Verdict) *mcp.CallToolResult {
+	text := fmt.Sprintf("limen did not allow %s: %s", name, v.Reason)
+	if id := v.Decision.GetAskId(); id != "" && v.Verdict != limenv1.Verdict_VERDICT_ALLOW {
+		text += fmt.Sprintf(". The tool was not called. If the user approves it in limen (`limenctl answer %s --approve`, or the limen TUI), call it again.", id)
+	} else {
+		text += ". The tool was not called; do not retry the same call, tell the user what was refused and why."
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}
