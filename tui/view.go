@@ -32,7 +32,13 @@ func (m *Model) helpView() string {
 	if m.mode != modeBrowse {
 		km = formHelp{&m.keys, m.mode == modeRule}
 	}
-	return m.help.View(km)
+	// help adds an item that does not fit when not even its ellipsis
+	// would; cut every line to the window so the layout never wraps.
+	lines := strings.Split(m.help.View(km), "\n")
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, m.width, "…")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // header is the title with the count of pending asks (flashing when new

@@ -1,0 +1,371 @@
+package tui
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/bubbles/list"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+func selectedID(m *Model) string { return m.selected().GetAskId() }
+
+func pendingIDs(m *Model) []string {
+	var out []string
+	for _, it := range m.list.Items() {
+		out = append(out, it.(askItem).ask.GetAskId())
+	}
+	return out
+}
+
+// TestKeys presses each key on a model with three pending asks and checks
+// what it did: the state it changed and the calls it made to limend.
+func TestKeys(t *testing.T) {
+	approve, deny := limenv1.Choice_CHOICE_APPROVE, limenv1.Choice_CHOICE_DENY
+	once, session := limenv1.Scope_SCOPE_ONCE, limenv1.Scope_SCOPE_SESSION
+	wantAnswer := func(t *testing.T, api *fakeAPI, id string, c limenv1.Choice, s limenv1.Scope, note string) {
+		t.Helper()
+		if len(api.answers) != 1 {
+			t.Fatalf("answers sent = %v; want one", api.answers)
+		}
+		a := api.answers[0]
+		if a.GetAskId() != id || a.GetChoice() != c || a.GetScope() != s || a.GetNote() != note {
+			t.Errorf("answer = %v; want ask %s %v %v note %q", a, id, c, s, note)
+		}
+	}
+	wantGone := func(t *testing.T, m *Model, id string) {
+		t.Helper()
+		if m.pending[id] != nil || strings.Contains(strings.Join(pendingIDs(m), " "), id) {
+			t.Errorf("ask %s is still listed after a delivered answer: %v", id, pendingIDs(m))
+		}
+	}
+	tests := []struct {
+		name  string
+		keys  []string
+		check func(t *testing.T, m *Model, api *fakeAPI)
+	}{
+		{"j moves down", []string{"j"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if got := selectedID(m); got != "42" {
+				t.Errorf("selected %s; want 42", got)
+			}
+		}},
+		{"down moves down", []string{"down", "down"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if got := selectedID(m); got != "57" {
+				t.Errorf("selected %s; want 57", got)
+			}
+		}},
+		{"k and up move up", []string{"down", "down", "k", "up"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if got := selectedID(m); got != "41" {
+				t.Errorf("selected %s; want 41", got)
+			}
+		}},
+		{"tab opens History and loads it", []string{"tab"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.tab != tabHistory || len(m.history) != 5 || len(m.historyList.Items()) != 5 {
+				t.Errorf("tab %v, %d decisions, %d rows; want History with 5", m.tab, len(m.history), len(m.historyList.Items()))
+			}
+		}},
+		{"shift+tab wraps to Stats and loads it", []string{"shift+tab"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.tab != tabStats || m.stats.GetTotal().GetAllows() != 41 || m.policy.GetVersion() != 3 {
+				t.Errorf("tab %v, stats %v, policy v%d; want Stats loaded", m.tab, m.stats, m.policy.GetVersion())
+			}
+		}},
+		{"2, 3 and 1 jump to tabs", []string{"2", "3", "1"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.tab != tabPending || m.history == nil || m.stats == nil {
+				t.Errorf("tab %v (history loaded %v, stats loaded %v); want Pending after visiting both", m.tab, m.history != nil, m.stats != nil)
+			}
+		}},
+		{"a approves once", []string{"a"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			wantAnswer(t, api, "41", approve, once, "")
+			wantGone(t, m, "41")
+			if !strings.Contains(m.status, "allow sent") || m.statusErr {
+				t.Errorf("status %q; want the allow confirmed", m.status)
+			}
+		}},
+		{"d denies once", []string{"j", "d"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			wantAnswer(t, api, "42", deny, once, "")
+			wantGone(t, m, "42")
+			if !strings.Contains(m.status, "block sent") {
+				t.Errorf("status %q; want the block confirmed", m.status)
+			}
+		}},
+		{"s approves for the session", []string{"s"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			wantAnswer(t, api, "41", approve, session, "")
+			wantGone(t, m, "41")
+		}},
+		{"A approves with a note", []string{"A", "l", "g", "t", "m", "enter"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			wantAnswer(t, api, "41", approve, once, "lgtm")
+			if m.mode != modeBrowse {
+				t.Errorf("mode %v after enter; want browsing", m.mode)
+			}
+		}},
+		{"D denies with a note", []string{"D", "n", "o", "enter"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			wantAnswer(t, api, "41", deny, once, "no")
+		}},
+		{"esc cancels a note", []string{"D", "x", "esc"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if len(api.answers) != 0 || m.mode != modeBrowse || m.pending["41"] == nil {
+				t.Errorf("answers %v, mode %v; want nothing sent, browsing, ask kept", api.answers, m.mode)
+			}
+		}},
+		{"q in a note is text, not quit", []string{"A", "q", "enter"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			wantAnswer(t, api, "41", approve, once, "q")
+		}},
+		{"r then enter adds an allow rule and approves", []string{"r", "enter"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if len(api.sets) != 1 || !strings.Contains(api.sets[0].GetDocument(), `allow = ["Bash(git push:*)"]`) || api.sets[0].GetExpectedVersion() != 3 {
+				t.Fatalf("SetPolicy calls = %v; want one at version 3 adding Bash(git push:*) to allow", api.sets)
+			}
+			wantAnswer(t, api, "41", approve, once, "made the rule Bash(git push:*)")
+			wantGone(t, m, "41")
+			if m.mode != modeBrowse || !strings.Contains(m.status, "added to allow (policy v4)") {
+				t.Errorf("mode %v, status %q; want browsing and the rule confirmed", m.mode, m.status)
+			}
+		}},
+		{"r, tab, enter adds a block rule and denies", []string{"r", "tab", "enter"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if len(api.sets) != 1 || !strings.Contains(api.sets[0].GetDocument(), `"Bash(git push:*)",`+"\n]") {
+				t.Fatalf("SetPolicy calls = %v; want Bash(git push:*) appended to the block list", api.sets)
+			}
+			wantAnswer(t, api, "41", deny, once, "made the rule Bash(git push:*)")
+		}},
+		{"r previews the recent actions the rule covers", []string{"r"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.mode != modeRule || m.input.Value() != "Bash(git push:*)" || len(m.ruleCovered) != 2 {
+				t.Errorf("mode %v, pattern %q, covered %d; want the rule editor with Bash(git push:*) covering 2", m.mode, m.input.Value(), len(m.ruleCovered))
+			}
+		}},
+		{"editing the pattern updates the preview", []string{"r", "ctrl+u", "B", "a", "s", "h", "(", "r", "m", " ", "*", ")"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.input.Value() != "Bash(rm *)" || m.ruleErr != nil || len(m.ruleCovered) != 1 {
+				t.Errorf("pattern %q, err %v, covered %d; want Bash(rm *) covering rm -rf /", m.input.Value(), m.ruleErr, len(m.ruleCovered))
+			}
+		}},
+		{"an invalid rule is not saved", []string{"r", "backspace", "enter"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if m.ruleErr == nil || len(api.sets) != 0 || len(api.answers) != 0 || m.mode != modeRule {
+				t.Errorf("err %v, sets %d, answers %d, mode %v; want the error shown and nothing sent", m.ruleErr, len(api.sets), len(api.answers), m.mode)
+			}
+		}},
+		{"esc cancels a rule", []string{"r", "esc"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if len(api.sets) != 0 || len(api.answers) != 0 || m.mode != modeBrowse {
+				t.Errorf("sets %d, answers %d, mode %v; want nothing sent", len(api.sets), len(api.answers), m.mode)
+			}
+		}},
+		{"/ filters the queue", []string{"/", "b", "o", "b", "enter"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.list.FilterState() != list.FilterApplied || len(m.list.VisibleItems()) != 1 || selectedID(m) != "42" {
+				t.Errorf("filter %v, %d shown, selected %s; want bob's ask alone", m.list.FilterState(), len(m.list.VisibleItems()), selectedID(m))
+			}
+		}},
+		{"keys typed into the filter do not answer", []string{"/", "a", "d"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if len(api.answers) != 0 || m.list.FilterValue() != "ad" {
+				t.Errorf("answers %v, filter %q; want the letters in the filter", api.answers, m.list.FilterValue())
+			}
+		}},
+		{"esc clears the filter", []string{"/", "b", "o", "b", "enter", "esc"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.list.FilterState() != list.Unfiltered || len(m.list.VisibleItems()) != 3 {
+				t.Errorf("filter %v, %d shown; want all 3", m.list.FilterState(), len(m.list.VisibleItems()))
+			}
+		}},
+		{"? toggles the full help", []string{"?"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if !m.help.ShowAll || !strings.Contains(m.helpView(), "approve with note") {
+				t.Errorf("full help not shown: %q", m.helpView())
+			}
+		}},
+		{"? twice hides it again", []string{"?", "?"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if m.help.ShowAll {
+				t.Error("full help still shown")
+			}
+		}},
+		{"ctrl+r reopens the watch stream", []string{"ctrl+r"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if api.watches != 1 {
+				t.Errorf("WatchPending called %d times; want 1", api.watches)
+			}
+		}},
+		{"answer keys do nothing outside Pending", []string{"2", "a", "d", "s", "r"}, func(t *testing.T, m *Model, api *fakeAPI) {
+			if len(api.answers) != 0 || m.mode != modeBrowse {
+				t.Errorf("answers %v, mode %v; want nothing", api.answers, m.mode)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, api := newTestModel(t, 100, 30)
+			press(t, m, tt.keys...)
+			tt.check(t, m, api)
+		})
+	}
+}
+
+func TestQuitKeys(t *testing.T) {
+	for _, k := range []string{"q", "ctrl+c"} {
+		t.Run(k, func(t *testing.T) {
+			m, _ := newTestModel(t, 80, 24)
+			_, cmd := m.Update(keyMsg(k))
+			if cmd == nil {
+				t.Fatal("no command; want tea.Quit")
+			}
+			if _, ok := cmd().(tea.QuitMsg); !ok {
+				t.Errorf("command does not quit")
+			}
+		})
+	}
+}
+
+// TestAnswerNotDelivered: an answer limend did not acknowledge is never
+// shown as given; the ask stays, with the error.
+func TestAnswerNotDelivered(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		status string
+	}{
+		{"limend down", status.Error(codes.Unavailable, "connection refused"), "could not approve ask 41: connection refused"},
+		{"answered elsewhere first", status.Error(codes.FailedPrecondition, "ask 41: already resolved"), "ask 41 was not answered by you"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, api := newTestModel(t, 80, 24)
+			api.answerErr = tt.err
+			press(t, m, "a")
+			if !m.statusErr || !strings.Contains(m.status, tt.status) {
+				t.Errorf("status %q (error %v); want an error containing %q", m.status, m.statusErr, tt.status)
+			}
+			if m.pending["41"] == nil || len(m.sending) != 0 {
+				t.Errorf("ask 41 pending %v, sending %v; want it kept and no longer marked as sending", m.pending["41"] != nil, m.sending)
+			}
+		})
+	}
+}
+
+// TestAnswerOnce: a second key while the first answer is on its way sends
+// nothing more.
+func TestAnswerOnce(t *testing.T) {
+	m, api := newTestModel(t, 80, 24)
+	_, first := m.Update(keyMsg("a"))
+	_, second := m.Update(keyMsg("d"))
+	if second != nil {
+		t.Errorf("a second answer was sent while the first was on its way")
+	}
+	if !strings.Contains(plain(m.View()), "sending approve") {
+		t.Errorf("view does not say the answer is on its way:\n%s", plain(m.View()))
+	}
+	drain(t, m, first)
+	if len(api.answers) != 1 {
+		t.Errorf("answers = %v; want one", api.answers)
+	}
+}
+
+// TestRuleRetriesConflict: a policy changed by someone else between read
+// and write is read again, and the rule lands on the newer version.
+func TestRuleRetriesConflict(t *testing.T) {
+	m, api := newTestModel(t, 80, 24)
+	api.setErrs = []error{status.Error(codes.Aborted, "version conflict")}
+	press(t, m, "r", "enter")
+	if len(api.sets) != 2 || api.sets[1].GetExpectedVersion() != 4 {
+		t.Fatalf("SetPolicy calls = %v; want a retry at version 4", api.sets)
+	}
+	if len(api.answers) != 1 || m.statusErr {
+		t.Errorf("answers %v, status %q; want the ask approved after the retry", api.answers, m.status)
+	}
+}
+
+// TestRemovedElsewhere: an ask answered by someone else leaves the list,
+// and an editor open on it closes.
+func TestRemovedElsewhere(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24)
+	press(t, m, "A")
+	ask := m.pending["41"]
+	m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_REMOVED, Ask: ask,
+		Outcome: &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_ANSWERED, Choice: limenv1.Choice_CHOICE_APPROVE, AnsweredBy: "bob"}}})
+	if m.pending["41"] != nil || len(m.list.Items()) != 2 {
+		t.Errorf("ask 41 still listed: %v", pendingIDs(m))
+	}
+	if m.mode != modeBrowse || m.status != "ask 41 was approved elsewhere by bob" {
+		t.Errorf("mode %v, status %q; want the note editor closed and the reason shown", m.mode, m.status)
+	}
+	if selectedID(m) != "42" {
+		t.Errorf("selected %s; want the next ask, 42", selectedID(m))
+	}
+}
+
+// TestNewAskFlashes: a new ask after the snapshot flashes the title,
+// counts it and rings the bell.
+func TestNewAskFlashes(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24)
+	var bell bytes.Buffer
+	m.opts.Bell = &bell
+	asks, _ := fixtures()
+	next := asks[0]
+	next.AskId = "60"
+	_, cmd := m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: next}})
+	drain(t, m, cmd)
+	if !m.flashing || m.newAsks != 1 || bell.String() != "\a" {
+		t.Errorf("flashing %v, new %d, bell %q; want a flash, one new and a bell", m.flashing, m.newAsks, bell.String())
+	}
+	if got := pendingIDs(m); strings.Join(got, " ") != "41 42 57 60" {
+		t.Errorf("order %v; want oldest first", got)
+	}
+	if !strings.Contains(plain(m.View()), "+1 new") {
+		t.Errorf("header does not count the new ask:\n%s", plain(m.View()))
+	}
+	m.Update(flashDoneMsg{seq: m.flashSeq})
+	if m.flashing || m.newAsks != 0 {
+		t.Errorf("flash did not end")
+	}
+}
+
+// TestReconnect: when the stream breaks the TUI says so, retries, and on
+// the new snapshot replaces the list with what limend holds now.
+func TestReconnect(t *testing.T) {
+	m, api := newTestModel(t, 80, 24)
+	gen := m.gen
+	m.Update(watchErrMsg{gen: gen, err: status.Error(codes.Unavailable, "connection refused")})
+	if m.conn != connDown || !m.statusErr || !strings.Contains(m.status, "limend is not reachable") {
+		t.Fatalf("conn %v, status %q; want down and said so", m.conn, m.status)
+	}
+	if m.backoff != 2*minBackoff {
+		t.Errorf("backoff %v; want doubled to %v", m.backoff, 2*minBackoff)
+	}
+	_, cmd := m.Update(reconnectMsg{gen: gen})
+	drain(t, m, cmd) // the fake refuses again
+	if api.watches != 1 || m.conn != connDown || m.backoff != 4*minBackoff {
+		t.Errorf("watches %d, conn %v, backoff %v; want one retry that failed and a longer wait", api.watches, m.conn, m.backoff)
+	}
+	// limend is back: a fresh stream with only ask 42 left.
+	asks, _ := fixtures()
+	m.Update(watchOpenedMsg{gen: m.gen})
+	m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: asks[1]}})
+	m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_SYNCED}})
+	if m.conn != connLive || m.backoff != minBackoff || strings.Join(pendingIDs(m), " ") != "42" {
+		t.Errorf("conn %v, backoff %v, asks %v; want live with ask 42 alone", m.conn, m.backoff, pendingIDs(m))
+	}
+	// A message from the old stream changes nothing.
+	m.Update(watchErrMsg{gen: gen, err: status.Error(codes.Unavailable, "old")})
+	if m.conn != connLive {
+		t.Error("a stale stream error took the TUI down")
+	}
+}
+
+func TestMouseWheel(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24)
+	m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if selectedID(m) != "42" {
+		t.Errorf("selected %s after wheel down; want 42", selectedID(m))
+	}
+	m.Update(tea.MouseMsg{Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	if selectedID(m) != "41" {
+		t.Errorf("selected %s after wheel up; want 41", selectedID(m))
+	}
+}
+
+// TestResize: every view fits the window after a resize, down to a small
+// terminal.
+func TestResize(t *testing.T) {
+	m, _ := newTestModel(t, 120, 30)
+	for _, size := range []struct{ w, h int }{{80, 24}, {60, 16}, {200, 50}, {120, 30}} {
+		m.Update(tea.WindowSizeMsg{Width: size.w, Height: size.h})
+		for _, k := range []string{"1", "2", "3"} {
+			press(t, m, k)
+			checkSize(t, plain(m.View()), size.w, size.h)
+		}
+	}
+}
