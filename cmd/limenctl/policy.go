@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -19,10 +21,87 @@ func newPolicyCmd(a *app) *cobra.Command {
 		Short: "Show and change the policy: costs, risk classes and rules",
 		Long: `The policy is a TOML document kept by limend in versions. Its costs say what
 a wrong allow, a wrong block and an interruption cost; limend turns them into
-the two probability thresholds between allow, ask and block, per risk class.`,
+the two probability thresholds between allow, ask and block, per risk class.
+Hard rules in Claude Code's syntax sit above the prediction.
+
+Change it with set or edit (validated first; a version conflict is refused).
+Before you apply a change, simulate replays the recorded decisions under it.
+explain shows why an action gets its verdict; history, diff and rollback work
+on the stored versions. The format is described in docs/policy.md.`,
+		Example: `  limenctl policy show
+  limenctl policy explain git push --force
+  limenctl policy show --document > p.toml && $EDITOR p.toml
+  limenctl policy simulate p.toml && limenctl policy set p.toml`,
 	}
-	cmd.AddCommand(newPolicyShowCmd(a), newPolicySetCmd(a))
+	cmd.AddCommand(
+		newPolicyShowCmd(a), newPolicySetCmd(a), newPolicyEditCmd(a), newPolicyExplainCmd(a),
+		newPolicyDiffCmd(a), newPolicyHistoryCmd(a), newPolicyRollbackCmd(a),
+		newPolicySimulateCmd(a), newPolicyImportClaudeCmd(a),
+	)
 	return cmd
+}
+
+// getPolicy returns the policy in force.
+func getPolicy(ctx context.Context, c *client.Client) (*limenv1.Policy, error) {
+	resp, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetPolicy(), nil
+}
+
+// readDocument reads a policy document from a file, or from stdin for "-".
+func readDocument(cmd *cobra.Command, name string) (string, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(cmd.InOrStdin())
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", usagef("read policy: %v", err)
+	}
+	return string(b), nil
+}
+
+// validate parses a document here, before it is sent, so that a mistake is
+// shown with every field at fault and nothing is changed.
+func validate(doc string) (*policy.Policy, error) {
+	pol, err := policy.Parse(doc)
+	if err != nil {
+		return nil, usagef("the policy is not valid, nothing was changed:\n%v", indent(err.Error()))
+	}
+	return pol, nil
+}
+
+// indent puts two spaces before every line of s.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// printRules lists the hard rules of a document in the order they are
+// checked.
+func printRules(a *app, doc string) {
+	fmt.Fprintln(a.out)
+	pol, err := policy.Parse(doc)
+	if err != nil {
+		fmt.Fprintf(a.out, "this document does not parse, so every decision is ask until a valid one is set:\n%s\n", indent(err.Error()))
+		return
+	}
+	if len(pol.Block)+len(pol.Ask)+len(pol.Allow) == 0 {
+		fmt.Fprintln(a.out, "no hard rules: the prediction decides everything")
+		return
+	}
+	w := a.table()
+	fmt.Fprintln(w, "RULE\tPATTERN")
+	for _, list := range [][]policy.Rule{pol.Block, pol.Ask, pol.Allow} {
+		for _, r := range list {
+			fmt.Fprintf(w, "%s\t%s\n", r.Verdict, r.Pattern)
+		}
+	}
+	w.Flush()
+	fmt.Fprintln(a.out, "(block rules win over ask rules, ask over allow, allow over the prediction; each part of a compound command is checked on its own)")
 }
 
 func newPolicyShowCmd(a *app) *cobra.Command {
@@ -55,7 +134,8 @@ func newPolicyShowCmd(a *app) *cobra.Command {
 			}
 			fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
 			printClasses(a, p)
-			fmt.Fprintln(a.out, "\n(limenctl policy show --document prints the TOML)")
+			printRules(a, p.GetDocument())
+			fmt.Fprintln(a.out, "\n(limenctl policy show --document prints the TOML; limenctl policy edit changes it)")
 			return nil
 		},
 	}
@@ -82,17 +162,10 @@ overwrite each other: the second is refused and must read it again.`,
 			}
 			var doc string
 			if len(args) == 1 {
-				var b []byte
 				var err error
-				if args[0] == "-" {
-					b, err = io.ReadAll(cmd.InOrStdin())
-				} else {
-					b, err = os.ReadFile(args[0])
+				if doc, err = readDocument(cmd, args[0]); err != nil {
+					return err
 				}
-				if err != nil {
-					return usagef("read policy: %v", err)
-				}
-				doc = string(b)
 			}
 			c, err := a.dial()
 			if err != nil {
@@ -112,8 +185,8 @@ overwrite each other: the second is refused and must read it again.`,
 				}
 				doc = setCosts(cur.GetPolicy().GetDocument(), cs)
 			}
-			if _, err := policy.Parse(doc); err != nil {
-				return usagef("the policy is not valid, nothing was changed:\n%v", err)
+			if _, err := validate(doc); err != nil {
+				return err
 			}
 			resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc})
 			if err != nil {

@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/user"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// actionFlags are the flags that describe an action, as limenctl decide
+// takes them.
+type actionFlags struct {
+	act   limenv1.Action
+	input string
+}
+
+func (f *actionFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.act.Tool, "tool", "Bash", "the tool, as the runtime names it (Bash, Read, Edit, Write, WebFetch, mcp__server__tool …)")
+	fs.StringVar(&f.input, "input", "", "the tool's arguments as a JSON object")
+	fs.StringVar(&f.act.Cwd, "cwd", "", "the agent's working directory (default: the current directory)")
+	fs.StringVar(&f.act.User, "user", "", "the user the agent acts for (default: you)")
+	fs.StringVar(&f.act.Agent, "agent", "limenctl", "the agent runtime's name")
+	fs.StringVar(&f.act.Session, "session", "", "the agent's session id")
+}
+
+// action builds the action from the flags and a shell command given as
+// arguments.
+func (f *actionFlags) action(args []string) (*limenv1.Action, error) {
+	input := f.input
+	switch {
+	case len(args) > 0 && input != "":
+		return nil, usagef("give either a shell command as arguments or --input, not both")
+	case len(args) > 0:
+		if f.act.Tool != "Bash" {
+			return nil, usagef("arguments are a shell command, which only makes sense with --tool Bash; use --input for %s", f.act.Tool)
+		}
+		b, _ := json.Marshal(map[string]string{"command": strings.Join(args, " ")})
+		input = string(b)
+	case input == "":
+		return nil, usagef("nothing to explain: give a shell command (limenctl policy explain git push) or --tool and --input")
+	}
+	if !json.Valid([]byte(input)) {
+		return nil, usagef("--input is not valid JSON: give the tool's arguments as an object, such as '{\"file_path\":\"main.go\"}'")
+	}
+	act := &limenv1.Action{User: f.act.User, Agent: f.act.Agent, Session: f.act.Session, Tool: f.act.Tool, InputJson: input, Cwd: f.act.Cwd}
+	if act.Cwd == "" {
+		act.Cwd, _ = os.Getwd()
+	}
+	return act, nil
+}
+
+// partView is one part of an action as the policy sees it.
+type partView struct {
+	Part  string `json:"part"`
+	Key   string `json:"key"`
+	Class string `json:"class"`
+	Rule  string `json:"rule,omitempty"`
+}
+
+// verdictCosts are the expected costs of the three verdicts.
+type verdictCosts struct {
+	Allow float64 `json:"allow"`
+	Ask   float64 `json:"ask"`
+	Block float64 `json:"block"`
+}
+
+// explanation is what explain prints with --json.
+type explanation struct {
+	Decision json.RawMessage `json:"decision"`
+	Parts    []partView      `json:"parts"`
+	Costs    *verdictCosts   `json:"costs,omitempty"`
+	Expected *verdictCosts   `json:"expected_cost,omitempty"`
+	Cheapest string          `json:"cheapest,omitempty"`
+	Why      string          `json:"why"`
+}
+
+func newPolicyExplainCmd(a *app) *cobra.Command {
+	var af actionFlags
+	cmd := &cobra.Command{
+		Use:   "explain [shell command]",
+		Short: "Show why an action gets its verdict: rule or class, p, thresholds and costs",
+		Long: `explain decides an action as a dry run (nothing is recorded, no ask is queued,
+no exploration) and shows how the policy in force reaches the verdict: the
+parts of the action with the risk class and the hard rule of each, the
+approval probability p and the evidence behind it, the class's thresholds,
+and the expected cost of allowing, asking and blocking, with why the chosen
+verdict wins. It takes the same action flags as limenctl decide.`,
+		Example: `  limenctl policy explain git push --force
+  limenctl policy explain 'curl -s https://x.sh | sh'
+  limenctl policy explain --tool Read --input '{"file_path":".env"}'
+  limenctl policy explain --user bob --json npm run test`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			act, err := af.action(args)
+			if err != nil {
+				return err
+			}
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			var d *limenv1.Decision
+			var pol *limenv1.Policy
+			// The policy may change between the two calls: read it again
+			// until both are of the same version.
+			for range 3 {
+				resp, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: act, DryRun: true})
+				if err != nil {
+					return err
+				}
+				d = resp.GetDecision()
+				if pol, err = getPolicy(ctx, c); err != nil {
+					return err
+				}
+				if pol.GetVersion() == d.GetPolicyVersion() {
+					break
+				}
+			}
+			ex := explain(d, pol)
+			if a.json {
+				ex.Decision, err = protojson.MarshalOptions{UseProtoNames: true}.Marshal(d)
+				if err != nil {
+					return err
+				}
+				return a.printJSON(ex)
+			}
+			printExplanation(a, d, ex)
+			return nil
+		},
+	}
+	af.register(cmd)
+	// Flags go before the command: in "explain git push --force" the
+	// --force is the command's.
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+// explain works out the parts, the costs and the reasoning of a decision
+// under the policy document pol.
+func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
+	ex := explanation{Parts: []partView{}}
+	parsed, err := policy.Parse(pol.GetDocument())
+	if err != nil {
+		ex.Why = "the policy in force does not parse, so limen asks a person about everything (failing closed)"
+		return ex
+	}
+	act := toPredictorAction(d.GetAction())
+	env := policy.Env{Cwd: act.Cwd, Home: homeDir(act.User)}
+	for _, part := range predictor.Parts(act) {
+		pv := partView{Part: part.Subject, Key: part.Keys.Exact(), Class: parsed.ClassOf(part, env).Name}
+		if pv.Part == "" {
+			pv.Part = part.Tool
+		}
+		if r, ok := parsed.RuleFor(part, env); ok {
+			pv.Rule = r.Verdict.String() + " " + r.Pattern
+		}
+		ex.Parts = append(ex.Parts, pv)
+	}
+
+	switch d.GetDecidedBy() {
+	case limenv1.Decider_DECIDER_RULE:
+		ex.Why = "a hard rule decides before any cost is weighed: block rules win over ask rules, ask rules over allow rules, and allow rules over the prediction"
+		return ex
+	case limenv1.Decider_DECIDER_HUMAN:
+		ex.Why = "a person already approved this action for the session"
+		return ex
+	case limenv1.Decider_DECIDER_PREDICTION:
+	default:
+		ex.Why = "nothing was weighed: " + d.GetReason()
+		return ex
+	}
+	class := parsed.Class(d.GetRiskClass())
+	if class == nil {
+		ex.Why = d.GetReason()
+		return ex
+	}
+	p := d.GetP()
+	allow, ask, block := class.Costs.Expected(p)
+	ex.Costs = &verdictCosts{Allow: class.Costs.Allow, Ask: class.Costs.Ask, Block: class.Costs.Block}
+	ex.Expected = &verdictCosts{Allow: allow, Ask: ask, Block: block}
+	ex.Cheapest = cheapest(allow, ask, block)
+	chosen := verdictName(d.GetVerdict())
+	others := func(v string) string {
+		var s []string
+		for _, o := range []struct {
+			name string
+			cost float64
+		}{{"allow", allow}, {"ask", ask}, {"block", block}} {
+			if o.name != v {
+				s = append(s, fmt.Sprintf("%s (%.3f)", o.name, o.cost))
+			}
+		}
+		return strings.Join(s, " and ")
+	}
+	chosenCost := map[string]float64{"allow": allow, "ask": ask, "block": block}[chosen]
+	switch {
+	case chosen != ex.Cheapest:
+		ex.Why = fmt.Sprintf("%s would be the cheapest (%.3f), but %s: %s", ex.Cheapest, map[string]float64{"allow": allow, "ask": ask, "block": block}[ex.Cheapest], chosen, d.GetReason())
+	case chosen == "ask" && (tie(allow, ask) || tie(block, ask)):
+		with := "allow"
+		if !tie(allow, ask) || (tie(block, ask) && block < allow) {
+			with = "block"
+		}
+		if tie(allow, ask) && tie(block, ask) {
+			with = "allow and block"
+		}
+		ex.Why = fmt.Sprintf("ask and %s cost the same (%.3f), and ties go to ask: a person decides", with, ask)
+	default:
+		ex.Why = fmt.Sprintf("%s costs %.3f, less than %s", chosen, chosenCost, others(chosen))
+	}
+	if len(ex.Parts) > 1 {
+		ex.Why += "; the action gets the most cautious verdict of its parts, and this part decided it"
+	}
+	return ex
+}
+
+// cheapest names the verdict of least expected cost, ask on a tie. Costs
+// within a rounding error of each other tie: at p = 0.8 and C_allow = 5,
+// (1-p)·C_allow is 0.9999999999999998, and the thresholds, which limend
+// compares p with, say the costs of allow and ask are equal.
+func cheapest(allow, ask, block float64) string {
+	switch {
+	case less(allow, ask) && less(allow, block):
+		return "allow"
+	case less(block, ask) && less(block, allow):
+		return "block"
+	}
+	return "ask"
+}
+
+// tie reports whether a and b are equal up to a rounding error.
+func tie(a, b float64) bool { return !less(a, b) && !less(b, a) }
+
+// less reports whether a is below b by more than a rounding error.
+func less(a, b float64) bool { return a < b-1e-9*max(1, math.Abs(a), math.Abs(b)) }
+
+func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
+	w := a.table()
+	fmt.Fprintf(w, "action\t%s\n", actionText(d.GetAction()))
+	fmt.Fprintf(w, "verdict\t%s  (decided by %s, policy v%d)\n", verdictName(d.GetVerdict()), deciderName(d.GetDecidedBy()), d.GetPolicyVersion())
+	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
+	w.Flush()
+
+	if len(ex.Parts) > 0 {
+		fmt.Fprintln(a.out)
+		w = a.table()
+		fmt.Fprintln(w, "PART\tCLASS\tRULE\tKEY")
+		for _, p := range ex.Parts {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", shorten(p.Part, 50), p.Class, dash(p.Rule), shorten(p.Key, 50))
+		}
+		w.Flush()
+	}
+
+	if ex.Expected != nil {
+		p, th, c := d.GetP(), d.GetThresholds(), ex.Costs
+		ev := d.GetEvidence()
+		level := ev.GetLevel()
+		if level == "" || level == "prior" {
+			level = "the organisation prior (no answers of this user's yet)"
+		}
+		fmt.Fprintln(a.out)
+		w = a.table()
+		fmt.Fprintf(w, "deciding part\t%s\n", d.GetKey())
+		fmt.Fprintf(w, "risk class\t%s: C_allow %g, C_block %g, C_ask %g\n", d.GetRiskClass(), c.Allow, c.Block, c.Ask)
+		fmt.Fprintf(w, "p(approve)\t%.3f from %s: %.1f approved, %.1f denied, weight %.1f\n", p, level, ev.GetApprovals(), ev.GetDenials(), ev.GetEffectiveCount())
+		fmt.Fprintf(w, "thresholds\tblock below %.3f, allow above %.3f\n", th.GetBlockBelow(), th.GetAllowAbove())
+		w.Flush()
+
+		fmt.Fprintf(a.out, "\nexpected cost of each verdict at p=%.3f:\n", p)
+		w = a.table()
+		mark := func(v string) string {
+			if v == verdictName(d.GetVerdict()) {
+				return "← chosen"
+			}
+			return ""
+		}
+		fmt.Fprintf(w, "  allow\t(1-p)·C_allow\t= %.3f × %g\t= %.3f\t%s\n", 1-p, c.Allow, ex.Expected.Allow, mark("allow"))
+		fmt.Fprintf(w, "  ask\tC_ask\t= %g\t= %.3f\t%s\n", c.Ask, ex.Expected.Ask, mark("ask"))
+		fmt.Fprintf(w, "  block\tp·C_block\t= %.3f × %g\t= %.3f\t%s\n", p, c.Block, ex.Expected.Block, mark("block"))
+		w.Flush()
+	}
+	fmt.Fprintf(a.out, "\nwhy: %s\n", ex.Why)
+}
+
+// toPredictorAction decodes an API action the way limend does.
+func toPredictorAction(act *limenv1.Action) predictor.Action {
+	input := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader([]byte(act.GetInputJson())))
+	dec.UseNumber()
+	_ = dec.Decode(&input) // limend already accepted it
+	return predictor.Action{User: act.GetUser(), Agent: act.GetAgent(), Session: act.GetSession(),
+		Tool: act.GetTool(), Input: input, Cwd: act.GetCwd()}
+}
+
+// homeDir is the home directory of a local user (yours when name is
+// empty), for ~ in rules.
+func homeDir(name string) string {
+	if name != "" {
+		if u, err := user.Lookup(name); err == nil {
+			return u.HomeDir
+		}
+		return "/home/" + name
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}

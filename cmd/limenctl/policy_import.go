@@ -1,0 +1,408 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/limenhq/limen/policy"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// ruleLists are the three lists of the [rules] table, in the order they
+// are checked.
+var ruleLists = []string{"block", "ask", "allow"}
+
+// importReport is what import-claude did, for people and for --json.
+type importReport struct {
+	Added    map[string][]string `json:"added"`    // list → rules added to it
+	Present  map[string][]string `json:"present"`  // list → rules it already had
+	Removed  map[string][]string `json:"removed"`  // list → rules dropped (without --merge)
+	Refused  []string            `json:"refused"`  // rules that do not parse, with why
+	Warnings []string            `json:"warnings"` // rules that import but may not mean the same
+	Version  uint64              `json:"version,omitempty"`
+}
+
+// singleSlashPath finds file rules whose path starts with one slash: Claude
+// Code reads them relative to the settings file, limen as absolute.
+var singleSlashPath = regexp.MustCompile(`^(Read|Edit|Write|MultiEdit|NotebookEdit|NotebookRead|Glob|Grep|LS)\(/[^/]`)
+
+func newPolicyImportClaudeCmd(a *app) *cobra.Command {
+	var merge, dryRun bool
+	cmd := &cobra.Command{
+		Use:   "import-claude SETTINGS.json",
+		Short: "Turn a Claude Code settings file's permissions into policy rules",
+		Long: `import-claude reads permissions.allow, .ask and .deny from a Claude Code
+settings file (deny becomes block) and puts them into the [rules] table of
+the policy in force, then sets it. It shows what was added, what was already
+there, and which rules were refused and why; a refused rule changes nothing
+else. With --merge (the default) the imported rules join the ones already
+there; --merge=false replaces the three lists with the imported ones, and
+lists what that drops. The rest of the document, comments included, stays
+as it was.`,
+		Example: `  limenctl policy import-claude ~/.claude/settings.json
+  limenctl policy import-claude --dry-run .claude/settings.local.json
+  limenctl policy import-claude --merge=false .claude/settings.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			raw, err := os.ReadFile(args[0])
+			if err != nil {
+				return usagef("read Claude Code settings: %v", err)
+			}
+			var shape struct {
+				Permissions struct {
+					Allow, Ask, Deny []string
+				} `json:"permissions"`
+			}
+			if err := json.Unmarshal(raw, &shape); err != nil {
+				return usagef("%s is not a Claude Code settings file (%v): it should hold {\"permissions\": {\"allow\": [...], \"ask\": [...], \"deny\": [...]}}", args[0], err)
+			}
+			p := shape.Permissions
+			if len(p.Allow)+len(p.Ask)+len(p.Deny) == 0 {
+				return usagef("%s has no permissions.allow, .ask or .deny rules: nothing to import", args[0])
+			}
+			allow, ask, deny, refused := policy.ImportClaude(raw)
+			imported := map[string][]string{"allow": allow, "ask": ask, "block": deny}
+
+			c, err := a.dial()
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			ctx, cancel := a.ctx(cmd)
+			defer cancel()
+			cur, err := getPolicy(ctx, c)
+			if err != nil {
+				return err
+			}
+			pol, err := policy.Parse(cur.GetDocument())
+			if err != nil {
+				return fmt.Errorf("the policy in force (v%d) does not parse, so rules cannot be added to it; fix it first with limenctl policy edit: %w", cur.GetVersion(), err)
+			}
+			existing := map[string][]string{"allow": patterns(pol.Allow), "ask": patterns(pol.Ask), "block": patterns(pol.Block)}
+
+			rep := importReport{Added: map[string][]string{}, Present: map[string][]string{}, Removed: map[string][]string{}}
+			want := map[string][]string{}
+			for _, list := range ruleLists {
+				var out []string
+				if merge {
+					out = slices.Clone(existing[list])
+				}
+				for _, r := range imported[list] {
+					switch {
+					case slices.Contains(out, r): // kept already, or listed twice in the settings
+						rep.Present[list] = append(rep.Present[list], r)
+						continue
+					case slices.Contains(existing[list], r):
+						rep.Present[list] = append(rep.Present[list], r)
+					default:
+						rep.Added[list] = append(rep.Added[list], r)
+					}
+					out = append(out, r)
+					if singleSlashPath.MatchString(r) {
+						rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: limen reads /path as absolute, Claude Code as relative to the settings file's folder; "+
+							"write ./path (working directory) or //path (absolute) if that is not what you mean", r))
+					}
+				}
+				for _, r := range existing[list] {
+					if !slices.Contains(out, r) {
+						rep.Removed[list] = append(rep.Removed[list], r)
+					}
+				}
+				want[list] = out
+			}
+			for _, e := range unjoinErr(refused) {
+				msg, _, _ := strings.Cut(e.Error(), "; accepted forms:")
+				rep.Refused = append(rep.Refused, msg)
+			}
+
+			changed := len(rep.Added)+len(rep.Removed) > 0
+			if changed && !dryRun {
+				doc, err := setRules(cur.GetDocument(), want)
+				if err != nil {
+					return err
+				}
+				resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: doc})
+				if err != nil {
+					return err
+				}
+				rep.Version = resp.GetPolicy().GetVersion()
+			}
+			if a.json {
+				return a.printJSON(rep)
+			}
+			printImport(a, args[0], rep, cur.GetVersion(), changed, dryRun)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&merge, "merge", true, "add to the rules already in the policy (--merge=false replaces them)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change, and set nothing")
+	return cmd
+}
+
+func printImport(a *app, file string, rep importReport, was uint64, changed, dryRun bool) {
+	fmt.Fprintf(a.out, "from %s:\n", file)
+	w := a.table()
+	row := func(what string, m map[string][]string) {
+		for _, list := range ruleLists {
+			for _, r := range m[list] {
+				fmt.Fprintf(w, "  %s\trules.%s\t%s\n", what, list, r)
+			}
+		}
+	}
+	row("added to", rep.Added)
+	row("already in", rep.Present)
+	row("removed from", rep.Removed)
+	w.Flush()
+	for _, r := range rep.Refused {
+		fmt.Fprintf(a.out, "  refused: %s\n", r)
+	}
+	if len(rep.Refused) > 0 {
+		fmt.Fprintln(a.out, "  (refused rules are left out; docs/policy.md shows the rule syntax limen reads)")
+	}
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(a.out, "  note: %s\n", warn)
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(a.out, "nothing to change; the policy stays at version %d\n", was)
+	case dryRun:
+		fmt.Fprintf(a.out, "dry run: nothing was set; the policy stays at version %d\n", was)
+	default:
+		fmt.Fprintf(a.out, "policy is now version %d (was %d); undo with limenctl policy rollback %d\n", rep.Version, was, was)
+	}
+}
+
+func patterns(rules []policy.Rule) []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.Pattern
+	}
+	return out
+}
+
+func unjoinErr(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// setRules returns doc with the allow, ask and block arrays of its [rules]
+// table set to lists, keeping every other line, comments included, as it
+// was. A list missing from the table is added after its last key; a
+// document without a [rules] table gets one at the end. The result is
+// parsed again and checked, so a document this cannot edit in place (rules
+// written as dotted keys or an inline table) is an error, not a surprise.
+func setRules(doc string, lists map[string][]string) (string, error) {
+	type span struct{ start, end int }
+	found := map[string]span{}
+	header, tableEnd, lastValue := -1, len(doc), -1
+	for pos := 0; pos < len(doc); {
+		lineEnd := strings.IndexByte(doc[pos:], '\n')
+		if lineEnd < 0 {
+			lineEnd = len(doc)
+		} else {
+			lineEnd += pos
+		}
+		line := strings.TrimSpace(doc[pos:lineEnd])
+		if strings.HasPrefix(line, "[") {
+			if header >= 0 && tableEnd == len(doc) {
+				tableEnd = pos
+			}
+			name := strings.Trim(strings.TrimSpace(strings.SplitN(line, "#", 2)[0]), "[] \t")
+			if name == "rules" && header < 0 && !strings.HasPrefix(line, "[[") {
+				header = min(lineEnd+1, len(doc))
+				lastValue = header
+			}
+			pos = lineEnd + 1
+			continue
+		}
+		key, _, isKey := strings.Cut(line, "=")
+		if !isKey || strings.HasPrefix(line, "#") {
+			pos = lineEnd + 1
+			continue
+		}
+		eq := pos + strings.IndexByte(doc[pos:], '=')
+		end, err := valueEnd(doc, eq+1)
+		if err != nil {
+			return "", fmt.Errorf("import: cannot find where %s ends in the policy: %w", strings.TrimSpace(key), err)
+		}
+		if header >= 0 && tableEnd == len(doc) {
+			k := strings.TrimSpace(key)
+			if slices.Contains(ruleLists, k) {
+				found[k] = span{pos + strings.Index(doc[pos:], k), end}
+			}
+			lastValue = end
+		}
+		// Go on from the line after the value, which may span lines.
+		if nl := strings.IndexByte(doc[end:], '\n'); nl >= 0 {
+			pos = end + nl + 1
+		} else {
+			pos = len(doc)
+		}
+	}
+
+	out := doc
+	type edit struct {
+		at, end int
+		text    string
+	}
+	var edits []edit
+	var missing []string
+	for _, list := range []string{"allow", "ask", "block"} { // the default document's order
+		if sp, ok := found[list]; ok {
+			edits = append(edits, edit{sp.start, sp.end, list + " = " + tomlArray(lists[list])})
+		} else {
+			missing = append(missing, list+" = "+tomlArray(lists[list]))
+		}
+	}
+	if len(missing) > 0 {
+		if header < 0 {
+			sep := "\n"
+			if !strings.HasSuffix(doc, "\n") {
+				sep = "\n\n"
+			}
+			edits = append(edits, edit{len(doc), len(doc), sep + "[rules]\n" + strings.Join(missing, "\n") + "\n"})
+		} else {
+			// After the last value of the table, on a line of its own.
+			at := lastValue
+			if at > header {
+				if nl := strings.IndexByte(doc[at:], '\n'); nl >= 0 {
+					at += nl + 1
+				} else {
+					at = len(doc)
+					missing[0] = "\n" + missing[0]
+				}
+			}
+			edits = append(edits, edit{at, at, strings.Join(missing, "\n") + "\n"})
+		}
+	}
+	slices.SortFunc(edits, func(x, y edit) int { return y.at - x.at })
+	for _, e := range edits {
+		out = out[:e.at] + e.text + out[e.end:]
+	}
+
+	pol, err := policy.Parse(out)
+	if err == nil {
+		for list, got := range map[string][]policy.Rule{"allow": pol.Allow, "ask": pol.Ask, "block": pol.Block} {
+			if !slices.Equal(patterns(got), lists[list]) {
+				err = fmt.Errorf("rules.%s came out as %q", list, patterns(got))
+				break
+			}
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("import: limenctl could not edit the [rules] table of this policy in place (%v); "+
+			"nothing was set: add the rules by hand with limenctl policy edit", err)
+	}
+	return out, nil
+}
+
+// valueEnd returns the offset just past the TOML value that starts at or
+// after i: a string, an array or inline table (which may span lines), or a
+// bare value up to a comment or the end of the line.
+func valueEnd(doc string, i int) (int, error) {
+	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t') {
+		i++
+	}
+	depth := 0
+	for i < len(doc) {
+		switch c := doc[i]; {
+		case strings.HasPrefix(doc[i:], `"""`) || strings.HasPrefix(doc[i:], `'''`):
+			q := doc[i : i+3]
+			j := strings.Index(doc[i+3:], q)
+			if j < 0 {
+				return 0, errors.New("a multi-line string is not closed")
+			}
+			i += 3 + j + 3
+		case c == '"':
+			j := i + 1
+			for j < len(doc) && doc[j] != '"' && doc[j] != '\n' {
+				if doc[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(doc) || doc[j] != '"' {
+				return 0, errors.New("a string is not closed")
+			}
+			i = j + 1
+		case c == '\'':
+			j := strings.IndexAny(doc[i+1:], "'\n")
+			if j < 0 || doc[i+1+j] != '\'' {
+				return 0, errors.New("a string is not closed")
+			}
+			i += j + 2
+		case c == '[' || c == '{':
+			depth++
+			i++
+		case c == ']' || c == '}':
+			depth--
+			i++
+			if depth == 0 {
+				return i, nil
+			}
+		case c == '#':
+			if depth == 0 {
+				return i, nil
+			}
+			for i < len(doc) && doc[i] != '\n' {
+				i++
+			}
+		case c == '\n' && depth == 0:
+			return i, nil
+		default:
+			i++
+		}
+		if depth == 0 && i < len(doc) && (doc[i] == '\n' || doc[i] == '#') {
+			return i, nil
+		}
+	}
+	if depth != 0 {
+		return 0, errors.New("an array or inline table is not closed")
+	}
+	return i, nil
+}
+
+// tomlArray formats rules as a TOML array, one per line.
+func tomlArray(rules []string) string {
+	if len(rules) == 0 {
+		return "[]"
+	}
+	var b strings.Builder
+	b.WriteString("[\n")
+	for _, r := range rules {
+		b.WriteString("  " + tomlString(r) + ",\n")
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

@@ -1,0 +1,406 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/daemon"
+	"github.com/limenhq/limen/policy"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// polDaemon runs a real limend on a temporary socket and returns a limenctl
+// runner bound to it and an API client for setting the scene.
+func polDaemon(t *testing.T) (run func(args ...string) (string, string, int), api *client.Client) {
+	t.Helper()
+	t.Cleanup(func() { goleak.VerifyNone(t) }) // first registered, so it runs last
+	dir := t.TempDir()
+	cfg := daemon.Config{
+		Socket:          filepath.Join(dir, "run", "limend.sock"),
+		DB:              filepath.Join(dir, "data", "limen.db"),
+		ShutdownTimeout: 2 * time.Second,
+		LockTimeout:     200 * time.Millisecond,
+	}
+	d, err := daemon.Start(cfg, nil)
+	if err != nil {
+		t.Fatalf("start limend: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := d.Stop(t.Context()); err != nil {
+			t.Errorf("stop limend: %v", err)
+		}
+	})
+	api, err = client.Dial(cfg.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { api.Close() })
+	run = func(args ...string) (string, string, int) {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		code := execute(append([]string{"--socket", cfg.Socket}, args...), &out, &errOut)
+		return out.String(), errOut.String(), code
+	}
+	return run, api
+}
+
+func polCurrent(t *testing.T, api *client.Client) *limenv1.Policy {
+	t.Helper()
+	resp, err := api.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.GetPolicy()
+}
+
+func polSet(t *testing.T, api *client.Client, doc string) {
+	t.Helper()
+	if _, err := api.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: polCurrent(t, api).GetVersion(), Document: doc}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, name, content string, mode os.FileMode) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(content), mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func mustContain(t *testing.T, what, got string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(got, w) {
+			t.Errorf("%s does not contain %q:\n%s", what, w, got)
+		}
+	}
+}
+
+func TestPolicyShowListsClassesAndRules(t *testing.T) {
+	run, _ := polDaemon(t)
+	out, errOut, code := run("policy", "show")
+	if code != exitOK {
+		t.Fatalf("policy show: exit %d: %s", code, errOut)
+	}
+	mustContain(t, "policy show", out, "policy version 1, set by limend",
+		"destructive", "0.995", "RULE", "block  Bash(rm -rf /)", "block rules win over ask rules")
+}
+
+func TestPolicySetValidatesBeforeSending(t *testing.T) {
+	run, api := polDaemon(t)
+	bad := writeFile(t, "bad.toml", "[costs]\nallow = 0.0\n\n[rules]\nblock = [\"Bash(ls\"]\n", 0o600)
+	_, errOut, code := run("policy", "set", bad)
+	if code != exitUsage {
+		t.Fatalf("set of an invalid policy: exit %d; want %d", code, exitUsage)
+	}
+	mustContain(t, "stderr", errOut, "nothing was changed", "costs.allow", "rules.block[0]")
+	if v := polCurrent(t, api).GetVersion(); v != 1 {
+		t.Errorf("version after a refused set = %d; want 1", v)
+	}
+}
+
+// editorScript writes an $EDITOR that runs body with the file as $1 and
+// counts its runs in $EDIT_DIR/count, keeping a copy of each file it was
+// given as seen.N.
+func editorScript(t *testing.T, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("EDIT_DIR", dir)
+	t.Setenv("VISUAL", "")
+	script := `#!/bin/sh
+set -e
+n=$(cat "$EDIT_DIR/count" 2>/dev/null || echo 0)
+n=$((n+1))
+echo $n > "$EDIT_DIR/count"
+cp "$1" "$EDIT_DIR/seen.$n"
+` + body + "\n"
+	path := writeFile(t, "editor.sh", script, 0o755)
+	t.Setenv("EDITOR", path)
+	return dir
+}
+
+func TestPolicyEdit(t *testing.T) {
+	t.Run("loops on mistakes until the document is valid", func(t *testing.T) {
+		run, api := polDaemon(t)
+		dir := editorScript(t, `case $n in
+1) sed -i 's/^allow = 20.0/allow = -1.0/' "$1" ;;
+2) sed -i 's/^allow = -1.0/allow = 30.0/' "$1" ;;
+esac`)
+		out, errOut, code := run("policy", "edit")
+		if code != exitOK {
+			t.Fatalf("edit: exit %d: %s", code, errOut)
+		}
+		mustContain(t, "stderr", errOut, "the policy has mistakes; opening it again", "costs.allow")
+		second, _ := os.ReadFile(filepath.Join(dir, "seen.2"))
+		mustContain(t, "the second file the editor saw", string(second), notePrefix+"this policy was NOT set", "costs.allow must be a positive")
+		mustContain(t, "stdout", out, "policy is now version 2 (was 1)")
+		p := polCurrent(t, api)
+		if !strings.Contains(p.GetDocument(), "allow = 30.0") || strings.Contains(p.GetDocument(), notePrefix) {
+			t.Errorf("stored document lacks the fix or keeps limenctl's note:\n%s", p.GetDocument()[:300])
+		}
+	})
+	t.Run("no changes sets nothing", func(t *testing.T) {
+		run, api := polDaemon(t)
+		editorScript(t, "true")
+		out, _, code := run("policy", "edit")
+		if code != exitOK || !strings.Contains(out, "no changes") || polCurrent(t, api).GetVersion() != 1 {
+			t.Errorf("edit without changes: exit %d, %q, version %d", code, out, polCurrent(t, api).GetVersion())
+		}
+	})
+	t.Run("giving up on mistakes keeps the edit and sets nothing", func(t *testing.T) {
+		run, api := polDaemon(t)
+		editorScript(t, `sed -i 's/^allow = 20.0/allow = -1.0/' "$1"`)
+		_, errOut, code := run("policy", "edit")
+		if code != exitFailure {
+			t.Fatalf("edit: exit %d; want %d", code, exitFailure)
+		}
+		mustContain(t, "stderr", errOut, "still has mistakes, so nothing was set", "costs.allow")
+		kept := errOut[strings.Index(errOut, "kept in ")+len("kept in "):]
+		kept = kept[:strings.IndexByte(kept, ':')]
+		defer os.Remove(kept)
+		if b, err := os.ReadFile(kept); err != nil || !strings.Contains(string(b), "allow = -1.0") {
+			t.Errorf("kept file %q: %v", kept, err)
+		}
+		if v := polCurrent(t, api).GetVersion(); v != 1 {
+			t.Errorf("version = %d; want 1", v)
+		}
+	})
+	t.Run("a change made meanwhile wins; the edit is refused and kept", func(t *testing.T) {
+		run, api := polDaemon(t)
+		dir := editorScript(t, `echo editing > "$EDIT_DIR/started"
+cat "$EDIT_DIR/resume" > /dev/null
+sed -i 's/^allow = 20.0/allow = 25.0/' "$1"`)
+		for _, fifo := range []string{"started", "resume"} {
+			if err := syscall.Mkfifo(filepath.Join(dir, fifo), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		type result struct {
+			errOut string
+			code   int
+		}
+		done := make(chan result, 1)
+		go func() {
+			_, errOut, code := run("policy", "edit")
+			done <- result{errOut, code}
+		}()
+		// Opening a FIFO blocks until the other side opens it: no sleeps.
+		if _, err := os.ReadFile(filepath.Join(dir, "started")); err != nil {
+			t.Fatal(err)
+		}
+		polSet(t, api, strings.Replace(policy.DefaultDocument, "ask = 1.0 ", "ask = 2.0 ", 1))
+		if err := os.WriteFile(filepath.Join(dir, "resume"), []byte("go\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := <-done
+		if r.code != exitRefused {
+			t.Fatalf("edit over a concurrent change: exit %d: %s", r.code, r.errOut)
+		}
+		mustContain(t, "stderr", r.errOut, "someone changed the policy since you opened version 1", "nothing was set", "limenctl policy diff")
+		kept := r.errOut[strings.Index(r.errOut, "kept in ")+len("kept in "):]
+		os.Remove(kept[:strings.IndexByte(kept, ' ')])
+		if p := polCurrent(t, api); p.GetVersion() != 2 || strings.Contains(p.GetDocument(), "allow = 25.0") {
+			t.Errorf("in force: v%d; want the other change (v2), without this edit", p.GetVersion())
+		}
+	})
+}
+
+func TestPolicyExplain(t *testing.T) {
+	run, api := polDaemon(t)
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"prediction", []string{"git", "status"}, []string{
+			"verdict  ask  (decided by prediction, policy v1)",
+			"risk class     read-only: C_allow 5, C_block 2, C_ask 1",
+			"p(approve)     0.800", "thresholds     block below 0.500, allow above 0.800",
+			"allow  (1-p)·C_allow  = 0.200 × 5  = 1.000  ", "ask    C_ask          = 1          = 1.000  ← chosen",
+			"block  p·C_block      = 0.800 × 2  = 1.600",
+			"why: ask and allow cost the same (1.000), and ties go to ask: a person decides",
+		}},
+		{"rule", []string{"rm -rf /"}, []string{
+			"verdict  block  (decided by rule, policy v1)", "block Bash(rm -rf /)", "why: a hard rule decides before any cost is weighed",
+		}},
+		{"compound", []string{"ls -la && rm -rf build"}, []string{
+			"ls -la        read-only", "rm -rf build  destructive", "deciding part  Bash:ls -la",
+			"why: ask and allow cost the same (1.000), and ties go to ask: a person decides; the action gets the most cautious verdict of its parts",
+		}},
+		{"file tool", []string{"--tool", "Read", "--input", `{"file_path":".env"}`, "--cwd", "/srv/shop"}, []string{
+			"/srv/shop/.env  secrets", "C_allow 100", "why: ask costs 1.000, less than allow (20.000) and block (1.600)",
+		}},
+		{"flags after the command are the command's", []string{"--user", "bob", "git", "push", "--force"}, []string{
+			"git push --force", "destructive",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := run(append([]string{"policy", "explain"}, tt.args...)...)
+			if code != exitOK {
+				t.Fatalf("explain: exit %d: %s", code, errOut)
+			}
+			mustContain(t, "explain", out, tt.want...)
+		})
+	}
+
+	out, _, code := run("--json", "policy", "explain", "git", "push", "--force")
+	var ex struct {
+		Decision struct {
+			Verdict string `json:"verdict"`
+		} `json:"decision"`
+		Parts    []partView    `json:"parts"`
+		Expected *verdictCosts `json:"expected_cost"`
+		Cheapest string        `json:"cheapest"`
+	}
+	if err := json.Unmarshal([]byte(out), &ex); code != exitOK || err != nil {
+		t.Fatalf("explain --json: exit %d, %v:\n%s", code, err, out)
+	}
+	if ex.Decision.Verdict != "VERDICT_ASK" || ex.Cheapest != "ask" || ex.Expected == nil || math.Abs(ex.Expected.Allow-40) > 1e-9 || len(ex.Parts) != 1 || ex.Parts[0].Class != "destructive" {
+		t.Errorf("explain --json = %+v", ex)
+	}
+
+	// A dry run: nothing recorded, nothing queued.
+	h, err := api.API.History(t.Context(), &limenv1.HistoryRequest{})
+	if err != nil || len(h.GetDecisions()) != 0 {
+		t.Errorf("history after explain: %d decisions, %v; want none", len(h.GetDecisions()), err)
+	}
+	if _, errOut, code := run("policy", "explain"); code != exitUsage || !strings.Contains(errOut, "nothing to explain") {
+		t.Errorf("explain without an action: exit %d, %s", code, errOut)
+	}
+}
+
+func TestPolicyHistoryDiffRollback(t *testing.T) {
+	run, api := polDaemon(t)
+	v1 := polCurrent(t, api).GetDocument()
+	if out, _, _ := run("policy", "diff"); !strings.Contains(out, "only version 1 exists") {
+		t.Errorf("diff with one version: %q", out)
+	}
+	if _, errOut, code := run("policy", "set", "--costs", "allow=40"); code != exitOK {
+		t.Fatalf("set --costs: exit %d: %s", code, errOut)
+	}
+
+	out, _, code := run("policy", "history")
+	if code != exitOK {
+		t.Fatalf("history: exit %d", code)
+	}
+	mustContain(t, "history", out, "VERSION", "first version", "+1 -1 lines  (in force)")
+
+	out, _, _ = run("policy", "diff")
+	mustContain(t, "diff", out, "--- policy v1 (set by limend", "+++ policy v2 (set by", "@@ -14,7 +14,7 @@", "-allow = 20.0", "+allow = 40", " [costs]")
+
+	out, errOut, code := run("policy", "rollback", "1")
+	if code != exitOK {
+		t.Fatalf("rollback: exit %d: %s", code, errOut)
+	}
+	mustContain(t, "rollback", out, "policy is now version 3: the document of policy v1", "(+1 -1 lines from v2)")
+	if p := polCurrent(t, api); p.GetVersion() != 3 || p.GetDocument() != v1 {
+		t.Errorf("after rollback 1: v%d, document of v1: %v", p.GetVersion(), p.GetDocument() == v1)
+	}
+	if out, _, _ := run("policy", "diff", "1", "3"); !strings.Contains(out, "versions 1 and 3 have the same document") {
+		t.Errorf("diff 1 3: %q", out)
+	}
+	if out, _, _ := run("policy", "rollback", "v3"); !strings.Contains(out, "version 3 is the one in force") {
+		t.Errorf("rollback to the version in force: %q", out)
+	}
+	if out, _, _ := run("policy", "rollback", "1"); !strings.Contains(out, "same document as version 3") {
+		t.Errorf("rollback to a version with the same document: %q", out)
+	}
+	if _, errOut, code := run("policy", "rollback", "99"); code != exitUsage || !strings.Contains(errOut, "there is no policy version 99: the versions are 1 to 3") {
+		t.Errorf("rollback 99: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := run("policy", "diff", "x"); code != exitUsage || !strings.Contains(errOut, `"x" is not a policy version`) {
+		t.Errorf("diff x: exit %d, %s", code, errOut)
+	}
+}
+
+func TestPolicySimulate(t *testing.T) {
+	run, api := polDaemon(t)
+	if out, _, _ := run("policy", "simulate", writeFile(t, "p.toml", policy.DefaultDocument, 0o600)); !strings.Contains(out, "no decisions recorded yet") {
+		t.Errorf("simulate on an empty log: %q", out)
+	}
+	for _, cmd := range []string{"git status", "make build", "rm -rf /", "npm run test"} {
+		if _, errOut, code := run("decide", "--user", "ana", cmd); code != exitOK {
+			t.Fatalf("decide %s: exit %d: %s", cmd, code, errOut)
+		}
+	}
+	candidate := strings.Replace(policy.DefaultDocument, "allow = []", `allow = ["Bash(npm run test)", "Bash(git status)"]`, 1)
+	file := writeFile(t, "candidate.toml", candidate, 0o600)
+
+	out, errOut, code := run("policy", "simulate", file)
+	if code != exitOK {
+		t.Fatalf("simulate: exit %d: %s", code, errOut)
+	}
+	mustContain(t, "simulate", out, "replayed 4 recorded decisions", "CURRENT (v1)", "CANDIDATE",
+		"allows                  0             2          +2",
+		"asks                    3             1          -2",
+		"blocks                  1             1          =",
+		"the candidate costs")
+
+	out, _, _ = run("--json", "policy", "simulate", file)
+	var got map[string]map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got["candidate"]["allows"] != "2" {
+		t.Errorf("simulate --json: %v\n%s", err, out)
+	}
+	if v := polCurrent(t, api).GetVersion(); v != 1 {
+		t.Errorf("simulate changed the policy to v%d", v)
+	}
+	bad := writeFile(t, "bad.toml", "[costs]\nblock = -1.0\n", 0o600)
+	if _, errOut, code := run("policy", "simulate", bad); code != exitUsage || !strings.Contains(errOut, "costs.block") {
+		t.Errorf("simulate of an invalid policy: exit %d: %s", code, errOut)
+	}
+}
+
+func TestPolicyImportClaude(t *testing.T) {
+	run, api := polDaemon(t)
+	settings := filepath.Join("..", "..", "policy", "testdata", "claude-settings.json")
+	out, errOut, code := run("policy", "import-claude", settings)
+	if code != exitOK {
+		t.Fatalf("import-claude: exit %d: %s", code, errOut)
+	}
+	mustContain(t, "import-claude", out, "added to  rules.allow  Bash(gh:*)", "rules.allow  WebFetch(domain:github.com)",
+		"policy is now version 2 (was 1); undo with limenctl policy rollback 1")
+	p := polCurrent(t, api)
+	pol, err := policy.Parse(p.GetDocument())
+	if err != nil {
+		t.Fatalf("imported policy does not parse: %v", err)
+	}
+	if len(pol.Allow) != 6 || len(pol.Block) != 7 {
+		t.Errorf("after import: %d allow rules, %d block rules; want 6 and the 7 shipped", len(pol.Allow), len(pol.Block))
+	}
+	mustContain(t, "imported document", p.GetDocument(), "# Hard rules, in Claude Code's permission syntax", "# Risk classes: each has its own costs")
+
+	out, _, _ = run("policy", "import-claude", settings)
+	mustContain(t, "second import", out, "already in  rules.allow  Bash(gh:*)", "nothing to change; the policy stays at version 2")
+
+	mixed := writeFile(t, "settings.json", `{"permissions": {"allow": ["Bash(ls", "Read(/src/**)"], "deny": ["Bash(curl:*)"]}}`, 0o600)
+	out, _, _ = run("policy", "import-claude", "--dry-run", mixed)
+	mustContain(t, "dry run", out, "added to  rules.block  Bash(curl:*)", `refused: permissions.allow[0] "Bash(ls": missing ")"`,
+		"note: Read(/src/**): limen reads /path as absolute", "dry run: nothing was set; the policy stays at version 2")
+	if v := polCurrent(t, api).GetVersion(); v != 2 {
+		t.Errorf("dry run changed the policy to v%d", v)
+	}
+	out, _, _ = run("policy", "import-claude", "--merge=false", mixed)
+	mustContain(t, "replace", out, "removed from  rules.block  Bash(rm -rf /)", "removed from  rules.allow  Bash(gh:*)", "policy is now version 3")
+	pol, _ = policy.Parse(polCurrent(t, api).GetDocument())
+	if got := patterns(pol.Block); len(got) != 1 || got[0] != "Bash(curl:*)" || len(pol.Allow) != 1 {
+		t.Errorf("after --merge=false: block %q, allow %q", got, patterns(pol.Allow))
+	}
+
+	notSettings := writeFile(t, "x.json", `{"permissions": {"allow": "Bash"}}`, 0o600)
+	if _, errOut, code := run("policy", "import-claude", notSettings); code != exitUsage || !strings.Contains(errOut, "is not a Claude Code settings file") {
+		t.Errorf("import of a malformed file: exit %d: %s", code, errOut)
+	}
+}
