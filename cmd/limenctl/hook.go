@@ -1,0 +1,296 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+// hookScope is where a hook is installed: which settings file.
+type hookScope struct {
+	project, user, local bool
+	settings             string
+}
+
+func (s *hookScope) flags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&s.user, "user", false, "your user settings, ~/.claude/settings.json (the default): every project")
+	f.BoolVar(&s.project, "project", false, "this project's shared settings, ./.claude/settings.json")
+	f.BoolVar(&s.local, "local", false, "this project's personal settings, ./.claude/settings.local.json")
+	f.StringVar(&s.settings, "settings", "", "this settings file instead")
+	cmd.MarkFlagsMutuallyExclusive("user", "project", "local", "settings")
+}
+
+// path returns the settings file the scope names.
+func (s *hookScope) path() (string, error) {
+	switch {
+	case s.settings != "":
+		return filepath.Abs(s.settings)
+	case s.project, s.local:
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		name := "settings.json"
+		if s.local {
+			name = "settings.local.json"
+		}
+		return filepath.Join(wd, ".claude", name), nil
+	}
+	dir := os.Getenv("CLAUDE_CONFIG_DIR")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find your home directory: %w; pass --settings", err)
+		}
+		dir = filepath.Join(home, ".claude")
+	}
+	return filepath.Join(dir, "settings.json"), nil
+}
+
+func newHookCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hook",
+		Short: "Install limen's hook into an agent runtime's settings",
+		Long: `hook installs limen-hook into Claude Code's settings, so that Claude Code asks
+limen before every tool call, or removes it again. Other runtimes (Codex,
+Gemini CLI) are configured by hand: see docs/integrations.md.`,
+		Example: `  limenctl hook install claude-code
+  limenctl hook install claude-code --project --on-ask wait
+  limenctl hook uninstall claude-code`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newHookInstallCmd(a), newHookUninstallCmd(a))
+	return cmd
+}
+
+func checkRuntime(args []string) error {
+	if args[0] != "claude-code" {
+		return usagef("runtime %q: only claude-code is installed by limenctl; for codex and gemini see docs/integrations.md", args[0])
+	}
+	return nil
+}
+
+func newHookInstallCmd(a *app) *cobra.Command {
+	var (
+		scope   hookScope
+		onAsk   string
+		wait    time.Duration
+		hookBin string
+		socket  string
+	)
+	cmd := &cobra.Command{
+		Use:   "install claude-code",
+		Short: "Add limen's PreToolUse hook to Claude Code's settings",
+		Long: `install adds one PreToolUse hook entry for every tool ("matcher": "*") that
+runs limen-hook, to Claude Code's settings file. Everything else in the file
+is left exactly as it was, and uninstall removes exactly what install added.
+
+The entry sets "onFailure": "block": without it Claude Code ignores a hook
+that crashes or times out, and lets the tool run in bypassPermissions mode.
+
+--on-ask says what happens when limen asks a person:
+  prompt  (default) Claude Code shows its own permission prompt at once
+  wait    limen-hook waits up to --wait for an answer in limen (limenctl
+          answer, the TUI), then allows or denies; nobody answered: ask`,
+		Example: `  limenctl hook install claude-code                  # ~/.claude/settings.json
+  limenctl hook install claude-code --project        # ./.claude/settings.json
+  limenctl hook install claude-code --on-ask wait --wait 50s
+  limenctl hook install claude-code --settings /etc/claude-code/managed-settings.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRuntime(args); err != nil {
+				return err
+			}
+			if onAsk != "prompt" && onAsk != "wait" {
+				return usagef("--on-ask %q: use prompt or wait", onAsk)
+			}
+			if wait < time.Second || wait > 10*time.Minute {
+				return usagef("--wait %v: use between 1s and 10m, such as 50s", wait)
+			}
+			bin, err := findHookBin(hookBin)
+			if err != nil {
+				return err
+			}
+			path, err := scope.path()
+			if err != nil {
+				return err
+			}
+			entry, command := hookEntry(bin, onAsk, wait, socket)
+			changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntry(doc, entry) })
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"settings": path, "command": command, "changed": changed})
+			}
+			if !changed {
+				fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: limenctl hook uninstall claude-code first to change its flags\n", path)
+				return nil
+			}
+			fmt.Fprintf(a.out, "installed limen's PreToolUse hook in %s\n  command  %s\n  on ask   %s\nClaude Code now asks limen before every tool call; make sure limend is running.\n", path, command, onAsk)
+			return nil
+		},
+	}
+	scope.flags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen")
+	f.DurationVar(&wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
+	f.StringVar(&hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
+	f.StringVar(&socket, "http-socket", os.Getenv("LIMEN_HTTP_SOCKET"), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET)")
+	return cmd
+}
+
+func newHookUninstallCmd(a *app) *cobra.Command {
+	var scope hookScope
+	cmd := &cobra.Command{
+		Use:   "uninstall claude-code",
+		Short: "Remove limen's hook from Claude Code's settings",
+		Long: `uninstall removes the PreToolUse entry that install added (the one that runs
+limen-hook), and the "PreToolUse" and "hooks" keys if install created them.
+Everything else in the file is left exactly as it was.`,
+		Example: `  limenctl hook uninstall claude-code
+  limenctl hook uninstall claude-code --project`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRuntime(args); err != nil {
+				return err
+			}
+			path, err := scope.path()
+			if err != nil {
+				return err
+			}
+			changed, err := editSettings(path, uninstallEntry)
+			if errors.Is(err, fs.ErrNotExist) {
+				changed, err = false, nil
+			}
+			if err != nil {
+				return err
+			}
+			if a.json {
+				return a.printJSON(map[string]any{"settings": path, "changed": changed})
+			}
+			if !changed {
+				fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
+				return nil
+			}
+			fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
+			return nil
+		},
+	}
+	scope.flags(cmd)
+	return cmd
+}
+
+// hookEntry is the settings entry for limen-hook, and its command line.
+func hookEntry(bin, onAsk string, wait time.Duration, socket string) (claudeHookEntry, string) {
+	deadline := 5 * time.Second
+	if onAsk == "wait" {
+		deadline = wait
+	}
+	command := shellQuote(bin) + " --format claude-code --on-ask " + onAsk + " --timeout " + deadline.String()
+	if socket != "" {
+		command += " --socket " + shellQuote(socket)
+	}
+	// Claude Code's timeout is whole seconds; leave limen-hook time to
+	// print its own ask before Claude Code would kill it.
+	timeout := int(math.Ceil(deadline.Seconds())) + 5
+	return claudeHookEntry{
+		Matcher: "*",
+		Hooks:   []claudeHookConfig{{Type: "command", Command: command, Timeout: timeout, OnFailure: "block"}},
+	}, command
+}
+
+// shellQuote quotes s for /bin/sh, which runs Claude Code's hook commands.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:=@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// findHookBin returns limen-hook's absolute path.
+func findHookBin(given string) (string, error) {
+	candidates := []string{}
+	if given != "" {
+		candidates = append(candidates, given)
+	} else {
+		if exe, err := os.Executable(); err == nil {
+			candidates = append(candidates, filepath.Join(filepath.Dir(exe), "limen-hook"))
+		}
+		if p, err := exec.LookPath("limen-hook"); err == nil {
+			candidates = append(candidates, p)
+		}
+	}
+	for _, c := range candidates {
+		abs, err := filepath.Abs(c)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return abs, nil
+		}
+	}
+	if given != "" {
+		return "", usagef("--hook-bin %s is not an executable file", given)
+	}
+	return "", errors.New("cannot find limen-hook next to limenctl or on $PATH\nhint: go install ./cmd/limen-hook (or go build -o ~/bin/limen-hook ./cmd/limen-hook), or pass --hook-bin")
+}
+
+// editSettings applies edit to the settings file, creating it (and its
+// directory) if needed, and replaces it atomically, keeping its mode. A file
+// that is not valid JSON is refused and left alone.
+func editSettings(path string, edit func([]byte) ([]byte, bool, error)) (bool, error) {
+	doc, err := os.ReadFile(path)
+	mode := fs.FileMode(0o644)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		doc = nil
+	case err != nil:
+		return false, fmt.Errorf("read %s: %w", path, err)
+	default:
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+	}
+	out, changed, err := edit(doc)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w\nhint: fix the file by hand (Claude Code would not read it either), then run this again", path, err)
+	}
+	if !changed {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".settings-*.json")
+	if err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return false, fmt.Errorf("replace %s: %w", path, err)
+	}
+	return true, nil
+}

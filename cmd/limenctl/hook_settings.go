@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Editing Claude Code's settings.json by hand-placed bytes: people keep
+// other hooks, permissions and their own formatting in it, so install adds
+// one array element (and the "hooks"/"PreToolUse" containers if missing)
+// where a person would, and uninstall removes exactly those bytes. Nothing
+// else in the file is re-encoded, so key order, spacing and line endings
+// survive, and uninstall after install gives back the original file byte for
+// byte.
+
+// jnode is a JSON value with its byte offsets in the document.
+type jnode struct {
+	kind       byte // '{', '[' or 's' for any scalar
+	start, end int  // value bytes are doc[start:end]
+	members    []jmember
+	elems      []*jnode
+}
+
+type jmember struct {
+	key      string
+	keyStart int
+	value    *jnode
+}
+
+// parseJSON returns the offsets tree of a valid JSON document.
+func parseJSON(doc []byte) (*jnode, error) {
+	if !json.Valid(doc) {
+		var v any
+		err := json.Unmarshal(doc, &v)
+		return nil, fmt.Errorf("not valid JSON: %v", err)
+	}
+	p := &jparser{doc: doc}
+	n := p.value()
+	return n, nil
+}
+
+type jparser struct {
+	doc []byte
+	i   int
+}
+
+func (p *jparser) ws() {
+	for p.i < len(p.doc) && strings.IndexByte(" \t\r\n", p.doc[p.i]) >= 0 {
+		p.i++
+	}
+}
+
+// value parses the value at p.i; the document is known to be valid.
+func (p *jparser) value() *jnode {
+	p.ws()
+	n := &jnode{start: p.i}
+	switch c := p.doc[p.i]; c {
+	case '{':
+		n.kind = '{'
+		p.i++
+		for {
+			p.ws()
+			if p.doc[p.i] == '}' {
+				p.i++
+				break
+			}
+			if p.doc[p.i] == ',' {
+				p.i++
+				p.ws()
+			}
+			keyStart := p.i
+			p.str()
+			var key string
+			json.Unmarshal(p.doc[keyStart:p.i], &key)
+			p.ws()
+			p.i++ // ':'
+			n.members = append(n.members, jmember{key: key, keyStart: keyStart, value: p.value()})
+		}
+	case '[':
+		n.kind = '['
+		p.i++
+		for {
+			p.ws()
+			if p.doc[p.i] == ']' {
+				p.i++
+				break
+			}
+			if p.doc[p.i] == ',' {
+				p.i++
+			}
+			n.elems = append(n.elems, p.value())
+		}
+	case '"':
+		n.kind = 's'
+		p.str()
+	default:
+		n.kind = 's'
+		for p.i < len(p.doc) && strings.IndexByte(",]} \t\r\n", p.doc[p.i]) < 0 {
+			p.i++
+		}
+	}
+	n.end = p.i
+	return n
+}
+
+func (p *jparser) str() {
+	p.i++ // opening quote
+	for p.doc[p.i] != '"' {
+		if p.doc[p.i] == '\\' {
+			p.i++
+		}
+		p.i++
+	}
+	p.i++
+}
+
+func (n *jnode) member(key string) *jnode {
+	for _, m := range n.members {
+		if m.key == key {
+			return m.value
+		}
+	}
+	return nil
+}
+
+// layout is how a document is formatted: its newline and indent unit
+// (both empty for a one-line document).
+type layout struct{ nl, unit string }
+
+func detectLayout(doc []byte, root *jnode) layout {
+	l := layout{nl: "\n", unit: "  "}
+	if bytes.Contains(doc, []byte("\r\n")) {
+		l.nl = "\r\n"
+	}
+	if len(root.members) > 0 {
+		ind, ok := indentBefore(doc, root.members[0].keyStart)
+		if !ok {
+			return layout{} // "{"a":1}" on one line: stay on one line
+		}
+		if ind != "" {
+			l.unit = ind
+		}
+	}
+	return l
+}
+
+// indentBefore returns the whitespace between the line start and off, and
+// whether off starts a line.
+func indentBefore(doc []byte, off int) (string, bool) {
+	i := off
+	for i > 0 && (doc[i-1] == ' ' || doc[i-1] == '\t') {
+		i--
+	}
+	if i > 0 && doc[i-1] != '\n' {
+		return "", false
+	}
+	return string(doc[i:off]), true
+}
+
+// childIndent is the indentation for the items of container c, whose own
+// line is indented by depth units.
+func (l layout) indent(depth int) string { return strings.Repeat(l.unit, depth) }
+
+// insertItem returns doc with item (already formatted for depth) added as
+// the last item of container c, which sits at depth.
+func (l layout) insertItem(doc []byte, c *jnode, depth int, item string) []byte {
+	var at int
+	var text string
+	count := len(c.members) + len(c.elems)
+	if count == 0 {
+		at = c.start + 1
+		text = l.nl + l.indent(depth+1) + item + l.nl + l.indent(depth)
+	} else {
+		at = lastEnd(c)
+		text = "," + l.nl + l.indent(depth+1) + item
+	}
+	out := make([]byte, 0, len(doc)+len(text))
+	out = append(out, doc[:at]...)
+	out = append(out, text...)
+	return append(out, doc[at:]...)
+}
+
+func lastEnd(c *jnode) int {
+	if c.kind == '{' {
+		return c.members[len(c.members)-1].value.end
+	}
+	return c.elems[len(c.elems)-1].end
+}
+
+// removeItem returns doc without item i of container c, with the comma and
+// whitespace insertItem put around it.
+func removeItem(doc []byte, c *jnode, i int) []byte {
+	starts, ends := itemBounds(c)
+	var from, to int
+	switch {
+	case len(starts) == 1:
+		from, to = c.start+1, c.end-1 // the container becomes {} or []
+	case i > 0:
+		from, to = ends[i-1], ends[i]
+	default:
+		from, to = starts[0], starts[1]
+	}
+	return append(append([]byte{}, doc[:from]...), doc[to:]...)
+}
+
+func itemBounds(c *jnode) (starts, ends []int) {
+	for _, m := range c.members {
+		starts, ends = append(starts, m.keyStart), append(ends, m.value.end)
+	}
+	for _, e := range c.elems {
+		starts, ends = append(starts, e.start), append(ends, e.end)
+	}
+	return starts, ends
+}
+
+// format encodes v for a place at depth in a document of layout l.
+func (l layout) format(v any, depth int) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if l.unit != "" {
+		enc.SetIndent(l.indent(depth), l.unit)
+	}
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	s := strings.TrimSuffix(b.String(), "\n")
+	if l.nl != "\n" {
+		s = strings.ReplaceAll(s, "\n", l.nl)
+	}
+	return s, nil
+}
+
+// claudeHookEntry is one matcher group of Claude Code's hooks settings.
+type claudeHookEntry struct {
+	Matcher string            `json:"matcher"`
+	Hooks   []claudeHookConfig `json:"hooks"`
+}
+
+type claudeHookConfig struct {
+	Type      string `json:"type"`
+	Command   string `json:"command"`
+	Timeout   int    `json:"timeout,omitempty"`
+	OnFailure string `json:"onFailure,omitempty"`
+}
+
+// hookMarker identifies limen's entry: its command runs limen-hook.
+const hookMarker = "limen-hook"
+
+var errNotObject = errors.New("the settings file is not a JSON object")
+
+// findLimenEntry returns the index of limen's entry in hooks.PreToolUse.
+func findLimenEntry(doc []byte, pre *jnode) int {
+	for i, e := range pre.elems {
+		var entry claudeHookEntry
+		if json.Unmarshal(doc[e.start:e.end], &entry) != nil {
+			continue
+		}
+		for _, h := range entry.Hooks {
+			if strings.Contains(h.Command, hookMarker) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// installEntry adds entry to doc's hooks.PreToolUse. It reports false (and
+// returns doc unchanged) when a limen entry is already there.
+func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		doc = []byte("{}\n")
+	}
+	root, err := parseJSON(doc)
+	if err != nil {
+		return nil, false, err
+	}
+	if root.kind != '{' {
+		return nil, false, errNotObject
+	}
+	l := detectLayout(doc, root)
+	hooks := root.member("hooks")
+	switch {
+	case hooks == nil:
+		v, err := l.format(map[string][]claudeHookEntry{"PreToolUse": {entry}}, 1)
+		if err != nil {
+			return nil, false, err
+		}
+		return l.insertItem(doc, root, 0, `"hooks": `+v), true, nil
+	case hooks.kind != '{':
+		return nil, false, errors.New(`the settings file's "hooks" is not an object`)
+	}
+	pre := hooks.member("PreToolUse")
+	switch {
+	case pre == nil:
+		v, err := l.format([]claudeHookEntry{entry}, 2)
+		if err != nil {
+			return nil, false, err
+		}
+		return l.insertItem(doc, hooks, 1, `"PreToolUse": `+v), true, nil
+	case pre.kind != '[':
+		return nil, false, errors.New(`the settings file's "hooks.PreToolUse" is not an array`)
+	}
+	if findLimenEntry(doc, pre) >= 0 {
+		return doc, false, nil
+	}
+	v, err := l.format(entry, 3)
+	if err != nil {
+		return nil, false, err
+	}
+	return l.insertItem(doc, pre, 2, v), true, nil
+}
+
+// uninstallEntry removes limen's entry, and the PreToolUse and hooks
+// containers when that leaves them empty. It reports false when there is no
+// limen entry.
+func uninstallEntry(doc []byte) ([]byte, bool, error) {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return doc, false, nil
+	}
+	root, err := parseJSON(doc)
+	if err != nil {
+		return nil, false, err
+	}
+	if root.kind != '{' {
+		return nil, false, errNotObject
+	}
+	hooks := root.member("hooks")
+	if hooks == nil || hooks.kind != '{' {
+		return doc, false, nil
+	}
+	pre := hooks.member("PreToolUse")
+	if pre == nil || pre.kind != '[' {
+		return doc, false, nil
+	}
+	i := findLimenEntry(doc, pre)
+	if i < 0 {
+		return doc, false, nil
+	}
+	switch {
+	case len(pre.elems) > 1:
+		return removeItem(doc, pre, i), true, nil
+	case len(hooks.members) > 1:
+		return removeItem(doc, hooks, memberIndex(hooks, "PreToolUse")), true, nil
+	default:
+		return removeItem(doc, root, memberIndex(root, "hooks")), true, nil
+	}
+}
+
+func memberIndex(n *jnode, key string) int {
+	for i, m := range n.members {
+		if m.key == key {
+			return i
+		}
+	}
+	return -1
+}

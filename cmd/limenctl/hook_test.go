@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// fakeHookBin is an executable named limen-hook for install to point at.
+func fakeHookBin(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "bin dir", "limen-hook")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func limenctl(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := execute(args, &out, &errOut)
+	return code, out.String() + errOut.String()
+}
+
+// withoutLimen decodes a settings document and drops limen's entry (and
+// containers left empty), to compare what else is in it.
+func withoutLimen(t *testing.T, doc []byte) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatalf("settings are not JSON: %v\n%s", err, doc)
+	}
+	hooks, _ := v["hooks"].(map[string]any)
+	pre, _ := hooks["PreToolUse"].([]any)
+	var kept []any
+	for _, e := range pre {
+		if !strings.Contains(mustJSON(t, e), hookMarker) {
+			kept = append(kept, e)
+		}
+	}
+	if hooks != nil && pre != nil {
+		if len(kept) == 0 {
+			delete(hooks, "PreToolUse")
+		} else {
+			hooks["PreToolUse"] = kept
+		}
+		if len(hooks) == 0 {
+			delete(v, "hooks")
+		}
+	}
+	return v
+}
+
+func mustJSON(t *testing.T, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestHookInstallUninstall installs into real-shaped settings files and
+// checks the entry, that nothing else changed, that installing twice adds
+// nothing, and that uninstall gives back the file byte for byte.
+func TestHookInstallUninstall(t *testing.T) {
+	files, err := filepath.Glob("testdata/hook/settings-*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata: %v", err)
+	}
+	files = append(files, "missing")
+	bin := fakeHookBin(t)
+	for _, src := range files {
+		t.Run(filepath.Base(src), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+			var orig []byte
+			if src != "missing" {
+				var err error
+				if orig, err = os.ReadFile(src); err != nil {
+					t.Fatal(err)
+				}
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, orig, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin); code != 0 {
+				t.Fatalf("install: exit %d: %s", code, out)
+			}
+			installed, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v struct {
+				Hooks struct {
+					PreToolUse []claudeHookEntry
+				}
+			}
+			if err := json.Unmarshal(installed, &v); err != nil {
+				t.Fatalf("installed settings are not JSON: %v\n%s", err, installed)
+			}
+			pre := v.Hooks.PreToolUse
+			if len(pre) == 0 {
+				t.Fatalf("no PreToolUse entry after install:\n%s", installed)
+			}
+			got := pre[len(pre)-1]
+			want := claudeHookEntry{Matcher: "*", Hooks: []claudeHookConfig{{
+				Type: "command", Command: "'" + bin + "' --format claude-code --on-ask prompt --timeout 5s", Timeout: 10, OnFailure: "block",
+			}}}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("entry = %+v; want %+v", got, want)
+			}
+			if orig != nil {
+				if a, b := withoutLimen(t, installed), withoutLimen(t, orig); !reflect.DeepEqual(a, b) {
+					t.Errorf("install changed more than its entry:\n%s\nwas\n%s", installed, orig)
+				}
+				if bytes.Contains(orig, []byte("\r\n")) && bytes.Count(installed, []byte("\n")) != bytes.Count(installed, []byte("\r\n")) {
+					t.Errorf("install mixed line endings into a CRLF file:\n%q", installed)
+				}
+			}
+			if fi, err := os.Stat(path); err == nil && src != "missing" && fi.Mode().Perm() != 0o600 {
+				t.Errorf("install changed the file mode to %v", fi.Mode().Perm())
+			}
+
+			if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin); code != 0 || !strings.Contains(out, "already") {
+				t.Fatalf("second install: exit %d %q; want 0 saying it is already there", code, out)
+			}
+			if again, _ := os.ReadFile(path); !bytes.Equal(again, installed) {
+				t.Errorf("second install changed the file")
+			}
+
+			if code, out := limenctl(t, "hook", "uninstall", "claude-code", "--settings", path); code != 0 {
+				t.Fatalf("uninstall: exit %d: %s", code, out)
+			}
+			after, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if orig == nil {
+				orig = []byte("{}\n")
+			}
+			if !bytes.Equal(after, orig) {
+				t.Errorf("after install and uninstall the file is\n%q\nwant it byte for byte as it was\n%q", after, orig)
+			}
+			if code, out := limenctl(t, "hook", "uninstall", "claude-code", "--settings", path); code != 0 || !strings.Contains(out, "not in") {
+				t.Errorf("second uninstall: exit %d %q; want 0 saying there is nothing to remove", code, out)
+			}
+		})
+	}
+}
+
+// TestHookInstallKeepsOtherEntries: uninstall leaves a person's own
+// PreToolUse hooks added after limen's.
+func TestHookInstallKeepsOtherEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	orig, err := os.ReadFile("testdata/hook/settings-hooks.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, orig, 0o644)
+	bin := fakeHookBin(t)
+	if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin, "--on-ask", "wait", "--wait", "30s"); code != 0 {
+		t.Fatalf("install: %d %s", code, out)
+	}
+	doc, _ := os.ReadFile(path)
+	if !bytes.Contains(doc, []byte(`--on-ask wait --timeout 30s`)) || !bytes.Contains(doc, []byte(`"timeout": 35`)) {
+		t.Fatalf("wait install:\n%s\nwant --on-ask wait --timeout 30s and a hook timeout of 35", doc)
+	}
+	// A person adds a hook after limen's.
+	doc = bytes.Replace(doc, []byte(`"onFailure": "block"
+                    }
+                ]
+            }`), []byte(`"onFailure": "block"
+                    }
+                ]
+            },
+            {"matcher": "Write", "hooks": [{"type": "command", "command": "./mine.sh"}]}`), 1)
+	os.WriteFile(path, doc, 0o644)
+	if code, out := limenctl(t, "hook", "uninstall", "claude-code", "--settings", path); code != 0 {
+		t.Fatalf("uninstall: %d %s", code, out)
+	}
+	after, _ := os.ReadFile(path)
+	if bytes.Contains(after, []byte(hookMarker)) || !bytes.Contains(after, []byte("./mine.sh")) || !bytes.Contains(after, []byte("./scripts/check-bash.sh")) {
+		t.Fatalf("after uninstall:\n%s\nwant limen's entry gone and both other PreToolUse hooks kept", after)
+	}
+	if withoutLimen(t, after) == nil {
+		t.Fatal("not JSON")
+	}
+}
+
+func TestHookInstallRefuses(t *testing.T) {
+	bin := fakeHookBin(t)
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.json")
+	os.WriteFile(broken, []byte(`{"permissions": {"allow": [}`), 0o644)
+	array := filepath.Join(dir, "array.json")
+	os.WriteFile(array, []byte(`[]`), 0o644)
+	badHooks := filepath.Join(dir, "hooks.json")
+	os.WriteFile(badHooks, []byte(`{"hooks": []}`), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+		file string
+	}{
+		{"broken JSON", []string{"--settings", broken, "--hook-bin", bin}, exitFailure, "not valid JSON", broken},
+		{"not an object", []string{"--settings", array, "--hook-bin", bin}, exitFailure, "not a JSON object", array},
+		{"hooks not an object", []string{"--settings", badHooks, "--hook-bin", bin}, exitFailure, `"hooks" is not an object`, badHooks},
+		{"bad on-ask", []string{"--settings", array, "--hook-bin", bin, "--on-ask", "later"}, exitUsage, "--on-ask", array},
+		{"no hook binary", []string{"--settings", array, "--hook-bin", filepath.Join(dir, "nope")}, exitUsage, "not an executable", array},
+		{"two scopes", []string{"--user", "--project", "--hook-bin", bin}, exitUsage, "none of the others", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var before []byte
+			if tt.file != "" {
+				before, _ = os.ReadFile(tt.file)
+			}
+			code, out := limenctl(t, append([]string{"hook", "install", "claude-code"}, tt.args...)...)
+			if code != tt.code || !strings.Contains(out, tt.want) {
+				t.Fatalf("exit %d %q; want %d mentioning %q", code, out, tt.code, tt.want)
+			}
+			if tt.file != "" {
+				if after, _ := os.ReadFile(tt.file); !bytes.Equal(after, before) {
+					t.Errorf("a refused install changed %s", tt.file)
+				}
+			}
+		})
+	}
+	if code, out := limenctl(t, "hook", "install", "codex", "--hook-bin", bin); code != exitUsage || !strings.Contains(out, "docs/integrations.md") {
+		t.Errorf("install codex: %d %q; want a usage error pointing at the docs", code, out)
+	}
+}
