@@ -70,7 +70,7 @@ func polSet(t *testing.T, api *client.Client, doc string) {
 	}
 }
 
-func writeFile(t *testing.T, name, content string, mode os.FileMode) string {
+func polWriteFile(t *testing.T, name, content string, mode os.FileMode) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(content), mode); err != nil {
@@ -79,7 +79,7 @@ func writeFile(t *testing.T, name, content string, mode os.FileMode) string {
 	return path
 }
 
-func mustContain(t *testing.T, what, got string, wants ...string) {
+func polContains(t *testing.T, what, got string, wants ...string) {
 	t.Helper()
 	for _, w := range wants {
 		if !strings.Contains(got, w) {
@@ -94,27 +94,27 @@ func TestPolicyShowListsClassesAndRules(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("policy show: exit %d: %s", code, errOut)
 	}
-	mustContain(t, "policy show", out, "policy version 1, set by limend",
+	polContains(t, "policy show", out, "policy version 1, set by limend",
 		"destructive", "0.995", "RULE", "block  Bash(rm -rf /)", "block rules win over ask rules")
 }
 
 func TestPolicySetValidatesBeforeSending(t *testing.T) {
 	run, api := polDaemon(t)
-	bad := writeFile(t, "bad.toml", "[costs]\nallow = 0.0\n\n[rules]\nblock = [\"Bash(ls\"]\n", 0o600)
+	bad := polWriteFile(t, "bad.toml", "[costs]\nallow = 0.0\n\n[rules]\nblock = [\"Bash(ls\"]\n", 0o600)
 	_, errOut, code := run("policy", "set", bad)
 	if code != exitUsage {
 		t.Fatalf("set of an invalid policy: exit %d; want %d", code, exitUsage)
 	}
-	mustContain(t, "stderr", errOut, "nothing was changed", "costs.allow", "rules.block[0]")
+	polContains(t, "stderr", errOut, "nothing was changed", "costs.allow", "rules.block[0]")
 	if v := polCurrent(t, api).GetVersion(); v != 1 {
 		t.Errorf("version after a refused set = %d; want 1", v)
 	}
 }
 
-// editorScript writes an $EDITOR that runs body with the file as $1 and
+// polEditor writes an $EDITOR that runs body with the file as $1 and
 // counts its runs in $EDIT_DIR/count, keeping a copy of each file it was
 // given as seen.N.
-func editorScript(t *testing.T, body string) string {
+func polEditor(t *testing.T, body string) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("EDIT_DIR", dir)
@@ -126,7 +126,7 @@ n=$((n+1))
 echo $n > "$EDIT_DIR/count"
 cp "$1" "$EDIT_DIR/seen.$n"
 ` + body + "\n"
-	path := writeFile(t, "editor.sh", script, 0o755)
+	path := polWriteFile(t, "editor.sh", script, 0o755)
 	t.Setenv("EDITOR", path)
 	return dir
 }
@@ -134,7 +134,7 @@ cp "$1" "$EDIT_DIR/seen.$n"
 func TestPolicyEdit(t *testing.T) {
 	t.Run("loops on mistakes until the document is valid", func(t *testing.T) {
 		run, api := polDaemon(t)
-		dir := editorScript(t, `case $n in
+		dir := polEditor(t, `case $n in
 1) sed -i 's/^allow = 20.0/allow = -1.0/' "$1" ;;
 2) sed -i 's/^allow = -1.0/allow = 30.0/' "$1" ;;
 esac`)
@@ -142,10 +142,10 @@ esac`)
 		if code != exitOK {
 			t.Fatalf("edit: exit %d: %s", code, errOut)
 		}
-		mustContain(t, "stderr", errOut, "the policy has mistakes; opening it again", "costs.allow")
+		polContains(t, "stderr", errOut, "the policy has mistakes; opening it again", "costs.allow")
 		second, _ := os.ReadFile(filepath.Join(dir, "seen.2"))
-		mustContain(t, "the second file the editor saw", string(second), notePrefix+"this policy was NOT set", "costs.allow must be a positive")
-		mustContain(t, "stdout", out, "policy is now version 2 (was 1)")
+		polContains(t, "the second file the editor saw", string(second), notePrefix+"this policy was NOT set", "costs.allow must be a positive")
+		polContains(t, "stdout", out, "policy is now version 2 (was 1)")
 		p := polCurrent(t, api)
 		if !strings.Contains(p.GetDocument(), "allow = 30.0") || strings.Contains(p.GetDocument(), notePrefix) {
 			t.Errorf("stored document lacks the fix or keeps limenctl's note:\n%s", p.GetDocument()[:300])
@@ -153,7 +153,7 @@ esac`)
 	})
 	t.Run("no changes sets nothing", func(t *testing.T) {
 		run, api := polDaemon(t)
-		editorScript(t, "true")
+		polEditor(t, "true")
 		out, _, code := run("policy", "edit")
 		if code != exitOK || !strings.Contains(out, "no changes") || polCurrent(t, api).GetVersion() != 1 {
 			t.Errorf("edit without changes: exit %d, %q, version %d", code, out, polCurrent(t, api).GetVersion())
@@ -161,12 +161,12 @@ esac`)
 	})
 	t.Run("giving up on mistakes keeps the edit and sets nothing", func(t *testing.T) {
 		run, api := polDaemon(t)
-		editorScript(t, `sed -i 's/^allow = 20.0/allow = -1.0/' "$1"`)
+		polEditor(t, `sed -i 's/^allow = 20.0/allow = -1.0/' "$1"`)
 		_, errOut, code := run("policy", "edit")
 		if code != exitFailure {
 			t.Fatalf("edit: exit %d; want %d", code, exitFailure)
 		}
-		mustContain(t, "stderr", errOut, "still has mistakes, so nothing was set", "costs.allow")
+		polContains(t, "stderr", errOut, "still has mistakes, so nothing was set", "costs.allow")
 		kept := errOut[strings.Index(errOut, "kept in ")+len("kept in "):]
 		kept = kept[:strings.IndexByte(kept, ':')]
 		defer os.Remove(kept)
@@ -179,7 +179,7 @@ esac`)
 	})
 	t.Run("a change made meanwhile wins; the edit is refused and kept", func(t *testing.T) {
 		run, api := polDaemon(t)
-		dir := editorScript(t, `echo editing > "$EDIT_DIR/started"
+		dir := polEditor(t, `echo editing > "$EDIT_DIR/started"
 cat "$EDIT_DIR/resume" > /dev/null
 sed -i 's/^allow = 20.0/allow = 25.0/' "$1"`)
 		for _, fifo := range []string{"started", "resume"} {
@@ -208,7 +208,7 @@ sed -i 's/^allow = 20.0/allow = 25.0/' "$1"`)
 		if r.code != exitRefused {
 			t.Fatalf("edit over a concurrent change: exit %d: %s", r.code, r.errOut)
 		}
-		mustContain(t, "stderr", r.errOut, "someone changed the policy since you opened version 1", "nothing was set", "limenctl policy diff")
+		polContains(t, "stderr", r.errOut, "someone changed the policy since you opened version 1", "nothing was set", "limenctl policy diff")
 		kept := r.errOut[strings.Index(r.errOut, "kept in ")+len("kept in "):]
 		os.Remove(kept[:strings.IndexByte(kept, ' ')])
 		if p := polCurrent(t, api); p.GetVersion() != 2 || strings.Contains(p.GetDocument(), "allow = 25.0") {
@@ -252,7 +252,7 @@ func TestPolicyExplain(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("explain: exit %d: %s", code, errOut)
 			}
-			mustContain(t, "explain", out, tt.want...)
+			polContains(t, "explain", out, tt.want...)
 		})
 	}
 
@@ -296,16 +296,16 @@ func TestPolicyHistoryDiffRollback(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("history: exit %d", code)
 	}
-	mustContain(t, "history", out, "VERSION", "first version", "+1 -1 lines  (in force)")
+	polContains(t, "history", out, "VERSION", "first version", "+1 -1 lines  (in force)")
 
 	out, _, _ = run("policy", "diff")
-	mustContain(t, "diff", out, "--- policy v1 (set by limend", "+++ policy v2 (set by", "@@ -14,7 +14,7 @@", "-allow = 20.0", "+allow = 40", " [costs]")
+	polContains(t, "diff", out, "--- policy v1 (set by limend", "+++ policy v2 (set by", "@@ -14,7 +14,7 @@", "-allow = 20.0", "+allow = 40", " [costs]")
 
 	out, errOut, code := run("policy", "rollback", "1")
 	if code != exitOK {
 		t.Fatalf("rollback: exit %d: %s", code, errOut)
 	}
-	mustContain(t, "rollback", out, "policy is now version 3: the document of policy v1", "(+1 -1 lines from v2)")
+	polContains(t, "rollback", out, "policy is now version 3: the document of policy v1", "(+1 -1 lines from v2)")
 	if p := polCurrent(t, api); p.GetVersion() != 3 || p.GetDocument() != v1 {
 		t.Errorf("after rollback 1: v%d, document of v1: %v", p.GetVersion(), p.GetDocument() == v1)
 	}
@@ -328,7 +328,7 @@ func TestPolicyHistoryDiffRollback(t *testing.T) {
 
 func TestPolicySimulate(t *testing.T) {
 	run, api := polDaemon(t)
-	if out, _, _ := run("policy", "simulate", writeFile(t, "p.toml", policy.DefaultDocument, 0o600)); !strings.Contains(out, "no decisions recorded yet") {
+	if out, _, _ := run("policy", "simulate", polWriteFile(t, "p.toml", policy.DefaultDocument, 0o600)); !strings.Contains(out, "no decisions recorded yet") {
 		t.Errorf("simulate on an empty log: %q", out)
 	}
 	for _, cmd := range []string{"git status", "make build", "rm -rf /", "npm run test"} {
@@ -337,13 +337,13 @@ func TestPolicySimulate(t *testing.T) {
 		}
 	}
 	candidate := strings.Replace(policy.DefaultDocument, "allow = []", `allow = ["Bash(npm run test)", "Bash(git status)"]`, 1)
-	file := writeFile(t, "candidate.toml", candidate, 0o600)
+	file := polWriteFile(t, "candidate.toml", candidate, 0o600)
 
 	out, errOut, code := run("policy", "simulate", file)
 	if code != exitOK {
 		t.Fatalf("simulate: exit %d: %s", code, errOut)
 	}
-	mustContain(t, "simulate", out, "replayed 4 recorded decisions", "CURRENT (v1)", "CANDIDATE",
+	polContains(t, "simulate", out, "replayed 4 recorded decisions", "CURRENT (v1)", "CANDIDATE",
 		"allows                  0             2          +2",
 		"asks                    3             1          -2",
 		"blocks                  1             1          =",
@@ -357,7 +357,7 @@ func TestPolicySimulate(t *testing.T) {
 	if v := polCurrent(t, api).GetVersion(); v != 1 {
 		t.Errorf("simulate changed the policy to v%d", v)
 	}
-	bad := writeFile(t, "bad.toml", "[costs]\nblock = -1.0\n", 0o600)
+	bad := polWriteFile(t, "bad.toml", "[costs]\nblock = -1.0\n", 0o600)
 	if _, errOut, code := run("policy", "simulate", bad); code != exitUsage || !strings.Contains(errOut, "costs.block") {
 		t.Errorf("simulate of an invalid policy: exit %d: %s", code, errOut)
 	}
@@ -370,7 +370,7 @@ func TestPolicyImportClaude(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("import-claude: exit %d: %s", code, errOut)
 	}
-	mustContain(t, "import-claude", out, "added to  rules.allow  Bash(gh:*)", "rules.allow  WebFetch(domain:github.com)",
+	polContains(t, "import-claude", out, "added to  rules.allow  Bash(gh:*)", "rules.allow  WebFetch(domain:github.com)",
 		"policy is now version 2 (was 1); undo with limenctl policy rollback 1")
 	p := polCurrent(t, api)
 	pol, err := policy.Parse(p.GetDocument())
@@ -380,26 +380,26 @@ func TestPolicyImportClaude(t *testing.T) {
 	if len(pol.Allow) != 6 || len(pol.Block) != 7 {
 		t.Errorf("after import: %d allow rules, %d block rules; want 6 and the 7 shipped", len(pol.Allow), len(pol.Block))
 	}
-	mustContain(t, "imported document", p.GetDocument(), "# Hard rules, in Claude Code's permission syntax", "# Risk classes: each has its own costs")
+	polContains(t, "imported document", p.GetDocument(), "# Hard rules, in Claude Code's permission syntax", "# Risk classes: each has its own costs")
 
 	out, _, _ = run("policy", "import-claude", settings)
-	mustContain(t, "second import", out, "already in  rules.allow  Bash(gh:*)", "nothing to change; the policy stays at version 2")
+	polContains(t, "second import", out, "already in  rules.allow  Bash(gh:*)", "nothing to change; the policy stays at version 2")
 
-	mixed := writeFile(t, "settings.json", `{"permissions": {"allow": ["Bash(ls", "Read(/src/**)"], "deny": ["Bash(curl:*)"]}}`, 0o600)
+	mixed := polWriteFile(t, "settings.json", `{"permissions": {"allow": ["Bash(ls", "Read(/src/**)"], "deny": ["Bash(curl:*)"]}}`, 0o600)
 	out, _, _ = run("policy", "import-claude", "--dry-run", mixed)
-	mustContain(t, "dry run", out, "added to  rules.block  Bash(curl:*)", `refused: permissions.allow[0] "Bash(ls": missing ")"`,
+	polContains(t, "dry run", out, "added to  rules.block  Bash(curl:*)", `refused: permissions.allow[0] "Bash(ls": missing ")"`,
 		"note: Read(/src/**): limen reads /path as absolute", "dry run: nothing was set; the policy stays at version 2")
 	if v := polCurrent(t, api).GetVersion(); v != 2 {
 		t.Errorf("dry run changed the policy to v%d", v)
 	}
 	out, _, _ = run("policy", "import-claude", "--merge=false", mixed)
-	mustContain(t, "replace", out, "removed from  rules.block  Bash(rm -rf /)", "removed from  rules.allow  Bash(gh:*)", "policy is now version 3")
+	polContains(t, "replace", out, "removed from  rules.block  Bash(rm -rf /)", "removed from  rules.allow  Bash(gh:*)", "policy is now version 3")
 	pol, _ = policy.Parse(polCurrent(t, api).GetDocument())
 	if got := patterns(pol.Block); len(got) != 1 || got[0] != "Bash(curl:*)" || len(pol.Allow) != 1 {
 		t.Errorf("after --merge=false: block %q, allow %q", got, patterns(pol.Allow))
 	}
 
-	notSettings := writeFile(t, "x.json", `{"permissions": {"allow": "Bash"}}`, 0o600)
+	notSettings := polWriteFile(t, "x.json", `{"permissions": {"allow": "Bash"}}`, 0o600)
 	if _, errOut, code := run("policy", "import-claude", notSettings); code != exitUsage || !strings.Contains(errOut, "is not a Claude Code settings file") {
 		t.Errorf("import of a malformed file: exit %d: %s", code, errOut)
 	}
