@@ -236,7 +236,7 @@ func (l layout) format(v any, depth int) (string, error) {
 
 // claudeHookEntry is one matcher group of Claude Code's hooks settings.
 type claudeHookEntry struct {
-	Matcher string            `json:"matcher"`
+	Matcher string             `json:"matcher"`
 	Hooks   []claudeHookConfig `json:"hooks"`
 }
 
