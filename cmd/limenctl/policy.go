@@ -250,7 +250,12 @@ func setCosts(doc string, edit costEdit) string {
 		k, _, ok := strings.Cut(t, "=")
 		k = strings.TrimSpace(k)
 		if v, want := edit[k]; ok && want {
-			lines[i] = fmt.Sprintf("%s = %s", k, strconv.FormatFloat(v, 'f', -1, 64))
+			// Keep the line's comment, which says what the cost means.
+			comment := ""
+			if j := strings.Index(line, "#"); j >= 0 {
+				comment = "  " + line[j:]
+			}
+			lines[i] = fmt.Sprintf("%s = %s%s", k, strconv.FormatFloat(v, 'f', -1, 64), comment)
 			seen[k] = true
 		}
 	}

@@ -269,7 +269,7 @@ func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 		ev := d.GetEvidence()
 		level := ev.GetLevel()
 		if level == "" || level == "prior" {
-			level = "the organisation prior (no answers of this user's yet)"
+			level = "the organisation prior (this user has not answered anything like it yet)"
 		}
 		fmt.Fprintln(a.out)
 		w = a.table()

@@ -299,7 +299,7 @@ func TestPolicyHistoryDiffRollback(t *testing.T) {
 	polContains(t, "history", out, "VERSION", "first version", "+1 -1 lines  (in force)")
 
 	out, _, _ = run("policy", "diff")
-	polContains(t, "diff", out, "--- policy v1 (set by limend", "+++ policy v2 (set by", "@@ -14,7 +14,7 @@", "-allow = 20.0", "+allow = 40", " [costs]")
+	polContains(t, "diff", out, "--- policy v1 (set by limend", "+++ policy v2 (set by", "@@ -14,7 +14,7 @@", "-allow = 20.0", "+allow = 40  # a wrong allow: something ran that you would have refused", " [costs]")
 
 	out, errOut, code := run("policy", "rollback", "1")
 	if code != exitOK {
