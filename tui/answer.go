@@ -62,7 +62,7 @@ func (m *Model) answered(msg answerSentMsg) tea.Cmd {
 			m.setStatus(true, "ask %s was not answered by you: %s", id, describeErr(msg.err))
 			return nil
 		}
-		m.setStatus(true, "could not %s ask %s: %s; it is still pending, try again", answerWords(msg.req), id, describeErr(msg.err))
+		m.setStatus(true, "could not %s ask %s: %s; it is still pending", answerWords(msg.req), id, describeErr(msg.err))
 		return nil
 	}
 	verdict := "allow"

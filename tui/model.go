@@ -128,6 +128,7 @@ type Model struct {
 	backoff      time.Duration
 	retryAt      time.Time
 	synced       bool // the first snapshot has arrived
+	outage       bool // the stream failed and has not synced since
 
 	status    string
 	statusErr bool
@@ -335,6 +336,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case tea.KeyMsg:
+		// Keys typed faster than the terminal is read arrive as one
+		// message ("jjj"); take them one at a time, so each is a key and
+		// not a string that matches no binding. Pastes stay whole.
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+			}
+			return tea.Batch(cmds...)
+		}
 		return m.key(msg)
 	}
 	// Anything else (the lists' filter results, cursor blinks) belongs to

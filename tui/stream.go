@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -56,13 +57,19 @@ func (m *Model) recv() tea.Cmd {
 // exponential backoff. The asks stay on screen (greyed by the header's
 // state) since they are most likely still pending in limend.
 func (m *Model) streamFailed(err error) tea.Cmd {
+	wasDown := m.outage
+	m.outage = true
 	m.conn, m.connErr = connDown, err
 	m.stream = nil
 	wait := m.backoff
 	m.backoff = min(m.backoff*2, maxBackoff)
 	m.retryAt = m.opts.Now().Add(wait)
 	m.log.Warn("watch stream ended; reconnecting", "err", err, "in", wait)
-	m.setStatus(true, "limend is not reachable (%s); answers cannot be sent until it is back", describeErr(err))
+	if !wasDown {
+		// Once per outage: the header counts down the retries, and a
+		// later message (an answer that failed) must stay readable.
+		m.setStatus(true, "lost limend (%s); answers can be sent once it is back", describeErr(err))
+	}
 	gen := m.gen
 	return m.after(wait, func(time.Time) tea.Msg { return reconnectMsg{gen} })
 }
@@ -101,7 +108,7 @@ func (m *Model) applyEvent(ev *limenv1.WatchPendingResponse) tea.Cmd {
 		first := !m.synced
 		before := m.pending
 		m.pending, m.staging = m.staging, nil
-		m.conn, m.connErr, m.synced = connLive, nil, true
+		m.conn, m.connErr, m.synced, m.outage = connLive, nil, true, false
 		m.backoff = minBackoff
 		var cmds []tea.Cmd
 		cmds = append(cmds, m.syncList())
@@ -166,6 +173,12 @@ func (m *Model) flash() tea.Cmd {
 // describeErr turns a call's error into words for the status line.
 func describeErr(err error) string {
 	if st, ok := status.FromError(err); ok {
+		switch st.Code() {
+		case codes.Unavailable:
+			return "limend is unreachable"
+		case codes.DeadlineExceeded:
+			return "limend did not answer in time"
+		}
 		return fmt.Sprintf("%s (%s)", st.Message(), st.Code())
 	}
 	return err.Error()

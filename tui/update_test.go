@@ -54,6 +54,11 @@ func TestKeys(t *testing.T) {
 				t.Errorf("selected %s; want 42", got)
 			}
 		}},
+		{"keys read together count one by one", []string{"jj"}, func(t *testing.T, m *Model, _ *fakeAPI) {
+			if got := selectedID(m); got != "57" {
+				t.Errorf("selected %s after \"jj\" in one read; want 57", got)
+			}
+		}},
 		{"down moves down", []string{"down", "down"}, func(t *testing.T, m *Model, _ *fakeAPI) {
 			if got := selectedID(m); got != "57" {
 				t.Errorf("selected %s; want 57", got)
@@ -218,7 +223,7 @@ func TestAnswerNotDelivered(t *testing.T) {
 		err    error
 		status string
 	}{
-		{"limend down", status.Error(codes.Unavailable, "connection refused"), "could not approve ask 41: connection refused"},
+		{"limend down", status.Error(codes.Unavailable, "connection refused"), "could not approve ask 41: limend is unreachable"},
 		{"answered elsewhere first", status.Error(codes.FailedPrecondition, "ask 41: already resolved"), "ask 41 was not answered by you"},
 	}
 	for _, tt := range tests {
@@ -319,14 +324,22 @@ func TestReconnect(t *testing.T) {
 	m, api := newTestModel(t, 80, 24)
 	gen := m.gen
 	m.Update(watchErrMsg{gen: gen, err: status.Error(codes.Unavailable, "connection refused")})
-	if m.conn != connDown || !m.statusErr || !strings.Contains(m.status, "limend is not reachable") {
+	if m.conn != connDown || !m.statusErr || !strings.HasPrefix(m.status, "lost limend") {
 		t.Fatalf("conn %v, status %q; want down and said so", m.conn, m.status)
 	}
 	if m.backoff != 2*minBackoff {
 		t.Errorf("backoff %v; want doubled to %v", m.backoff, 2*minBackoff)
 	}
+	// An answer tried during the outage fails, and says so; the next
+	// failed retry does not hide that.
+	api.answerErr = status.Error(codes.Unavailable, "connection refused")
+	press(t, m, "a")
+	answerStatus := m.status
 	_, cmd := m.Update(reconnectMsg{gen: gen})
 	drain(t, m, cmd) // the fake refuses again
+	if m.status != answerStatus || !strings.Contains(answerStatus, "could not approve ask 41") {
+		t.Errorf("status %q; want the failed answer still shown (%q)", m.status, answerStatus)
+	}
 	if api.watches != 1 || m.conn != connDown || m.backoff != 4*minBackoff {
 		t.Errorf("watches %d, conn %v, backoff %v; want one retry that failed and a longer wait", api.watches, m.conn, m.backoff)
 	}

@@ -84,7 +84,9 @@ func (m *Model) tabs() string {
 		}
 		name = fmt.Sprintf("%d %s", t+1, name)
 		if t == m.tab {
-			parts = append(parts, m.styles.ActiveTab.Render(name))
+			// Brackets as well as the style: the active tab must show
+			// without colour or underline too.
+			parts = append(parts, m.styles.ActiveTab.Render("["+name+"]"))
 		} else {
 			parts = append(parts, m.styles.Tab.Render(name))
 		}
@@ -225,8 +227,12 @@ func (m *Model) detail(ask *limenv1.PendingAsk, w int) string {
 		m.row("Why", d.GetReason(), w),
 	)
 	if ev := d.GetEvidence(); ev != nil && ev.GetLevel() != "" {
-		lines = append(lines, m.row("Evidence", fmt.Sprintf("%s approved, %s denied at %s (weight %.1f)",
-			num(ev.GetApprovals()), num(ev.GetDenials()), ev.GetLevel(), ev.GetEffectiveCount()), w))
+		at := "at " + ev.GetLevel()
+		if ev.GetLevel() == "prior" {
+			at = "for this user: limen's prior alone"
+		}
+		lines = append(lines, m.row("Evidence", fmt.Sprintf("%s approved, %s denied %s (weight %.1f)",
+			num(ev.GetApprovals()), num(ev.GetDenials()), at, ev.GetEffectiveCount()), w))
 	}
 	if d.GetKey() != "" {
 		lines = append(lines, m.row("Key", d.GetKey(), w))
