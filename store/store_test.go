@@ -485,3 +485,24 @@ func TestAnswersStopsOnCallbackError(t *testing.T) {
 		t.Errorf("seqs = %v, want [1 2]", seqs)
 	}
 }
+
+func TestNextIDReservesAhead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "limen.db")
+	s := openStore(t, path, Options{})
+	first := newID(t, s) // reserves [first, first+idBlock) synchronously
+	for range idBlock / 2 {
+		newID(t, s)
+	}
+	closeStore(t, s) // waits for the background reservation
+	db := rawDB(t, path)
+	defer db.Close()
+	if err := db.View(func(tx *bolt.Tx) error {
+		got := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyIDReserved))
+		if want := first + 2*idBlock; got != want {
+			t.Errorf("id_reserved = %d, want %d: the next block should be reserved halfway through", got, want)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
