@@ -292,6 +292,16 @@ func TestRemovedElsewhere(t *testing.T) {
 	}
 }
 
+// TestExpiredLeaves: an ask that expires leaves the list and says why.
+func TestExpiredLeaves(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24)
+	m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_REMOVED, Ask: m.pending["57"],
+		Outcome: &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED}}})
+	if m.pending["57"] != nil || m.status != "ask 57 expired: nobody answered in time" {
+		t.Errorf("pending %v, status %q; want ask 57 gone as expired", pendingIDs(m), m.status)
+	}
+}
+
 // TestNewAskFlashes: a new ask after the snapshot flashes the title,
 // counts it and rings the bell.
 func TestNewAskFlashes(t *testing.T) {

@@ -219,12 +219,13 @@ func (m *Model) detail(ask *limenv1.PendingAsk, w int) string {
 	lines = append(lines, m.row("Tool", act.GetTool(), w))
 	label, text := argumentsOf(act)
 	lines = append(lines, m.row(label, text, w))
+	// What decides comes first, so a short terminal still shows it.
 	lines = append(lines,
 		m.row("Cwd", dash(act.GetCwd()), w),
-		m.row("Who", fmt.Sprintf("%s · %s · session %s", dash(act.GetUser()), dash(act.GetAgent()), dash(act.GetSession())), w),
 		m.row("Risk", dash(d.GetRiskClass()), w),
 		m.row("p", m.bar(d.GetP(), d.GetThresholds(), w-s.Label.GetWidth()), w),
 		m.row("Why", d.GetReason(), w),
+		m.row("Who", fmt.Sprintf("%s · %s · session %s", dash(act.GetUser()), dash(act.GetAgent()), dash(act.GetSession())), w),
 	)
 	if ev := d.GetEvidence(); ev != nil && ev.GetLevel() != "" {
 		at := "at " + ev.GetLevel()
