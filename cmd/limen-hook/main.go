@@ -190,7 +190,11 @@ func decide(o options, deadline time.Time, stdin io.Reader, out *answerer) {
 		return
 	}
 	code, reply, err := post(o.socket, "/v1/decide", body, deadline)
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		out.fail(fmt.Errorf("limend did not answer within limen-hook's --timeout of %v", o.timeout))
+		return
+	case err != nil:
 		out.fail(fmt.Errorf("limend is unreachable at %s (%v); start it with `limend`", o.socket, err))
 		return
 	}
