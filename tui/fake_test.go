@@ -144,15 +144,15 @@ func fixtures() ([]*limenv1.PendingAsk, []*limenv1.Decision) {
 		return &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_ANSWERED, Choice: choice, AnsweredBy: by, Time: ts(-time.Hour)}
 	}
 	history := []*limenv1.Decision{
-		{DecisionId: "40", Time: ts(-5 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ALLOW, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
+		{DecisionId: "40", RiskClass: "unknown", Time: ts(-5 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ALLOW, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
 			Action: bashAction("ana", "claude-code", "s-7f3a", "git push origin feature/cart", "/home/ana/shop")},
-		{DecisionId: "39", Time: ts(-10 * time.Minute), Verdict: limenv1.Verdict_VERDICT_BLOCK, DecidedBy: limenv1.Decider_DECIDER_RULE,
+		{DecisionId: "39", RiskClass: "destructive", Time: ts(-10 * time.Minute), Verdict: limenv1.Verdict_VERDICT_BLOCK, DecidedBy: limenv1.Decider_DECIDER_RULE,
 			Action: bashAction("bob", "codex", "9c1", "rm -rf /", "/home/bob")},
-		{DecisionId: "38", AskId: "38", Time: ts(-20 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
+		{DecisionId: "38", AskId: "38", RiskClass: "unknown", Time: ts(-20 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
 			Action: bashAction("ana", "claude-code", "s-7f3a", "git push origin main", "/home/ana/shop"), Outcome: ans(limenv1.Choice_CHOICE_APPROVE, "ana")},
-		{DecisionId: "37", AskId: "37", Time: ts(-30 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_FAILSAFE,
+		{DecisionId: "37", AskId: "37", RiskClass: "unknown", Time: ts(-30 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_FAILSAFE,
 			Action: bashAction("bob", "codex", "9c1", "make deploy", "/home/bob/api"), Outcome: ans(limenv1.Choice_CHOICE_DENY, "carol")},
-		{DecisionId: "36", AskId: "36", Time: ts(-26 * time.Hour), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
+		{DecisionId: "36", AskId: "36", RiskClass: "unknown", Time: ts(-26 * time.Hour), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
 			Action:  bashAction("ana", "claude-code", "s-1", "terraform apply", "/home/ana/infra"),
 			Outcome: &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED}},
 	}

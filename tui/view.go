@@ -291,7 +291,7 @@ func (m *Model) bar(p float64, th *limenv1.Thresholds, w int) string {
 	if th == nil {
 		scale = "no thresholds (decided by a rule or a failure)"
 	}
-	return fmt.Sprintf("%.2f %s\n%s", p, b.String(), s.Muted.Render(scale))
+	return fmt.Sprintf("%.3f %s\n%s", p, b.String(), s.Muted.Render(scale))
 }
 
 // argumentsOf pretty-prints what the tool was asked to do: a shell command
@@ -392,7 +392,9 @@ func (m *Model) ruleView(w int) string {
 				lines = append(lines, s.Muted.Render(fmt.Sprintf("  … and %d more", len(m.ruleCovered)-i)))
 				break
 			}
-			lines = append(lines, "  "+ansi.Truncate(fmt.Sprintf("%-8s %s", shorten(d.GetAction().GetUser(), 8), summary(d.GetAction())), w-2, "…"))
+			// The class shows when a broad rule reaches risky actions.
+			lines = append(lines, "  "+ansi.Truncate(fmt.Sprintf("%-8s %-12s %s", shorten(d.GetAction().GetUser(), 8),
+				shorten(dash(d.GetRiskClass()), 12), summary(d.GetAction())), w-2, "…"))
 		}
 	}
 	return strings.Join(lines, "\n")
