@@ -43,7 +43,7 @@ type Class struct {
 	Except     []Rule
 	ExceptKeys []string
 
-	keys, exceptKeys []*regexp.Regexp
+	keys, exceptKeys []keyGlob
 }
 
 // Thresholds are the class's thresholds, from its costs.
@@ -70,7 +70,7 @@ func anyRule(rules []Rule, part predictor.Part, env Env) bool {
 	return false
 }
 
-func anyKey(globs []*regexp.Regexp, keys predictor.Ladder) bool {
+func anyKey(globs []keyGlob, keys predictor.Ladder) bool {
 	for _, g := range globs {
 		for _, k := range keys {
 			if g.MatchString(k) {
@@ -81,12 +81,29 @@ func anyKey(globs []*regexp.Regexp, keys predictor.Ladder) bool {
 	return false
 }
 
+// keyGlob is a compiled key glob with a literalFilter in front of it,
+// because every key of every part meets every glob.
+type keyGlob struct {
+	filter literalFilter
+	re     *regexp.Regexp
+}
+
+// MatchString reports whether the glob matches the key.
+func (g keyGlob) MatchString(key string) bool {
+	return g.filter.may(key) && g.re.MatchString(key)
+}
+
 // compileKeyGlob turns a key glob into a regexp: * is any text, \* a star.
-func compileKeyGlob(glob string) (*regexp.Regexp, error) {
+func compileKeyGlob(glob string) (keyGlob, error) {
 	if glob == "" {
-		return nil, errors.New("empty key glob")
+		return keyGlob{}, errors.New("empty key glob")
 	}
-	return regexp.Compile(`(?s)^` + globToRegexp(glob, ".*", ".*", "") + `$`)
+	body := globToRegexp(glob, ".*", ".*", "")
+	re, err := regexp.Compile(`(?s)^` + body + `$`)
+	if err != nil {
+		return keyGlob{}, err
+	}
+	return keyGlob{filter: newLiteralFilter(body), re: re}, nil
 }
 
 // Policy is a parsed and validated policy document. It is immutable once
@@ -329,8 +346,8 @@ func Parse(doc string) (*Policy, error) {
 		add(where, c.Costs.Validate())
 		c.Rules = rules(where+"match", Ask, cd.Match)
 		c.Except = rules(where+"except", Ask, cd.Except)
-		keys := func(field string, globs []string) ([]string, []*regexp.Regexp) {
-			var res []*regexp.Regexp
+		keys := func(field string, globs []string) ([]string, []keyGlob) {
+			var res []keyGlob
 			for j, g := range globs {
 				re, err := compileKeyGlob(g)
 				if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/limenhq/limen/predictor"
@@ -49,6 +50,7 @@ type Rule struct {
 	toolRE *regexp.Regexp // tool name glob
 	kind   ruleKind
 	re     *regexp.Regexp // command or path remainder, by kind
+	filter literalFilter  // for kindCommand: what every match must contain
 	base   pathBase       // for kindPath
 	domain string         // for kindDomain: host, ".host" for subdomains, "*" for all
 }
@@ -217,18 +219,16 @@ func (r *Rule) parseCommand(tool, spec string) error {
 	case strings.HasSuffix(spec, " *") && !strings.HasSuffix(spec, `\ *`):
 		spec, prefix = strings.TrimSuffix(spec, " *"), true
 	}
-	var b strings.Builder
-	b.WriteString(`(?s)^`)
-	b.WriteString(globToRegexp(spec, ".*", ".*", ""))
+	body := globToRegexp(spec, ".*", ".*", "")
 	if prefix {
-		b.WriteString(`(?: .*)?`)
+		body += `(?: .*)?`
 	}
-	b.WriteString(`$`)
-	re, err := regexp.Compile(b.String())
+	re, err := regexp.Compile(`(?s)^` + body + `$`)
 	if err != nil {
 		return fmt.Errorf("pattern does not compile: %v", err)
 	}
 	r.kind, r.re = kindCommand, re
+	r.filter = newLiteralFilter(body)
 	return nil
 }
 
@@ -358,22 +358,89 @@ func (r Rule) Matches(part predictor.Part, env Env) bool {
 		if r.re == nil {
 			return false
 		}
-		subject := strings.Join(strings.Fields(part.Subject), " ")
+		subject := squeezeSpace(part.Subject)
 		if w := privilege(part); w != "" {
-			if r.re.MatchString(w + " " + subject) {
+			if r.matchesCommand(w + " " + subject) {
 				return true
 			}
 			if r.Verdict == Allow {
 				return false
 			}
 		}
-		return r.re.MatchString(subject)
+		return r.matchesCommand(subject)
 	case kindPath:
 		return r.matchesPath(part.Subject, env)
 	case kindDomain:
 		return r.matchesDomain(part.Subject)
 	}
 	return false
+}
+
+func (r Rule) matchesCommand(subject string) bool {
+	return r.filter.may(subject) && r.re.MatchString(subject)
+}
+
+// literalFilter rules out most subjects before a glob's regexp runs: a part
+// meets every class rule and hard rule in turn, nearly all of them fail,
+// and a glob such as "* .env*" backtracks over the whole subject.
+type literalFilter struct {
+	prefix  string   // every match starts with it ("rm -" for "rm -*r*")
+	needles []string // every match contains each of them (".env" for "* .env*")
+}
+
+// newLiteralFilter reads the literals out of a glob's regexp body (as
+// globToRegexp writes it, without anchors): the leading one is a prefix,
+// every other one of the top-level sequence must appear somewhere.
+func newLiteralFilter(body string) literalFilter {
+	re, err := syntax.Parse(`(?s)`+body, syntax.Perl)
+	if err != nil {
+		return literalFilter{}
+	}
+	re = re.Simplify()
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	var f literalFilter
+	for i, sub := range subs {
+		if sub.Op != syntax.OpLiteral || sub.Flags&syntax.FoldCase != 0 {
+			continue
+		}
+		if i == 0 {
+			f.prefix = string(sub.Rune)
+		} else {
+			f.needles = append(f.needles, string(sub.Rune))
+		}
+	}
+	return f
+}
+
+// may reports whether s can match; false is certain, true is not.
+func (f literalFilter) may(s string) bool {
+	if !strings.HasPrefix(s, f.prefix) {
+		return false
+	}
+	for _, n := range f.needles {
+		if !strings.Contains(s, n) {
+			return false
+		}
+	}
+	return true
+}
+
+// squeezeSpace returns s with runs of white space turned into one space and
+// none at either end. Subjects from predictor.Parts are already like that,
+// and a part meets every class rule and hard rule in turn, so the common
+// case returns s as it is, without allocating.
+func squeezeSpace(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' ||
+			(c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ')) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
 }
 
 func (r Rule) matchesTool(tool string) bool {
