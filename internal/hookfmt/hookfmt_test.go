@@ -1,0 +1,88 @@
+package hookfmt
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     Call
+		err      string
+	}{
+		{"claude code", `{"session_id":"s","cwd":"/p","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":"t","permission_mode":"default","effort":{"level":"medium"}}`,
+			Call{Event: "PreToolUse", Session: "s", Cwd: "/p", Tool: "Bash", ToolUseID: "t", PermissionMode: "default", Input: json.RawMessage(`{"command":"ls"}`)}, ""},
+		{"no event", `{"tool_name":"Read","tool_input":{"file_path":"a"}}`, Call{Event: "PreToolUse", Tool: "Read", Input: json.RawMessage(`{"file_path":"a"}`)}, ""},
+		{"no input", `{"tool_name":"mcp__x__list"}`, Call{Event: "PreToolUse", Tool: "mcp__x__list", Input: json.RawMessage(`{}`)}, ""},
+		{"null input", `{"tool_name":"X","tool_input":null}`, Call{Event: "PreToolUse", Tool: "X", Input: json.RawMessage(`{}`)}, ""},
+		{"no tool", `{"tool_input":{}}`, Call{}, "no tool_name"},
+		{"input is a string", `{"tool_name":"Bash","tool_input":"ls"}`, Call{}, "tool_input is not a JSON object"},
+		{"not JSON", `Bash ls`, Call{}, "not the JSON object"},
+		{"too big", `{"tool_name":"Bash","tool_input":{"c":"` + strings.Repeat("x", MaxInput) + `"}}`, Call{}, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse(ClaudeCode, []byte(tt.in))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v; want one mentioning %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || got.Event != tt.want.Event || got.Session != tt.want.Session || got.Cwd != tt.want.Cwd || got.Tool != tt.want.Tool ||
+				got.ToolUseID != tt.want.ToolUseID || got.PermissionMode != tt.want.PermissionMode || string(got.Input) != string(tt.want.Input) {
+				t.Fatalf("Parse = %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+	if c, _ := Parse(Gemini, []byte(`{"tool_name":"run_shell_command","tool_input":{}}`)); c.Event != BeforeTool {
+		t.Errorf("gemini default event = %q; want BeforeTool", c.Event)
+	}
+}
+
+// TestFailClosedNeverAllows: every format and event, every verdict word
+// limend might send (or garble), and every failure: never allow unless
+// limend said allow.
+func TestFailClosedNeverAllows(t *testing.T) {
+	for _, f := range Formats {
+		for _, event := range []string{PreToolUse, PermissionRequest, BeforeTool, ""} {
+			out := string(Render(f, event, FailClosed(f, event, errors.New("boom")).Verdict, "r"))
+			if strings.Contains(out, `allow`) {
+				t.Errorf("%s %s: failure rendered %s", f, event, out)
+			}
+			for _, v := range []string{"", "ALLOW", "yes", "unspecified", "ask", "block"} {
+				a := Explain(f, event, DecideResponse{Verdict: v, Reason: "r"})
+				if a.Verdict == Allow {
+					t.Errorf("%s %s: limend verdict %q became allow", f, event, v)
+				}
+			}
+		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	tests := []struct {
+		f     Format
+		event string
+		v     Verdict
+		want  string
+	}{
+		{ClaudeCode, PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"why"}}`},
+		{ClaudeCode, PreToolUse, Allow, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"why"}}`},
+		{ClaudeCode, PermissionRequest, Deny, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"why"}}}`},
+		{Codex, PreToolUse, Allow, `{}`},
+		{Codex, PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}`},
+		{Codex, PermissionRequest, Allow, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`},
+		{Codex, PermissionRequest, Ask, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest"}}`},
+		{Gemini, BeforeTool, Allow, `{"decision":"allow","reason":"why"}`},
+		{Gemini, BeforeTool, Ask, `{"decision":"deny","reason":"why"}`},
+	}
+	for _, tt := range tests {
+		if got := string(Render(tt.f, tt.event, tt.v, "why")); got != tt.want {
+			t.Errorf("Render(%s, %s, %s) = %s; want %s", tt.f, tt.event, tt.v, got, tt.want)
+		}
+	}
+}
