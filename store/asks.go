@@ -78,14 +78,15 @@ func (s *Store) Pending() ([]*limenv1.PendingAsk, error) {
 // Answer records a person's answer to a pending ask, in one transaction that
 // is committed and fsynced before Answer returns: the pending ask is
 // removed, rec is appended to the answer log (rec.Seq is set to its
-// position), and the decision's outcome is set. An outcome with no state is
+// position, and an empty rec.AskId to askID), and the decision's outcome is
+// set. An outcome with no state is
 // stored as ASK_STATE_ANSWERED. It returns the updated decision.
 //
 // Answer fails with ErrResolved if the ask was already answered or expired,
 // and with ErrNotFound if no pending ask has that id; nothing is stored then.
 func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord, outcome *limenv1.AskOutcome) (*limenv1.Decision, error) {
 	outcome = withState(outcome, limenv1.AskState_ASK_STATE_ANSWERED)
-	oldSeq := rec.GetSeq()
+	oldSeq, oldAskID := rec.GetSeq(), rec.GetAskId()
 	d, err := s.resolve("answer", askID, outcome, func(tx *bolt.Tx) error {
 		answers := tx.Bucket(bucketAnswers)
 		seq, err := answers.NextSequence()
@@ -103,7 +104,7 @@ func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord, outcome *limenv1
 		return answers.Put(u64(seq), v)
 	})
 	if err != nil {
-		rec.Seq = oldSeq
+		rec.Seq, rec.AskId = oldSeq, oldAskID
 		return nil, err
 	}
 	return d, nil
