@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"google.golang.org/grpc"
@@ -39,6 +40,11 @@ func Dial(socket string) (*Client, error) {
 		if socket, err = paths.Socket(); err != nil {
 			return nil, err
 		}
+	}
+	// "unix://" needs an absolute path: a relative one would be read as
+	// the URL's authority.
+	if abs, err := filepath.Abs(socket); err == nil {
+		socket = abs
 	}
 	conn, err := grpc.NewClient("unix://"+socket,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),

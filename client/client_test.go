@@ -257,3 +257,19 @@ func fakeDaemon(t *testing.T, f fake) string {
 	t.Cleanup(func() { s.Stop(); <-done })
 	return path
 }
+
+// TestRelativeSocket: a socket path relative to the working directory works.
+func TestRelativeSocket(t *testing.T) {
+	dir := t.TempDir()
+	d, err := daemon.Start(daemon.Config{Socket: filepath.Join(dir, "r.sock"), DB: filepath.Join(dir, "db"), ShutdownTimeout: time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop(context.Background())
+	t.Chdir(dir)
+	c := dial(t, "r.sock")
+	defer c.Close()
+	if got := c.Decide(t.Context(), bash("ls")); got.Err != nil {
+		t.Fatalf("Decide over a relative socket path: %v", got.Err)
+	}
+}
