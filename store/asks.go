@@ -203,6 +203,11 @@ func notPending(askID uint64, dv []byte) error {
 // For speed the same message is reused for every record: fn must not keep
 // rec or anything reachable from it after it returns (use proto.Clone to
 // keep one). An error from fn stops the walk and is returned as is.
+//
+// The walk is one read transaction. While it is open, a commit that must
+// grow the file waits for it (bbolt remaps under a lock readers hold), so
+// call Answers at start before serving, and keep fn quick; Decisions pages
+// instead, for walks that do real work per record.
 func (s *Store) Answers(fn func(rec *limenv1.AnswerRecord) error) error {
 	var fnErr error
 	err := s.db.View(func(tx *bolt.Tx) error {

@@ -154,4 +154,3 @@ func (s *Store) writeBatch(batch []logItem) error {
 	}
 	return tx.Commit()
 }
-
