@@ -11,6 +11,7 @@ import (
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/daemon"
+	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -87,6 +88,17 @@ func TestFlowWithLimend(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+
+	// An ask rule makes every command an ask, whatever the predictor
+	// learns from the answers below.
+	cur, err := c.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(policy.DefaultDocument, "ask = []", `ask = ["Bash"]`, 1)
+	if _, err := c.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc}); err != nil {
+		t.Fatalf("SetPolicy: %v", err)
+	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
