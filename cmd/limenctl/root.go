@@ -133,6 +133,7 @@ Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
 	root.AddCommand(
 		newDecideCmd(a), newAnswerCmd(a), newPendingCmd(a), newAwaitCmd(a),
 		newPolicyCmd(a), newHistoryCmd(a), newStatusCmd(a),
+		newBenchCmd(a),
 		newHookCmd(a), newMCPGateCmd(a),
 		newTUICmd(a),
 	)
