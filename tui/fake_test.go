@@ -145,18 +145,25 @@ func fixtures() ([]*limenv1.PendingAsk, []*limenv1.Decision) {
 	}
 	history := []*limenv1.Decision{
 		{DecisionId: "40", RiskClass: "unknown", Time: ts(-5 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ALLOW, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
+			Reason: "p=0.962 is above the unknown allow threshold 0.950 (9 approved, 0 denied at Bash:git push)",
 			Action: bashAction("ana", "claude-code", "s-7f3a", "git push origin feature/cart", "/home/ana/shop")},
 		{DecisionId: "39", RiskClass: "destructive", Time: ts(-10 * time.Minute), Verdict: limenv1.Verdict_VERDICT_BLOCK, DecidedBy: limenv1.Decider_DECIDER_RULE,
 			Action: bashAction("bob", "codex", "9c1", "rm -rf /", "/home/bob")},
 		{DecisionId: "38", AskId: "38", RiskClass: "unknown", Time: ts(-20 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
 			Action: bashAction("ana", "claude-code", "s-7f3a", "git push origin main", "/home/ana/shop"), Outcome: ans(limenv1.Choice_CHOICE_APPROVE, "ana")},
 		{DecisionId: "37", AskId: "37", RiskClass: "unknown", Time: ts(-30 * time.Minute), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_FAILSAFE,
-			Action: bashAction("bob", "codex", "9c1", "make deploy", "/home/bob/api"), Outcome: ans(limenv1.Choice_CHOICE_DENY, "carol")},
+			Action: bashAction("bob", "codex", "9c1", "make deploy", "/home/bob/api"), Outcome: withNote(ans(limenv1.Choice_CHOICE_DENY, "carol"), "deploys go through CI"),
+			Reason: "the prediction took longer than 20ms, so limen asks a person (failing closed)"},
 		{DecisionId: "36", AskId: "36", RiskClass: "unknown", Time: ts(-26 * time.Hour), Verdict: limenv1.Verdict_VERDICT_ASK, DecidedBy: limenv1.Decider_DECIDER_PREDICTION,
 			Action:  bashAction("ana", "claude-code", "s-1", "terraform apply", "/home/ana/infra"),
 			Outcome: &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED}},
 	}
 	return asks, history
+}
+
+func withNote(o *limenv1.AskOutcome, note string) *limenv1.AskOutcome {
+	o.Note = note
+	return o
 }
 
 func classes() []*limenv1.ClassThresholds {

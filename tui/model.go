@@ -500,7 +500,8 @@ func (m *Model) resize() {
 	m.help.Width = m.width
 	lw, lh := m.listSize()
 	m.list.SetSize(lw, lh)
-	m.historyList.SetSize(m.width, max(1, m.bodyHeight()-1-filterLines(&m.historyList)))
+	// Below the history list: one line on the selected decision.
+	m.historyList.SetSize(m.width, max(1, m.bodyHeight()-2-filterLines(&m.historyList)))
 	m.input.Width = max(10, m.width-20)
 }
 

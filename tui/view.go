@@ -151,7 +151,12 @@ func (m *Model) pendingView() string {
 		top = append(top, f)
 	}
 	lw := m.listWidth()
-	top = append(top, m.styles.Muted.Render(ansi.Truncate(pendingHeader(lw), lw, "")))
+	header := pendingHeader(lw)
+	if p := m.list.Paginator; p.TotalPages > 1 {
+		// The list pages when the queue is longer than the screen.
+		header += fmt.Sprintf("  (page %d/%d)", p.Page+1, p.TotalPages)
+	}
+	top = append(top, m.styles.Muted.Render(ansi.Truncate(header, lw, "")))
 	var listView string
 	if len(m.pending) == 0 {
 		msg := "No asks are waiting. New ones appear here as agents make them."
@@ -414,9 +419,23 @@ func (m *Model) historyView() string {
 	case len(m.history) == 0:
 		top = append(top, m.styles.Muted.Render("No decisions recorded yet."))
 	default:
-		top = append(top, m.historyList.View())
+		top = append(top, fit(m.historyList.View(), m.width, m.historyList.Height()))
+		if it, ok := m.historyList.SelectedItem().(decisionItem); ok {
+			top = append(top, m.decisionWhy(it.d))
+		}
 	}
 	return strings.Join(top, "\n")
+}
+
+// decisionWhy is the line under the history: why the selected decision
+// went as it did, and the note its answer carried.
+func (m *Model) decisionWhy(d *limenv1.Decision) string {
+	why := fmt.Sprintf("%s %s: %s", d.GetDecisionId(), verdictWord(d.GetVerdict()), d.GetReason())
+	if o := d.GetOutcome(); o.GetNote() != "" {
+		// The person's words first: the reason is often long.
+		why = fmt.Sprintf("%s %s, note: %q · asked because %s", d.GetDecisionId(), outcomeWord(d), o.GetNote(), d.GetReason())
+	}
+	return m.styles.Muted.Render(ansi.Truncate(strings.Join(strings.Fields(why), " "), m.width, "…"))
 }
 
 func (m *Model) statsView() string {

@@ -7,6 +7,9 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
 // TestViewGolden renders every view at 80 and 120 columns, colour
@@ -25,6 +28,15 @@ func TestViewGolden(t *testing.T) {
 		{"rule-block", func(t *testing.T, m *Model) { press(t, m, "r", "tab") }},
 		{"rule-invalid", func(t *testing.T, m *Model) { press(t, m, "r", "ctrl+u"); typeText(t, m, "Bash(git push") }},
 		{"history", func(t *testing.T, m *Model) { press(t, m, "tab") }},
+		{"history-note", func(t *testing.T, m *Model) { press(t, m, "tab", "j", "j", "j") }},
+		{"pending-pages", func(t *testing.T, m *Model) {
+			asks, _ := fixtures()
+			for i := range 12 {
+				a := proto.CloneOf(asks[i%3])
+				a.AskId = fmt.Sprint(100 + i)
+				m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: a}})
+			}
+		}},
 		{"stats", func(t *testing.T, m *Model) { press(t, m, "3") }},
 		{"disconnected", func(t *testing.T, m *Model) {
 			m.Update(watchErrMsg{gen: m.gen, err: status.Error(codes.Unavailable, "connection refused")})
