@@ -48,7 +48,7 @@ type limend struct {
 	c    *client.Client
 }
 
-func start(t *testing.T) limend {
+func start(t testing.TB) limend {
 	t.Helper()
 	dir := t.TempDir()
 	d, err := daemon.Start(daemon.Config{
@@ -76,7 +76,7 @@ func start(t *testing.T) limend {
 
 // rules puts allow and ask rules into the default policy, so the tests do
 // not depend on how the default priors are tuned.
-func (l limend) rules(t *testing.T, allow, ask []string) {
+func (l limend) rules(t testing.TB, allow, ask []string) {
 	t.Helper()
 	list := func(rs []string) string {
 		q := make([]string, len(rs))

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkStart measures what Claude Code waits for on every tool call:
+// starting limen-hook and getting limend's decision (an allow, so no ask is
+// queued), against starting an empty Go binary. Each iteration is one
+// process; the medians are reported besides the mean because a busy machine
+// adds long outliers. See docs/BENCHMARKS.md ("Hook start").
+//
+//	go test -run '^$' -bench BenchmarkStart -benchtime 500x ./cmd/limen-hook
+func BenchmarkStart(b *testing.B) {
+	empty := filepath.Join(b.TempDir(), "empty")
+	src := filepath.Join(b.TempDir(), "main.go")
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", empty, src)
+	build.Dir = filepath.Dir(src)
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build the empty binary: %v\n%s", err, out)
+	}
+	l := start(b)
+	l.rules(b, []string{"Read"}, nil)
+	read, err := os.ReadFile(filepath.Join("testdata", "read.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	run := func(b *testing.B, bin string, stdin []byte, args ...string) {
+		var took []time.Duration
+		for b.Loop() {
+			cmd := exec.Command(bin, args...)
+			cmd.Stdin = bytes.NewReader(stdin)
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			began := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+			took = append(took, time.Since(began))
+			if bin != empty && !bytes.Contains(out.Bytes(), []byte(`"permissionDecision":"allow"`)) {
+				b.Fatalf("limen-hook printed %s; want allow", out.Bytes())
+			}
+		}
+		slices.Sort(took)
+		b.ReportMetric(float64(took[len(took)/2].Microseconds()), "median-µs")
+		b.ReportMetric(float64(took[0].Microseconds()), "min-µs")
+	}
+	b.Run("empty", func(b *testing.B) { run(b, empty, nil) })
+	b.Run("limen-hook", func(b *testing.B) { run(b, hookBin, read, "--socket", l.http) })
+}
