@@ -2,6 +2,8 @@ package eval
 
 import (
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/limenhq/limen/policy"
@@ -22,7 +24,58 @@ func TestStreamFromEnv(t *testing.T) {
 	}
 	defer f.Close()
 	pol := policy.Default()
-	rep, err := Replay(f, []Strategy{NewLimen(pol, predictor.DefaultConfig(), 1), AlwaysAsk{}, NewRememberExact(), NewRememberPrefix()},
+	if os.Getenv("LIMEN_EVAL_FLAT") != "" {
+		cp := *pol
+		cp.Classes = append([]policy.Class(nil), pol.Classes...)
+		for i := range cp.Classes {
+			cp.Classes[i].Costs = policy.DefaultCosts
+			if c := os.Getenv("LIMEN_EVAL_FLAT_ALLOW"); c != "" {
+				cp.Classes[i].Costs.Allow, _ = strconv.ParseFloat(c, 64)
+			}
+		}
+		pol = &cp
+	}
+	if c := os.Getenv("LIMEN_EVAL_ALLOW_COST"); c != "" {
+		x, _ := strconv.ParseFloat(c, 64)
+		cp := *pol
+		cp.Classes = append([]policy.Class(nil), pol.Classes...)
+		for i := range cp.Classes {
+			cp.Classes[i].Costs.Allow = max(cp.Classes[i].Costs.Allow, x)
+		}
+		pol = &cp
+	}
+	cfg := predictor.DefaultConfig()
+	for _, kv := range strings.Split(os.Getenv("LIMEN_EVAL_CONFIG"), ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatalf("LIMEN_EVAL_CONFIG %s: %v", kv, err)
+		}
+		switch k {
+		case "Strength":
+			cfg.Strength = x
+		case "ChildStrength":
+			cfg.ChildStrength = x
+		case "Carry":
+			cfg.Carry = x
+		case "OrgStrength":
+			cfg.OrgStrength = x
+		case "PriorMean":
+			cfg.PriorMean = x
+		case "PriorStrength":
+			cfg.PriorStrength = x
+		default:
+			t.Fatalf("LIMEN_EVAL_CONFIG: unknown setting %q", k)
+		}
+	}
+	strategies := []Strategy{NewLimen(pol, cfg, 1), AlwaysAsk{}, NewRememberExact(), NewRememberPrefix()}
+	if os.Getenv("LIMEN_EVAL_ONLY_LIMEN") != "" {
+		strategies = strategies[:1]
+	}
+	rep, err := Replay(f, strategies,
 		Options{Costs: CostsUnder(pol)})
 	if err != nil {
 		t.Fatal(err)

@@ -41,11 +41,11 @@ type Config struct {
 // DefaultConfig returns the settings limen ships with.
 func DefaultConfig() Config {
 	return Config{
-		Strength:      0.25,
+		Strength:      0.1,
 		ChildStrength: 4,
 		Carry:         1,
-		OrgStrength:   2,
-		PriorMean:     0.8,
+		OrgStrength:   6,
+		PriorMean:     0.85,
 		PriorStrength: 4,
 		HalfLife:      90 * 24 * time.Hour,
 	}
@@ -100,17 +100,31 @@ func (c *counts) bump(approved bool, at int64, halfLife time.Duration) {
 }
 
 // maxDepth bounds the ladder depths novelty is pooled at; deeper levels
-// share the last slot.
+// share the last depth.
 const maxDepth = 6
 
 // novelty is the organisation's experience, pooled over everyone, with
-// keys new to a person at one depth of one root's ladders: the first
-// answers to them, split by whether the person's answers at the parent
-// were mostly approvals (byParent[1]) or not (byParent[0]). The last slot
-// of each array is the exact, most specific key, whatever its depth.
+// keys new to a person below one root: the first answers to them, by
+// slot (the key's depth, and whether it is the exact, most specific key of
+// its ladder: a new argument list is not a new subcommand) and by whether
+// the person's answers at the parent were mostly approvals (1) or not (0).
 type novelty struct {
 	root     counts
-	byParent [maxDepth + 1][2]counts
+	byParent [2 * maxDepth][2]counts
+}
+
+// slot is the novelty slot of depth i of a ladder of n keys.
+func slot(i, n int) int {
+	s := 2 * min(i, maxDepth-1)
+	if i == n-1 {
+		s++
+	}
+	return s
+}
+
+// person is one user's answers, per key.
+type person struct {
+	keys map[string]*node
 }
 
 // Estimator is the online hierarchical Beta–Bernoulli predictor of
@@ -125,8 +139,8 @@ type novelty struct {
 type Estimator struct {
 	mu    sync.RWMutex
 	cfg   Config
-	users map[string]map[string]*node // user → key → answers
-	novel map[string]*novelty         // root key → pooled novelty
+	users map[string]*person
+	novel map[string]*novelty // root key → pooled novelty
 	// first holds, per key below a root, everyone's first answer to it:
 	// how people answer that key when it is new to them.
 	first map[string]*counts
@@ -136,7 +150,7 @@ type Estimator struct {
 func NewEstimator(cfg Config) *Estimator {
 	return &Estimator{
 		cfg:   cfg,
-		users: make(map[string]map[string]*node),
+		users: make(map[string]*person),
 		novel: make(map[string]*novelty),
 		first: make(map[string]*counts),
 	}
@@ -156,24 +170,17 @@ func (e *Estimator) SetHalfLife(h time.Duration) {
 	e.cfg.HalfLife = h
 }
 
-// slot is the novelty slot of depth i of a ladder of n keys.
-func slot(i, n int) int {
-	if i == n-1 {
-		return maxDepth
-	}
-	return min(i, maxDepth-1)
-}
-
 // Observe records one answer of user for an action made of parts. Every key
 // of every ladder is counted once, even when two parts share it.
 func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	keys := e.users[user]
-	if keys == nil {
-		keys = make(map[string]*node)
-		e.users[user] = keys
+	who := e.users[user]
+	if who == nil {
+		who = &person{keys: make(map[string]*node)}
+		e.users[user] = who
 	}
+	keys := who.keys
 	now, hl := at.UnixNano(), e.cfg.HalfLife
 
 	// Collect each distinct key once, with what was known before this
@@ -227,7 +234,7 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 				nv = &novelty{}
 				e.novel[s.root] = nv
 			}
-			if s.slot == 0 {
+			if s.slot < 2 {
 				nv.root.bump(approved, now, hl)
 			} else {
 				f := e.first[s.key]
@@ -285,10 +292,10 @@ func (e *Estimator) Predict(user string, parts []Ladder, now time.Time) Predicti
 	if len(parts) == 0 {
 		return Prediction{P: e.cfg.PriorMean, Level: "prior", Effective: e.cfg.PriorStrength}
 	}
-	keys := e.users[user]
+	who := e.users[user]
 	var worst Prediction
 	for i, ladder := range parts {
-		p := e.predictLadder(keys, ladder, now.UnixNano())
+		p := e.predictLadder(who, ladder, now.UnixNano())
 		if i == 0 || p.P < worst.P {
 			worst = p
 		}
@@ -301,10 +308,10 @@ func (e *Estimator) Predict(user string, parts []Ladder, now time.Time) Predicti
 func (e *Estimator) PredictEach(user string, parts []Ladder, now time.Time) []Prediction {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	keys := e.users[user]
+	who := e.users[user]
 	out := make([]Prediction, len(parts))
 	for i, ladder := range parts {
-		out[i] = e.predictLadder(keys, ladder, now.UnixNano())
+		out[i] = e.predictLadder(who, ladder, now.UnixNano())
 	}
 	return out
 }
@@ -312,11 +319,15 @@ func (e *Estimator) PredictEach(user string, parts []Ladder, now time.Time) []Pr
 // rate is a Beta mean: a and d shrunk towards mean with weight w.
 func rate(a, d, mean, w float64) float64 { return (a + w*mean) / (a + d + w) }
 
-func (e *Estimator) predictLadder(keys map[string]*node, ladder Ladder, now int64) Prediction {
+func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Prediction {
 	cfg := e.cfg
 	hl := cfg.HalfLife
 	if len(ladder) == 0 {
 		return Prediction{P: cfg.PriorMean, Level: "prior", Effective: cfg.PriorStrength}
+	}
+	var keys map[string]*node
+	if who != nil {
+		keys = who.keys
 	}
 	nv := e.novel[ladder[0]]
 	if nv == nil {
@@ -360,18 +371,15 @@ func (e *Estimator) childStart(nv *novelty, key string, parent *node, s int, pe 
 	ya, yd := nv.byParent[s][1].at(now, hl)
 	na, nd := nv.byParent[s][0].at(now, hl)
 	all := rate(ya+na, yd+nd, cfg.PriorMean, cfg.PriorStrength)
-	yes := rate(ya, yd, all, cfg.PriorStrength)
-	no := rate(na, nd, all, cfg.PriorStrength)
-	// How the parent leans: the share of its own answers that were
-	// approvals, or its estimate when it has none. A child of an approving
+	// Without answers at this slot a child of an approving parent starts
+	// at the prior, a child of a denying one at its mirror image, and a
+	// child of a parent that is itself new follows the parent's estimate.
+	yes := rate(ya, yd, cfg.PriorMean, cfg.PriorStrength)
+	no := rate(na, nd, 1-cfg.PriorMean, cfg.PriorStrength)
+	// The parent's estimate says how it leans. A child of an approving
 	// parent is never taken as less likely approved than a child of a
 	// denying one, which keeps p monotone in the answers.
 	lean := pe
-	if parent != nil {
-		if a, d := parent.own.at(now, hl); a+d > 0 {
-			lean = a / (a + d)
-		}
-	}
 	m := min(yes, no) + lean*(max(yes, no)-min(yes, no))
 	m = cfg.Carry*m + (1-cfg.Carry)*all
 	// How everyone else answered this very key when it was new to them.

@@ -12,7 +12,7 @@ import (
 
 // KeyScheme is the version of the key ladders; bump it whenever keys change,
 // so stored answers get their keys derived again.
-const KeyScheme = 1
+const KeyScheme = 2
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
@@ -34,7 +34,7 @@ const maxParts = 64
 //	Bash      Bash → Bash:git → Bash:git push → Bash:git push [-f] → Bash:git push --force origin main
 //	          privileged: Bash → Bash:sudo → Bash:sudo apt install → Bash:sudo apt install [-y] → Bash:sudo apt install -y jq
 //	          unparsable: Bash → Bash:<unparsed> → Bash:<unparsed> <raw text>
-//	Read etc. Read → Read:workspace → Read:workspace:.go → Read:/abs/cleaned/path
+//	Read etc. Read → Read:workspace → Read:workspace:./src/ → Read:workspace:./src/*.go → Read:/abs/cleaned/path
 //	WebFetch  WebFetch → WebFetch:github.com → WebFetch:github.com/acme → WebFetch:<url>
 //	WebSearch WebSearch → WebSearch:<query>
 //	MCP       mcp__github → mcp__github__create_issue → mcp__github__create_issue:owner=acme,repo=shop → mcp__github__create_issue:<canonical JSON>

@@ -1,6 +1,9 @@
 package predictor
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // optSpec describes a command's options well enough to skip them.
 type optSpec struct {
@@ -238,4 +241,70 @@ func teeMarks(args []word) []string {
 		return nil
 	}
 	return []string{mark}
+}
+
+// copiers write to their last operand.
+var copiers = set("cp", "mv", "install", "ln", "rsync")
+
+// remoteCopiers reach another machine through a host:path operand.
+var remoteCopiers = set("scp", "rsync", "sftp")
+
+// argMarks are the risk marks of what a command's operands name: a secret
+// file (<secret>: `cat .env`, `head certs/server.key`), another machine
+// (<remote>: `scp -r . me@host:/tmp/`) and, for commands that copy, a
+// destination outside the workspace and /tmp (<outside>: `cp x
+// /usr/local/bin/`). They put `cat .env` on another ladder level than
+// `cat README.md`, so that approving one never vouches for the other.
+func (w walker) argMarks(prog string, args []word) []string {
+	var marks []string
+	secret, remote := false, false
+	last := ""
+	for _, a := range args {
+		if !a.lit || strings.HasPrefix(a.text, "-") {
+			continue
+		}
+		t := a.text
+		last = t
+		if !secret && isSecretPath(strings.TrimRight(t, "*?")) {
+			secret = true
+			marks = append(marks, "<secret>")
+		}
+		if !remote && remoteCopiers[prog] && isRemoteTarget(t) {
+			remote = true
+			marks = append(marks, "<remote>")
+		}
+	}
+	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
+		marks = append(marks, "<outside>")
+	}
+	return marks
+}
+
+// isRemoteTarget reports whether an operand has the [user@]host:path shape
+// of scp and rsync (and is not a URL or a Windows drive).
+func isRemoteTarget(t string) bool {
+	host, _, ok := strings.Cut(t, ":")
+	if !ok || host == "" || strings.Contains(host, "/") || len(host) == 1 || strings.Contains(t, "://") {
+		return false
+	}
+	return true
+}
+
+// outside reports whether a path operand lies outside the working
+// directory and /tmp.
+func (w walker) outside(t string) bool {
+	switch {
+	case t == "~" || strings.HasPrefix(t, "~/"):
+		if w.home == "" {
+			return true
+		}
+		t = w.home + t[1:]
+	case !strings.HasPrefix(t, "/"):
+		return strings.HasPrefix(path.Clean(t), "..")
+	}
+	t = path.Clean(t)
+	if t == "/tmp" || strings.HasPrefix(t, "/tmp/") || harmlessSink(t) {
+		return false
+	}
+	return w.cwd == "" || w.cwd == "/" || (t != w.cwd && !strings.HasPrefix(t, w.cwd+"/"))
 }

@@ -52,7 +52,11 @@ func filePart(a Action, root string) Part {
 	l := ladder{root}
 	l.add(root + ":" + class)
 	if !searchTools[a.Tool] {
-		l.add(root + ":" + class + ":" + extOf(p))
+		// People grant files by directory (src/ yes, scripts/ no), so the
+		// directory comes before the extension.
+		dir := root + ":" + class + ":" + dirOf(a, p)
+		l.add(dir)
+		l.add(dir + "*" + extOf(p))
 	}
 	l.add(root + ":" + p)
 	return Part{Tool: root, Subject: p, Keys: l.done()}
@@ -159,6 +163,23 @@ func isSecretPath(p string) bool {
 		}
 	}
 	return strings.Contains(base, "credentials")
+}
+
+// dirOf names the first directory of p below its base: the working
+// directory ("./src/"), else the home directory ("~/.config/"), else the
+// root ("/etc/"). A file right in its base gets the base alone ("./").
+func dirOf(a Action, p string) string {
+	base, rel := "/", strings.TrimPrefix(p, "/")
+	if cwd := cleanAbs(a.Cwd); cwd != "" && cwd != "/" && strings.HasPrefix(p, cwd+"/") {
+		base, rel = "./", p[len(cwd)+1:]
+	} else if h := HomeDir(a); h != "" && strings.HasPrefix(p, h+"/") {
+		base, rel = "~/", p[len(h)+1:]
+	}
+	first, _, found := strings.Cut(rel, "/")
+	if !found {
+		return base
+	}
+	return base + first + "/"
 }
 
 // extOf returns the lowercased extension of p's base name, or "noext".

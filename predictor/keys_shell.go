@@ -30,7 +30,7 @@ func bashParts(a Action) []Part {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
 	}
 	out := &shellParts{}
-	w := walker{out: out}
+	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a)}
 	if !w.parse(cmd, shellCtx{}) || len(out.parts) == 0 {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
 	}
@@ -60,6 +60,9 @@ type walker struct {
 	out   *shellParts
 	src   string
 	depth int
+	// cwd and home place the paths a command names (a copy into ~/.bashrc
+	// is not a copy inside the workspace).
+	cwd, home string
 }
 
 // shellCtx is what a statement inherits from the statements around it.
@@ -422,6 +425,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	prog := programName(cmd[0])
 	sub := subcommand(prog, cmd[1:])
 	marks := riskyFlags(prog, sub, cmd[1:])
+	marks = append(marks, w.argMarks(prog, cmd[1:])...)
 	marks = append(marks, ctx.marks...)
 	if ctx.piped && readsScriptFromStdin(prog, cmd[1:]) {
 		marks = append(marks, "<pipe")
@@ -502,7 +506,7 @@ func (w walker) nested(words []word, start int, priv string, ctx shellCtx, rs []
 		w.out.add(opaquePart("Bash", "<unparsed>", script))
 		return true
 	}
-	sub := walker{out: w.out, depth: w.depth + 1}
+	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home}
 	before := len(w.out.parts)
 	if !sub.parse(script, inner) {
 		w.out.parts = w.out.parts[:before]
