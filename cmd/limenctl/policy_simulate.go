@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
+
+// simulateTimeout bounds a replay when --timeout is not given: the default
+// --timeout (seconds) suits one decision, not a log of a million.
+const simulateTimeout = 5 * time.Minute
 
 func newPolicySimulateCmd(a *app) *cobra.Command {
 	var limit int32
@@ -24,7 +30,10 @@ part that was decided by prediction keeps the p it had; other parts, and
 decisions a rule settled, take the p the model gives now. Where a person
 answered an ask, the answer is the truth; elsewhere a wrong allow counts
 1-p and a wrong block p. Both columns are priced with the candidate's
-costs, class by class, so their totals compare.`,
+costs, class by class, so their totals compare.
+
+A replay may take a while on a long log: it waits up to 5 minutes unless
+--timeout says otherwise.`,
 		Example: `  limenctl policy show --document > p.toml && $EDITOR p.toml
   limenctl policy simulate p.toml
   limenctl policy simulate --limit 1000 p.toml   # the newest 1000 decisions only`,
@@ -45,7 +54,13 @@ costs, class by class, so their totals compare.`,
 				return err
 			}
 			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
+			// A replay reads the whole log: give it minutes unless the
+			// caller chose a --timeout.
+			ctx, cancel := context.WithTimeout(cmd.Context(), simulateTimeout)
+			if f := cmd.Flag("timeout"); f != nil && f.Changed {
+				cancel()
+				ctx, cancel = a.ctx(cmd)
+			}
 			defer cancel()
 			resp, err := c.API.SimulatePolicy(ctx, &limenv1.SimulatePolicyRequest{Document: doc, Limit: limit})
 			if err != nil {
