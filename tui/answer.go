@@ -26,11 +26,12 @@ func (m *Model) answer(ask *limenv1.PendingAsk, choice limenv1.Choice, scope lim
 	m.sending[id] = answerWords(req)
 	m.setStatus(false, "sending %s for ask %s…", answerWords(req), id)
 	api := m.opts.API
+	hasSession := ask.GetDecision().GetAction().GetSession() != ""
 	ctx, cancel := m.call()
 	return func() tea.Msg {
 		defer cancel()
 		resp, err := api.Answer(ctx, req)
-		return answerSentMsg{req: req, resp: resp, err: err}
+		return answerSentMsg{req: req, resp: resp, err: err, hasSession: hasSession}
 	}
 }
 
@@ -69,7 +70,7 @@ func (m *Model) answered(msg answerSentMsg) tea.Cmd {
 	if msg.resp.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
 		verdict = "block"
 	}
-	if msg.req.GetScope() == limenv1.Scope_SCOPE_SESSION && m.pending[id].GetDecision().GetAction().GetSession() == "" {
+	if msg.req.GetScope() == limenv1.Scope_SCOPE_SESSION && !msg.hasSession {
 		m.setStatus(false, "ask %s: %s sent to the agent (it names no session, so only this once)", id, verdict)
 	} else {
 		m.setStatus(false, "ask %s: %s sent to the agent (%s)", id, verdict, answerWords(msg.req))

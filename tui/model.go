@@ -235,9 +235,10 @@ type (
 	}
 	reconnectMsg  struct{ gen int }
 	answerSentMsg struct {
-		req  *limenv1.AnswerRequest
-		resp *limenv1.AnswerResponse
-		err  error
+		req        *limenv1.AnswerRequest
+		resp       *limenv1.AnswerResponse
+		err        error
+		hasSession bool // the ask named an agent session (for SCOPE_SESSION)
 	}
 	historyMsg struct {
 		decisions []*limenv1.Decision

@@ -392,3 +392,14 @@ func TestResize(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionApprovalWithoutSession: limend cannot remember an approval for
+// a session the ask does not name, and the status line says so.
+func TestSessionApprovalWithoutSession(t *testing.T) {
+	m, api := newTestModel(t, 80, 24)
+	m.pending["41"].GetDecision().GetAction().Session = ""
+	press(t, m, "s")
+	if len(api.answers) != 1 || !strings.Contains(m.status, "names no session, so only this once") {
+		t.Errorf("answers %v, status %q; want the approval sent and the limit said", api.answers, m.status)
+	}
+}
