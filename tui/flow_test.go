@@ -82,7 +82,14 @@ func TestFlowWithLimend(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start limend: %v", err)
 	}
-	t.Cleanup(func() { d.Stop(context.Background()) })
+	t.Cleanup(func() {
+		// t.Context is done by now; give the stop its own bound.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := d.Stop(ctx); err != nil {
+			t.Errorf("stop limend: %v", err)
+		}
+	})
 	c, err := client.Dial(cfg.Socket)
 	if err != nil {
 		t.Fatal(err)
