@@ -1,0 +1,86 @@
+package server
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/limenhq/limen/internal/loadgen"
+	"github.com/limenhq/limen/predictor"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store"
+)
+
+var rebuildMillion = flag.Bool("limen.rebuild1m", false, "BenchmarkRebuild: also rebuild from 1,000,000 answers (filling the store takes minutes)")
+
+// BenchmarkRebuild is limend's start: New loads the policy and replays
+// every stored answer into a fresh estimator. One op is one whole start;
+// ns/answer is the figure to watch. The answers are the fixture stream's
+// actions spread over 100 users, with their ladders stored as Answer
+// stores them. 1M answers run with -limen.rebuild1m.
+func BenchmarkRebuild(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if *rebuildMillion {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("answers=%d", n), func(b *testing.B) {
+			st, err := store.Open(filepath.Join(b.TempDir(), "limen.db"), store.Options{NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			fillAnswers(b, st, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := New(Options{Store: st}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/answer")
+		})
+	}
+}
+
+// fillAnswers asks and answers n times through the store's own API.
+func fillAnswers(b *testing.B, st *store.Store, n int) {
+	b.Helper()
+	acts, err := loadgen.ReadActionsFile("", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t0 := time.Now().Add(-30 * 24 * time.Hour)
+	for i := range n {
+		a := acts[i%len(acts)]
+		msg := &limenv1.Action{User: fmt.Sprintf("u%02d", i%100), Tool: a.Action.GetTool(), InputJson: a.Action.GetInputJson(), Cwd: a.Action.GetCwd()}
+		at := t0.Add(time.Duration(i) * time.Second)
+		act, err := toAction(msg, at)
+		if err != nil {
+			b.Fatal(err)
+		}
+		id, err := st.NextID()
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := &limenv1.Decision{DecisionId: store.FormatID(id), AskId: store.FormatID(id), Time: timestamppb.New(at), Action: msg, Verdict: limenv1.Verdict_VERDICT_ASK}
+		if err := st.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
+			b.Fatal(err)
+		}
+		choice := limenv1.Choice_CHOICE_DENY
+		if a.Approve {
+			choice = limenv1.Choice_CHOICE_APPROVE
+		}
+		rec := &limenv1.AnswerRecord{Action: msg, Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE, AnsweredBy: msg.User, Time: timestamppb.New(at), KeyScheme: predictor.KeyScheme}
+		for _, l := range ladders(predictor.Parts(act)) {
+			rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
+		}
+		if _, err := st.Answer(id, rec, &limenv1.AskOutcome{Choice: choice, AnsweredBy: msg.User, Time: timestamppb.New(at)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
