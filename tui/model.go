@@ -503,7 +503,12 @@ func (m *Model) resize() {
 	m.list.SetSize(lw, lh)
 	// Below the history list: one line on the selected decision.
 	m.historyList.SetSize(m.width, max(1, m.bodyHeight()-2-filterLines(&m.historyList)))
-	m.input.Width = max(10, m.width-20)
+	// The editors sit in the pane: the input fills its inner width.
+	pane := m.width
+	if m.wide() {
+		pane = m.width - m.listWidth() - 1
+	}
+	m.input.Width = max(10, pane-4-len(m.input.Prompt)-1)
 }
 
 // wide reports whether the detail pane stands beside the list rather than

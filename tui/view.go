@@ -360,8 +360,8 @@ func (m *Model) noteView(w int) string {
 		"",
 		m.input.View(),
 		"",
-		s.Muted.Render("The note is kept with the answer and shown to the agent."),
-		s.Muted.Render("enter sends · esc cancels"),
+		s.Muted.Width(w).Render("The note is kept with the answer and shown to the agent."),
+		s.Muted.Width(w).Render("enter sends · esc cancels"),
 	}
 	return strings.Join(lines, "\n")
 }
@@ -378,7 +378,7 @@ func (m *Model) ruleView(w int) string {
 		s.Muted.Render(ansi.Truncate(summary(ask.GetDecision().GetAction()), w, "…")),
 		"",
 		m.input.View(),
-		fmt.Sprintf("[%s] %s", kind, s.Muted.Render(effect)),
+		lipgloss.NewStyle().Width(w).Render(fmt.Sprintf("[%s] %s", kind, s.Muted.Render(effect))),
 		"",
 	}
 	switch {
