@@ -252,6 +252,9 @@ func TestPolicyExplain(t *testing.T) {
 		{"compound", []string{"ls -la && rm -rf build"}, []string{
 			"ls -la        read-only", "rm -rf build  destructive", "the action gets the most cautious verdict of its parts",
 		}},
+		{"a compound command with one part blocked", []string{"ls && rm -rf /"}, []string{
+			"verdict  block  (decided by rule, policy v1)", "ls        read-only    -", "rm -rf /  destructive  block Bash(rm -rf /)",
+		}},
 		{"file tool", []string{"--tool", "Read", "--input", `{"file_path":".env"}`, "--cwd", "/srv/shop"}, []string{
 			"/srv/shop/.env  secrets", "C_allow 100", fmt.Sprintf("= %.3f × 100", 1-envRead),
 		}},
