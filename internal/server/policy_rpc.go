@@ -140,6 +140,9 @@ func (s *Server) replayOf(d *limenv1.Decision, act predictor.Action, now time.Ti
 		failed:  d.GetDecidedBy() == limenv1.Decider_DECIDER_FAILSAFE,
 		preds:   make(map[string]predictor.Prediction, 1),
 	}
+	// A part's key is derived again from the stored action; after a change
+	// of the key scheme the recorded key may match no part, and the model
+	// then speaks for every part.
 	preds := s.model.PredictEach(act.User, ladders(r.parts), now)
 	if len(preds) != len(r.parts) {
 		return replay{}, fmt.Errorf("decision %s: the model gave %d predictions for %d parts", d.GetDecisionId(), len(preds), len(r.parts))
@@ -153,7 +156,9 @@ func (s *Server) replayOf(d *limenv1.Decision, act predictor.Action, now time.Ti
 				Approvals: ev.GetApprovals(), Denials: ev.GetDenials(), Effective: ev.GetEffectiveCount()}
 		}
 		r.preds[part.Keys.Exact()] = pred
-		r.approve = min(r.approve, pred.P)
+		if pred.P >= 0 && pred.P <= 1 { // a NaN from a broken model must not poison the sums
+			r.approve = min(r.approve, pred.P)
+		}
 	}
 	if o := d.GetOutcome(); o.GetState() == limenv1.AskState_ASK_STATE_ANSWERED {
 		r.approve = 0
