@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,13 +16,18 @@ import (
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store"
 )
 
-// startLimend runs a real limend on a temporary socket and database.
-func startLimend(t *testing.T) *client.Client {
+// startLimend runs a real limend on a temporary socket and database;
+// seed, if given, prepares the database first.
+func startLimend(t *testing.T, seed ...func(db string)) *client.Client {
 	t.Helper()
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // first registered, so it runs last
 	dir := t.TempDir()
+	for _, f := range seed {
+		f(filepath.Join(dir, "data", "limen.db"))
+	}
 	cfg := daemon.Config{
 		Socket:          filepath.Join(dir, "run", "limend.sock"),
 		DB:              filepath.Join(dir, "data", "limen.db"),
@@ -428,5 +434,47 @@ func TestSetPolicyRefusesInvalidDocuments(t *testing.T) {
 				t.Errorf("rm -rf / = %v after a refused SetPolicy; the old block rule must stay in force", d.GetVerdict())
 			}
 		})
+	}
+}
+
+// TestSimulateUnderABrokenPolicy: when the stored policy does not parse,
+// limend asks about everything; a simulation shows exactly that for the
+// policy in force, the broken version is still listed, and a valid policy
+// set over it takes over.
+func TestSimulateUnderABrokenPolicy(t *testing.T) {
+	const broken = "[costs]\nallow = -5.0\n"
+	c := startLimend(t, func(db string) {
+		if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		st, err := store.Open(db, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := st.SetPolicy(0, &limenv1.Policy{Document: broken, Author: "someone"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, cmd := range []string{"rm -rf /", "git status", "make build"} {
+		if d := decideOnce(t, c, sh("ana", cmd), false); d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
+			t.Fatalf("%s under a broken policy = %v; want ask", cmd, d.GetVerdict())
+		}
+	}
+	sim := simulate(t, c, policyDoc("", ""), 0)
+	if cur := sim.GetCurrent(); cur.GetAsks() != 3 || cur.GetAllows()+cur.GetBlocks() != 0 {
+		t.Errorf("current (broken) policy replayed: %v; want 3 asks", cur)
+	}
+	if cand := sim.GetCandidate(); cand.GetBlocks() < 1 {
+		t.Errorf("the candidate's block rule did not block rm -rf /: %v", cand)
+	}
+
+	list, err := c.API.ListPolicyVersions(t.Context(), &limenv1.ListPolicyVersionsRequest{})
+	if err != nil || len(list.GetPolicies()) != 1 || list.GetPolicies()[0].GetDocument() != broken || len(list.GetPolicies()[0].GetClasses()) != 0 {
+		t.Fatalf("ListPolicyVersions = %v, %v; want the broken version, without classes", list, err)
+	}
+	setPolicy(t, c, policyDoc("", ""))
+	if d := decideOnce(t, c, sh("ana", "rm -rf /"), true); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
+		t.Errorf("rm -rf / after a valid policy was set = %v; want block", d.GetVerdict())
 	}
 }
