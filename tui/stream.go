@@ -65,9 +65,13 @@ func (m *Model) streamFailed(err error) tea.Cmd {
 	m.backoff = min(m.backoff*2, maxBackoff)
 	m.retryAt = m.opts.Now().Add(wait)
 	m.log.Warn("watch stream ended; reconnecting", "err", err, "in", wait)
-	if !wasDown {
+	switch {
+	case wasDown:
 		// Once per outage: the header counts down the retries, and a
 		// later message (an answer that failed) must stay readable.
+	case !m.synced:
+		m.setStatus(true, "cannot reach limend at %s (%s): start it with limend, or pass --socket", dash(m.opts.Socket), describeErr(err))
+	default:
 		m.setStatus(true, "lost limend (%s); answers can be sent once it is back", describeErr(err))
 	}
 	gen := m.gen
@@ -105,7 +109,7 @@ func (m *Model) applyEvent(ev *limenv1.WatchPendingResponse) tea.Cmd {
 		if m.staging == nil {
 			return nil
 		}
-		first := !m.synced
+		first, wasOut := !m.synced, m.outage
 		before := m.pending
 		m.pending, m.staging = m.staging, nil
 		m.conn, m.connErr, m.synced, m.outage = connLive, nil, true, false
@@ -121,6 +125,8 @@ func (m *Model) applyEvent(ev *limenv1.WatchPendingResponse) tea.Cmd {
 				}
 			}
 			m.setStatus(false, "in sync with limend again: %d pending", len(m.pending))
+		} else if wasOut {
+			m.setStatus(false, "connected to limend: %d pending", len(m.pending))
 		}
 		// An editor about an ask that is gone has nothing left to answer.
 		if m.mode != modeBrowse && m.pending[m.target] == nil && !m.ruleSaving {

@@ -2,8 +2,10 @@ package tui
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/bubbles/list"
 	tea "github.com/charmbracelet/bubbletea"
@@ -289,6 +291,27 @@ func TestRemovedElsewhere(t *testing.T) {
 	}
 	if selectedID(m) != "42" {
 		t.Errorf("selected %s; want the next ask, 42", selectedID(m))
+	}
+}
+
+// TestFirstConnectFails: before limend was ever reached, the status line
+// says how to start it; once reached, that it is connected.
+func TestFirstConnectFails(t *testing.T) {
+	api := &fakeAPI{watchErr: status.Error(codes.Unavailable, "connection refused")}
+	m := New(t.Context(), Options{API: api, Now: func() time.Time { return now }, Renderer: NewRenderer(io.Discard, true), Socket: "/run/limend.sock"})
+	defer m.Close()
+	m.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	drain(t, m, m.openWatch())
+	if !strings.Contains(m.status, "cannot reach limend at /run/limend.sock") || !strings.Contains(m.status, "start it with limend") {
+		t.Errorf("status %q; want how to start limend", m.status)
+	}
+	if !strings.Contains(plain(m.View()), "Waiting for limend") {
+		t.Errorf("view does not say it waits:\n%s", plain(m.View()))
+	}
+	m.Update(watchOpenedMsg{gen: m.gen})
+	m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_SYNCED}})
+	if m.status != "connected to limend: 0 pending" || m.statusErr {
+		t.Errorf("status %q; want connected", m.status)
 	}
 }
 
