@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -206,4 +207,62 @@ func TestPanicIsAsk(t *testing.T) {
 	if code != 200 || !strings.Contains(body, `"permissionDecision":"ask"`) || !strings.Contains(body, "corrupt state") {
 		t.Fatalf("= %d %s; want 200 ask naming the panic", code, body)
 	}
+}
+
+// TestHTTPSocket: the hook API's socket gets the same care as the gRPC one:
+// a 0700 directory, a 0600 socket, a stale file replaced, removed on stop,
+// and TCP only on loopback.
+func TestHTTPSocket(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "run", "h.sock")
+	if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sock, nil, 0o644); err != nil { // left behind by a crash
+		t.Fatal(err)
+	}
+	d, err := daemon.Start(daemon.Config{
+		Socket: filepath.Join(dir, "run", "g.sock"), HTTPSocket: sock, DB: filepath.Join(dir, "db"),
+		ShutdownTimeout: time.Second, LockTimeout: 200 * time.Millisecond,
+	}, nil)
+	if err != nil {
+		t.Fatalf("start over a stale HTTP socket: %v", err)
+	}
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
+		t.Errorf("HTTP socket = %v, %v; want a socket with mode 0600", fi, err)
+	}
+	if fi, err := os.Stat(filepath.Dir(sock)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory mode = %v, %v; want 0700", fi.Mode().Perm(), err)
+	}
+	if code, body := get(t, d.HTTPAddrs()[0], "/v1/health"); code != 200 || !strings.Contains(body, "serving") {
+		t.Errorf("health = %d %s", code, body)
+	}
+	if err := d.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("HTTP socket still there after stop (%v)", err)
+	}
+
+	_, err = daemon.Start(daemon.Config{Socket: filepath.Join(dir, "x.sock"), DB: filepath.Join(dir, "db2"), HTTPTCP: "0.0.0.0:7412"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "--http-tcp") || !strings.Contains(err.Error(), "loopback") {
+		t.Fatalf("--http-tcp 0.0.0.0:7412: %v; want a refusal naming the flag and loopback", err)
+	}
+}
+
+func get(t *testing.T, addr net.Addr, path string) (int, string) {
+	t.Helper()
+	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, addr.Network(), addr.String())
+	}}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://limend"+path, nil)
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
