@@ -84,10 +84,14 @@ type formHelp struct {
 }
 
 func (h formHelp) ShortHelp() []key.Binding {
+	// The same enter key, said the way each editor uses it.
+	confirm := h.k.Confirm
 	if h.rule {
-		return []key.Binding{h.k.Confirm, h.k.RuleToggle, h.k.Cancel}
+		confirm.SetHelp("enter", "save the rule and answer")
+		return []key.Binding{confirm, h.k.RuleToggle, h.k.Cancel}
 	}
-	return []key.Binding{h.k.Confirm, h.k.Cancel}
+	confirm.SetHelp("enter", "send the answer")
+	return []key.Binding{confirm, h.k.Cancel}
 }
 
 func (h formHelp) FullHelp() [][]key.Binding { return [][]key.Binding{h.ShortHelp()} }
