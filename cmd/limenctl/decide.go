@@ -89,6 +89,9 @@ to wait here for the answer.`,
 		},
 	}
 	f := cmd.Flags()
+	// Everything after the first word of the command belongs to the
+	// command: `limenctl decide git push --force` must not read --force.
+	f.SetInterspersed(false)
 	f.StringVar(&act.Tool, "tool", "Bash", "the tool, as the runtime names it (Bash, Read, Edit, Write, WebFetch, mcp__server__tool …)")
 	f.StringVar(&input, "input", "", "the tool's arguments as a JSON object")
 	f.StringVar(&act.Cwd, "cwd", "", "the agent's working directory (default: the current directory)")
