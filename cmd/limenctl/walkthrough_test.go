@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadmeWalkthrough runs the README's walk-through against a real
+// limend: decide → pending → answer → decide again, then history and status.
+func TestReadmeWalkthrough(t *testing.T) {
+	run, _ := polDaemon(t)
+
+	out, errOut, code := run("decide", "git", "status")
+	if code != exitOK || !strings.Contains(out, "verdict     ask") {
+		t.Fatalf("decide git status = %d\n%s%s\nwant an ask", code, out, errOut)
+	}
+	if !strings.Contains(out, "limenctl answer 1 --approve") {
+		t.Errorf("decide does not tell how to answer the ask:\n%s", out)
+	}
+
+	out, _, code = run("pending")
+	if code != exitOK || !strings.Contains(out, "git status") || !strings.HasPrefix(out, "ID") {
+		t.Fatalf("pending = %d\n%s", code, out)
+	}
+	var pending struct {
+		Asks []struct {
+			AskID string `json:"ask_id"`
+		} `json:"asks"`
+	}
+	out, _, _ = run("pending", "--json")
+	if err := json.Unmarshal([]byte(out), &pending); err != nil || len(pending.Asks) != 1 || pending.Asks[0].AskID != "1" {
+		t.Fatalf("pending --json = %v (%v); want one ask with id 1:\n%s", pending, err, out)
+	}
+
+	if out, errOut, code = run("answer", "1", "--approve"); code != exitOK || !strings.Contains(out, "ask 1 answered: allow") {
+		t.Fatalf("answer = %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = run("decide", "git", "status")
+	if !strings.Contains(out, "1 approved, 0 denied at Bash:git status") {
+		t.Errorf("second decide does not show the approval it learned from:\n%s", out)
+	}
+
+	// Flags after the command are the command's, not limenctl's.
+	out, errOut, code = run("decide", "git", "push", "--force")
+	if code != exitOK || !strings.Contains(out, "git push --force") || !strings.Contains(out, "destructive") {
+		t.Errorf("decide git push --force = %d\n%s%s\nwant the command kept whole, in the destructive class", code, out, errOut)
+	}
+
+	out, _, code = run("history")
+	if code != exitOK || !strings.Contains(out, "approved by") {
+		t.Errorf("history = %d\n%s", code, out)
+	}
+	out, _, code = run("status")
+	if code != exitOK || !strings.Contains(out, "SERVING") || !strings.Contains(out, "destructive") {
+		t.Errorf("status = %d\n%s", code, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	run, _ := polDaemon(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		hint string
+	}{
+		{"unknown flag", []string{"history", "--bogus"}, exitUsage, "--help"},
+		{"answer without a choice", []string{"answer", "1"}, exitUsage, "--approve or --deny"},
+		{"input that is not JSON", []string{"decide", "--tool", "Edit", "--input", "{nope"}, exitUsage, "not valid JSON"},
+		{"unknown ask", []string{"answer", "4242", "--deny"}, exitRefused, "ask 4242"},
+		{"refused tool", []string{"decide", "--tool", "", "--input", "{}"}, exitRefused, "action.tool is empty"},
+		{"daemon down", []string{"--socket", filepath.Join(t.TempDir(), "none.sock"), "status"}, exitUnreachable, "start it with"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := run(tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.hint) {
+				t.Fatalf("limenctl %v = %d, %q; want exit %d mentioning %q", tt.args, code, errOut, tt.code, tt.hint)
+			}
+		})
+	}
+}
