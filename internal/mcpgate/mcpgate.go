@@ -71,11 +71,17 @@ func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) 
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	// The SDK logs every session event at info; those are only worth
+	// seeing when debugging.
+	sdkLog := slog.New(slog.DiscardHandler)
+	if opts.Logger.Enabled(ctx, slog.LevelDebug) {
+		sdkLog = opts.Logger
+	}
 	// The gate cannot answer roots, sampling or elicitation for the
 	// server, so it does not offer them.
 	up := mcp.NewClient(&mcp.Implementation{Name: "limen-mcp-gate", Version: "1"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{},
-		Logger:       opts.Logger,
+		Logger:       sdkLog,
 	})
 	cs, err := up.Connect(ctx, upstream, nil)
 	if err != nil {
@@ -95,7 +101,7 @@ func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) 
 		}
 		instructions = init.Instructions
 	}
-	srv := mcp.NewServer(info, &mcp.ServerOptions{Capabilities: caps, Instructions: instructions, Logger: opts.Logger})
+	srv := mcp.NewServer(info, &mcp.ServerOptions{Capabilities: caps, Instructions: instructions, Logger: sdkLog})
 	g := &gate{opts: opts, up: cs}
 	srv.AddReceivingMiddleware(g.middleware)
 	ss, err := srv.Connect(ctx, downstream, nil)
@@ -160,37 +166,78 @@ func (g *gate) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return g.call(ctx, params)
 		case "tools/list":
 			params, _ := p.(*mcp.ListToolsParams)
-			return result(g.up.ListTools(ctx, params))
+			r, err := g.up.ListTools(ctx, params)
+			return fresh(r, err, func() *mcp.ListToolsResult {
+				return &mcp.ListToolsResult{Meta: own(r.Meta), NextCursor: r.NextCursor, Tools: r.Tools}
+			})
 		case "resources/list":
 			params, _ := p.(*mcp.ListResourcesParams)
-			return result(g.up.ListResources(ctx, params))
+			r, err := g.up.ListResources(ctx, params)
+			return fresh(r, err, func() *mcp.ListResourcesResult {
+				return &mcp.ListResourcesResult{Meta: own(r.Meta), NextCursor: r.NextCursor, Resources: r.Resources}
+			})
 		case "resources/templates/list":
 			params, _ := p.(*mcp.ListResourceTemplatesParams)
-			return result(g.up.ListResourceTemplates(ctx, params))
+			r, err := g.up.ListResourceTemplates(ctx, params)
+			return fresh(r, err, func() *mcp.ListResourceTemplatesResult {
+				return &mcp.ListResourceTemplatesResult{Meta: own(r.Meta), NextCursor: r.NextCursor, ResourceTemplates: r.ResourceTemplates}
+			})
 		case "resources/read":
 			params, _ := p.(*mcp.ReadResourceParams)
-			return result(g.up.ReadResource(ctx, params))
+			r, err := g.up.ReadResource(ctx, params)
+			return fresh(r, err, func() *mcp.ReadResourceResult {
+				return &mcp.ReadResourceResult{Meta: own(r.Meta), Contents: r.Contents}
+			})
 		case "prompts/list":
 			params, _ := p.(*mcp.ListPromptsParams)
-			return result(g.up.ListPrompts(ctx, params))
+			r, err := g.up.ListPrompts(ctx, params)
+			return fresh(r, err, func() *mcp.ListPromptsResult {
+				return &mcp.ListPromptsResult{Meta: own(r.Meta), NextCursor: r.NextCursor, Prompts: r.Prompts}
+			})
 		case "prompts/get":
 			params, _ := p.(*mcp.GetPromptParams)
-			return result(g.up.GetPrompt(ctx, params))
+			r, err := g.up.GetPrompt(ctx, params)
+			return fresh(r, err, func() *mcp.GetPromptResult {
+				return &mcp.GetPromptResult{Meta: own(r.Meta), Description: r.Description, Messages: r.Messages}
+			})
 		case "completion/complete":
 			params, _ := p.(*mcp.CompleteParams)
-			return result(g.up.Complete(ctx, params))
+			r, err := g.up.Complete(ctx, params)
+			return fresh(r, err, func() *mcp.CompleteResult {
+				return &mcp.CompleteResult{Meta: own(r.Meta), Completion: r.Completion}
+			})
 		}
 		return next(ctx, method, req)
 	}
 }
 
-// result returns a typed result as mcp.Result without turning a nil
-// pointer into a non-nil interface.
-func result[R mcp.Result](r R, err error) (mcp.Result, error) {
+// fresh returns the server's result rebuilt from its content fields. The
+// gate's two sides may speak different protocol versions (the server's
+// side negotiates its own), so the version-specific fields the SDK filled in
+// on one side (result type, cache hints) are left for the other side's SDK
+// to fill in for its own version.
+func fresh[R mcp.Result](r R, err error, rebuild func() R) (mcp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r, nil
+	return rebuild(), nil
+}
+
+// own drops the protocol's reserved _meta keys (io.modelcontextprotocol/…),
+// which describe the server's side of the connection, and keeps the
+// server's own.
+func own(m mcp.Meta) mcp.Meta {
+	var out mcp.Meta
+	for k, v := range m {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			continue
+		}
+		if out == nil {
+			out = mcp.Meta{}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // ToolName is the name limen decides: mcp__<server>__<tool>.
@@ -210,7 +257,10 @@ func (g *gate) call(ctx context.Context, p *mcp.CallToolParamsRaw) (mcp.Result, 
 	if v.Verdict != limenv1.Verdict_VERDICT_ALLOW {
 		return refused(name, v), nil
 	}
-	return result(g.up.CallTool(ctx, &mcp.CallToolParams{Meta: p.Meta, Name: p.Name, Arguments: json.RawMessage(args)}))
+	r, err := g.up.CallTool(ctx, &mcp.CallToolParams{Meta: own(p.Meta), Name: p.Name, Arguments: json.RawMessage(args)})
+	return fresh(r, err, func() *mcp.CallToolResult {
+		return &mcp.CallToolResult{Meta: own(r.Meta), Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}
+	})
 }
 
 // refused is the tool result of a call limen did not let through. It is a
