@@ -22,11 +22,11 @@ type benchCase struct {
 // benchSetup turns the fixture stream (300 realistic actions of 5 users)
 // into parts, and trains an estimator on every answer in it, so that
 // predictions walk populated ladders as they do in steady use.
-func benchSetup(b *testing.B) ([]benchCase, *predictor.Estimator) {
-	b.Helper()
+func benchSetup(tb testing.TB) ([]benchCase, *predictor.Estimator) {
+	tb.Helper()
 	acts, err := loadgen.ReadActionsFile("", 0)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	est := predictor.NewEstimator(predictor.DefaultConfig())
 	now := time.Now()
@@ -34,7 +34,7 @@ func benchSetup(b *testing.B) ([]benchCase, *predictor.Estimator) {
 	for _, a := range acts {
 		input := map[string]any{}
 		if err := json.Unmarshal([]byte(a.Action.GetInputJson()), &input); err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		act := predictor.Action{User: a.Action.GetUser(), Tool: a.Action.GetTool(), Input: input, Cwd: a.Action.GetCwd(), Time: now}
 		parts := predictor.Parts(act)
@@ -52,21 +52,35 @@ func benchSetup(b *testing.B) ([]benchCase, *predictor.Estimator) {
 // each Decide: the default policy's hard rules and risk classes over each
 // part, the session-grant check, and the estimator's prediction under
 // FailClosed. Parsing the action into parts is not included (see
-// predictor's BenchmarkParts).
+// predictor's BenchmarkParts). fresh matches rules and classes on every
+// call; planned reuses a Plan per action, as limend's plan cache does for
+// an action it has seen.
 func BenchmarkDecide(b *testing.B) {
 	cases, est := benchSetup(b)
 	pol := policy.Default()
 	now := time.Now()
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		c := cases[i%len(cases)]
-		i++
-		engine.Decide(b.Context(), engine.Input{
-			Parts: c.parts, Env: c.env, Policy: pol,
-			Granted: func(string) bool { return false }, Draw: 0.5,
-		}, func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
-			return est.PredictEach(c.user, ls, now), nil
+	plans := make([]*engine.Plan, len(cases))
+	for i, c := range cases {
+		plans[i] = engine.NewPlan(pol, c.parts, c.env)
+	}
+	for _, mode := range []string{"fresh", "planned"} {
+		b.Run(mode, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				c := cases[i%len(cases)]
+				in := engine.Input{
+					Parts: c.parts, Env: c.env, Policy: pol,
+					Granted: func(string) bool { return false }, Draw: 0.5,
+				}
+				if mode == "planned" {
+					in.Plan = plans[i%len(cases)]
+				}
+				i++
+				engine.Decide(b.Context(), in, func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+					return est.PredictEach(c.user, ls, now), nil
+				})
+			}
 		})
 	}
 }

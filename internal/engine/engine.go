@@ -42,6 +42,39 @@ type Input struct {
 	Granted func(key string) bool
 	// Draw is a uniform random number in [0, 1) for exploration.
 	Draw float64
+	// Plan, if set, is NewPlan(Policy, Parts, Env), made earlier and
+	// reused: the rules and classes of an action depend only on the
+	// action and the policy, and matching them is most of Decide's work.
+	// A plan made for another policy is ignored.
+	Plan *Plan
+}
+
+// Plan is the part of a decision that depends only on the action and the
+// policy: each part's hard rule and risk class. It is immutable, so one
+// plan may serve any number of concurrent decisions on the same action.
+type Plan struct {
+	pol   *policy.Policy
+	parts []planned
+}
+
+type planned struct {
+	predictor.Part
+	rule  policy.Rule
+	ruled bool // a hard rule matches
+	class *policy.Class
+}
+
+// NewPlan matches each part against pol's hard rules and risk classes.
+func NewPlan(pol *policy.Policy, parts []predictor.Part, env policy.Env) *Plan {
+	p := &Plan{pol: pol, parts: make([]planned, len(parts))}
+	for i, part := range parts {
+		p.parts[i].Part = part
+		if pol != nil {
+			p.parts[i].rule, p.parts[i].ruled = pol.RuleFor(part, env)
+			p.parts[i].class = pol.ClassOf(part, env)
+		}
+	}
+	return p
 }
 
 // Result is a decision and the reasons for it.
@@ -69,16 +102,21 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		return Result{Verdict: policy.Ask, Reason: "the action has no parts to decide on"}
 	}
 
+	plan := in.Plan
+	if plan == nil || plan.pol != pol || len(plan.parts) != len(in.Parts) {
+		plan = NewPlan(pol, in.Parts, in.Env)
+	}
+
 	// Hard rules, part by part.
-	var open []predictor.Part // parts no allow rule covers
+	var open []planned // parts no allow rule covers
 	var askRule *Result
-	for _, part := range in.Parts {
-		rule, ok := pol.RuleFor(part, in.Env)
+	for _, part := range plan.parts {
+		rule, ok := part.rule, part.ruled
 		if !ok {
 			open = append(open, part)
 			continue
 		}
-		r := Result{Verdict: rule.Verdict, DecidedBy: ByRule, Key: part.Keys.Exact(), Rule: rule.Pattern, Class: pol.ClassOf(part, in.Env).Name}
+		r := Result{Verdict: rule.Verdict, DecidedBy: ByRule, Key: part.Keys.Exact(), Rule: rule.Pattern, Class: part.class.Name}
 		switch rule.Verdict {
 		case policy.Block:
 			r.Reason = fmt.Sprintf("blocked by the policy rule %s", rule.Pattern)
@@ -94,10 +132,10 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		return *askRule
 	}
 	if len(open) == 0 {
-		last := in.Parts[len(in.Parts)-1]
-		rule, _ := pol.RuleFor(last, in.Env)
+		last := plan.parts[len(plan.parts)-1]
+		rule := last.rule
 		return Result{Verdict: policy.Allow, DecidedBy: ByRule, Key: last.Keys.Exact(), Rule: rule.Pattern,
-			Class: pol.ClassOf(last, in.Env).Name, Reason: fmt.Sprintf("allowed by the policy rule %s", rule.Pattern)}
+			Class: last.class.Name, Reason: fmt.Sprintf("allowed by the policy rule %s", rule.Pattern)}
 	}
 
 	// Session grants: a person already said yes to exactly this.
@@ -111,7 +149,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		}
 		if len(ungranted) == 0 {
 			return Result{Verdict: policy.Allow, DecidedBy: ByHuman, Key: open[0].Keys.Exact(),
-				Class: pol.ClassOf(open[0], in.Env).Name, Reason: "a person approved this for the session"}
+				Class: open[0].class.Name, Reason: "a person approved this for the session"}
 		}
 		open = ungranted
 	}
@@ -147,7 +185,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	// and among equals the least likely part explains it.
 	var out Result
 	for i, part := range open {
-		class := pol.ClassOf(part, in.Env)
+		class := part.class
 		th := class.Costs.Thresholds()
 		pred := preds[i]
 		r := Result{Verdict: th.Verdict(pred.P), DecidedBy: ByPrediction, Prediction: pred,

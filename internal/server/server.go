@@ -60,6 +60,7 @@ type Server struct {
 	asks   *asks
 	guard  *guard
 	grants sync.Map // grantKey → struct{}: session-scoped approvals, in memory only
+	plans  plans    // what Decide works out from an action and the policy alone
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -206,24 +207,25 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	}
 	msg = proto.CloneOf(msg)
 	msg.User = principal
-	act, err := toAction(msg, start)
+	ps := s.policy.Load()
+	pl, err := s.plans.get(ps, msg, start)
 	if err != nil {
 		return nil, invalid(err.Error())
 	}
-	parts := predictor.Parts(act)
-	ps := s.policy.Load()
+	user, session := msg.GetUser(), msg.GetSession()
 	in := engine.Input{
-		Parts:   parts,
-		Env:     policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)},
+		Parts:   pl.parts,
+		Env:     pl.env,
+		Plan:    pl.plan,
 		Policy:  ps.pol,
-		Granted: func(key string) bool { _, ok := s.grants.Load(grantKey{act.User, act.Session, key}); return ok },
+		Granted: func(key string) bool { _, ok := s.grants.Load(grantKey{user, session, key}); return ok },
 		Draw:    rand.Float64(),
 	}
 	if req.GetDryRun() {
 		in.Draw = 1 // no exploration: explain what the policy and the evidence say
 	}
 	res := engine.Decide(ctx, in, func(ctx context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
-		return s.model.PredictEach(act.User, ls, start), nil
+		return s.model.PredictEach(user, ls, start), nil
 	})
 
 	if req.GetDryRun() {

@@ -1,0 +1,62 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/limenhq/limen/internal/engine"
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+)
+
+// TestPlanDecidesAsWithout checks that a reused plan changes nothing: on
+// every fixture action, under the default policy and under one whose hard
+// rules match many of them, Decide with a plan returns exactly what it
+// returns without one, and a plan made for another policy is ignored
+// rather than trusted.
+func TestPlanDecidesAsWithout(t *testing.T) {
+	cases, est := benchSetup(t)
+	doc := strings.Replace(policy.DefaultDocument, "allow = []\nask = []\nblock = [",
+		`allow = ["Bash(ls:*)", "Bash(npm run:*)", "Read"]`+"\n"+`ask = ["Bash(git push:*)", "Edit"]`+"\n"+`block = ["Bash(curl:*)", "Read(~/.ssh/**)",`, 1)
+	withRules, err := policy.Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for _, pol := range []*policy.Policy{policy.Default(), withRules} {
+		other := policy.Default()
+		if pol == other {
+			t.Fatal("policy.Default returned a shared value")
+		}
+		ruled := 0
+		for i, c := range cases {
+			predict := func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+				return est.PredictEach(c.user, ls, now), nil
+			}
+			in := engine.Input{Parts: c.parts, Env: c.env, Policy: pol, Draw: 0.5}
+			want := engine.Decide(t.Context(), in, predict)
+			if want.DecidedBy == engine.ByRule {
+				ruled++
+			}
+			in.Plan = engine.NewPlan(pol, c.parts, c.env)
+			if got := engine.Decide(t.Context(), in, predict); got != want {
+				t.Fatalf("action %d: with a plan %+v, without %+v", i, got, want)
+			}
+			in.Plan = engine.NewPlan(withRules, c.parts[:0], c.env) // wrong parts
+			if got := engine.Decide(t.Context(), in, predict); got != want {
+				t.Fatalf("action %d: with a plan for other parts %+v, without %+v", i, got, want)
+			}
+			in.Plan = engine.NewPlan(other, c.parts, c.env) // another policy's plan
+			if pol != other {
+				if got := engine.Decide(t.Context(), in, predict); got != want {
+					t.Fatalf("action %d: with another policy's plan %+v, without %+v", i, got, want)
+				}
+			}
+		}
+		if pol == withRules && ruled == 0 {
+			t.Errorf("no fixture action was decided by a rule of the test policy: the test checks nothing")
+		}
+	}
+}
