@@ -28,7 +28,7 @@ type limend struct {
 	c *client.Client
 }
 
-func start(t *testing.T) limend {
+func start(t testing.TB) limend {
 	t.Helper()
 	dir := t.TempDir()
 	d, err := daemon.Start(daemon.Config{
