@@ -188,7 +188,9 @@ func TestDecideRoute(t *testing.T) {
 }
 
 // panicky is a service whose Decide panics: the answer must be ask.
-type panicky struct{ limenv1.UnimplementedDecisionServiceServer }
+type panicky struct {
+	limenv1.UnimplementedDecisionServiceServer
+}
 
 func (panicky) Decide(context.Context, *limenv1.DecideRequest) (*limenv1.DecideResponse, error) {
 	panic("corrupt state")
