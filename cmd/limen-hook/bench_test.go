@@ -35,7 +35,7 @@ func BenchmarkStart(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	run := func(b *testing.B, bin string, stdin []byte, args ...string) {
+	run := func(b *testing.B, want, bin string, stdin []byte, args ...string) {
 		var took []time.Duration
 		for b.Loop() {
 			cmd := exec.Command(bin, args...)
@@ -47,14 +47,21 @@ func BenchmarkStart(b *testing.B) {
 				b.Fatal(err)
 			}
 			took = append(took, time.Since(began))
-			if bin != empty && !bytes.Contains(out.Bytes(), []byte(`"permissionDecision":"allow"`)) {
-				b.Fatalf("limen-hook printed %s; want allow", out.Bytes())
+			if bin != empty && !bytes.Contains(out.Bytes(), []byte(want)) {
+				b.Fatalf("limen-hook printed %s; want %s", out.Bytes(), want)
 			}
 		}
 		slices.Sort(took)
 		b.ReportMetric(float64(took[len(took)/2].Microseconds()), "median-µs")
 		b.ReportMetric(float64(took[0].Microseconds()), "min-µs")
 	}
-	b.Run("empty", func(b *testing.B) { run(b, empty, nil) })
-	b.Run("limen-hook", func(b *testing.B) { run(b, hookBin, read, "--socket", l.http) })
+	b.Run("empty", func(b *testing.B) { run(b, "", empty, nil) })
+	b.Run("limen-hook", func(b *testing.B) {
+		run(b, `"permissionDecision":"allow"`, hookBin, read, "--socket", l.http)
+	})
+	// The same call with no daemon to reach: start, read, parse and print,
+	// without the round trip.
+	b.Run("limen-hook-no-daemon", func(b *testing.B) {
+		run(b, `"permissionDecision":"ask"`, hookBin, read, "--socket", filepath.Join(b.TempDir(), "none.sock"))
+	})
 }
