@@ -164,9 +164,11 @@ func (a *answerer) fail(err error) {
 
 // decide reads the call, asks limend and prints the answer.
 func decide(o options, deadline time.Time, stdin io.Reader, out *answerer) {
-	data, err := io.ReadAll(io.LimitReader(stdin, hookfmt.MaxInput+1))
-	if err != nil {
-		out.fail(fmt.Errorf("read the hook input on stdin: %w", err))
+	// One JSON value, not "until EOF": a runtime that keeps stdin open
+	// must not cost the whole deadline.
+	var data json.RawMessage
+	if err := json.NewDecoder(io.LimitReader(stdin, hookfmt.MaxInput+1)).Decode(&data); err != nil {
+		out.fail(fmt.Errorf("malformed hook input: stdin does not hold one JSON object: %w", err))
 		return
 	}
 	call, err := hookfmt.Parse(o.format, data)

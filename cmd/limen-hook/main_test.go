@@ -442,3 +442,31 @@ func TestParseResponse(t *testing.T) {
 		})
 	}
 }
+
+// TestStdinLeftOpen: a runtime that writes the call and keeps stdin open
+// still gets its answer at once, not at the deadline.
+func TestStdinLeftOpen(t *testing.T) {
+	l := start(t)
+	l.rules(t, []string{"Read"}, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hookBin, "--socket", l.http, "--timeout", "10s")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Write(golden(t, "read.json"))
+	began := time.Now()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 5*time.Second || !strings.Contains(stdout.String(), `"permissionDecision":"allow"`) {
+		t.Fatalf("printed %s after %v with stdin open; want allow at once", stdout.String(), took)
+	}
+}
