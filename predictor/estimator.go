@@ -113,6 +113,9 @@ type novelty struct {
 	byParent [2 * maxDepth][2]counts
 }
 
+// noNovelty stands in, read only, for a root nobody has answered yet.
+var noNovelty novelty
+
 // slot is the novelty slot of depth i of a ladder of n keys.
 func slot(i, n int) int {
 	s := 2 * min(i, maxDepth-1)
@@ -122,9 +125,20 @@ func slot(i, n int) int {
 	return s
 }
 
-// person is one user's answers, per key.
+// person is one user's answers, per key id. The map holds no pointer, so
+// the garbage collector never scans it, however many answers there are;
+// its values are the counts themselves, so a lookup is one memory access.
 type person struct {
-	keys map[string]*node
+	nodes map[int32]node
+}
+
+// node returns the person's node of key id.
+func (p *person) node(id int32) (node, bool) {
+	if p == nil || id < 0 {
+		return node{}, false
+	}
+	n, ok := p.nodes[id]
+	return n, ok
 }
 
 // Estimator is the online hierarchical Beta–Bernoulli predictor of
@@ -134,16 +148,17 @@ type person struct {
 // all there is. The start of a key blends how the person treated other new
 // children of its parent with how new children are treated across the
 // organisation, given the parent's own estimate; the root starts from the
-// organisation prior (everyone's answers pooled at that root). It is safe
-// for concurrent use.
+// organisation prior (everyone's first answers pooled at that root). It is
+// safe for concurrent use.
 type Estimator struct {
 	mu    sync.RWMutex
 	cfg   Config
 	users map[string]*person
 	novel map[string]*novelty // root key → pooled novelty
-	// first holds, per key below a root, everyone's first answer to it:
-	// how people answer that key when it is new to them.
-	first map[string]*counts
+	// ids interns every key ever answered; first[id] is everyone's first
+	// answer to that key: how people answer it when it is new to them.
+	ids   map[string]int32
+	first []counts
 }
 
 // NewEstimator returns an empty estimator.
@@ -152,7 +167,7 @@ func NewEstimator(cfg Config) *Estimator {
 		cfg:   cfg,
 		users: make(map[string]*person),
 		novel: make(map[string]*novelty),
-		first: make(map[string]*counts),
+		ids:   make(map[string]int32),
 	}
 }
 
@@ -170,6 +185,25 @@ func (e *Estimator) SetHalfLife(h time.Duration) {
 	e.cfg.HalfLife = h
 }
 
+// id returns the id of key k, or -1 when nobody ever answered it.
+func (e *Estimator) id(k string) int32 {
+	if id, ok := e.ids[k]; ok {
+		return id
+	}
+	return -1
+}
+
+// intern returns the id of key k, giving it one if it has none.
+func (e *Estimator) intern(k string) int32 {
+	if id, ok := e.ids[k]; ok {
+		return id
+	}
+	id := int32(len(e.first))
+	e.ids[k] = id
+	e.first = append(e.first, counts{})
+	return id
+}
+
 // Observe records one answer of user for an action made of parts. Every key
 // of every ladder is counted once, even when two parts share it.
 func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.Time) {
@@ -177,22 +211,20 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 	defer e.mu.Unlock()
 	who := e.users[user]
 	if who == nil {
-		who = &person{keys: make(map[string]*node)}
+		who = &person{nodes: make(map[int32]node)}
 		e.users[user] = who
 	}
-	keys := who.keys
 	now, hl := at.UnixNano(), e.cfg.HalfLife
 
 	// Collect each distinct key once, with what was known before this
 	// answer, so that two parts sharing a key neither count it twice nor
 	// see each other's update as old news.
 	type step struct {
-		n      *node
+		id     int32
 		known  bool
-		parent *node // the key above, when it was known before this answer
+		parent int32 // the key above, when it was known before this answer; else -1
 		pa     bool  // the parent leaned towards approval
 		root   string
-		key    string
 		slot   int
 	}
 	var buf [32]step
@@ -202,29 +234,27 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 	for _, l := range parts {
 		total += len(l)
 	}
-	if total > 32 {
+	if total > len(buf) {
 		seen = make(map[string]bool, total)
 	}
 	for pi, l := range parts {
-		var parent *node
+		parent := int32(-1)
 		for i, k := range l {
+			id := e.intern(k)
 			if seenKey(parts, pi, i, k, seen) {
-				parent = keys[k]
+				parent = id
 				continue
 			}
-			n := keys[k]
-			known := n != nil && (n.own.a > 0 || n.own.d > 0)
-			if n == nil {
-				n = &node{}
-				keys[k] = n
-			}
-			s := step{n: n, known: known, root: l[0], key: k, slot: slot(i, len(l))}
-			if parent != nil && parent.own.a+parent.own.d > 0 {
-				s.parent = parent
-				s.pa = parent.own.a >= parent.own.d
+			n, _ := who.nodes[id]
+			s := step{id: id, known: n.own.a > 0 || n.own.d > 0, parent: -1, root: l[0], slot: slot(i, len(l))}
+			if parent >= 0 {
+				if pn := who.nodes[parent]; pn.own.a+pn.own.d > 0 {
+					s.parent = parent
+					s.pa = pn.own.a >= pn.own.d
+				}
 			}
 			steps = append(steps, s)
-			parent = n
+			parent = id
 		}
 	}
 	for _, s := range steps {
@@ -237,19 +267,18 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 			if s.slot < 2 {
 				nv.root.bump(approved, now, hl)
 			} else {
-				f := e.first[s.key]
-				if f == nil {
-					f = &counts{}
-					e.first[s.key] = f
-				}
-				f.bump(approved, now, hl)
-				if s.parent != nil {
+				e.first[s.id].bump(approved, now, hl)
+				if s.parent >= 0 {
 					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
-					s.parent.kids.bump(approved, now, hl)
+					pn := who.nodes[s.parent]
+					pn.kids.bump(approved, now, hl)
+					who.nodes[s.parent] = pn
 				}
 			}
 		}
-		s.n.own.bump(approved, now, hl)
+		n := who.nodes[s.id]
+		n.own.bump(approved, now, hl)
+		who.nodes[s.id] = n
 	}
 }
 
@@ -325,13 +354,9 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 	if len(ladder) == 0 {
 		return Prediction{P: cfg.PriorMean, Level: "prior", Effective: cfg.PriorStrength}
 	}
-	var keys map[string]*node
-	if who != nil {
-		keys = who.keys
-	}
 	nv := e.novel[ladder[0]]
 	if nv == nil {
-		nv = &novelty{}
+		nv = &noNovelty
 	}
 	// The root starts from the organisation's answers to roots new to a
 	// person, shrunk towards the configured prior.
@@ -339,14 +364,16 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 	start := rate(a, d, cfg.PriorMean, cfg.PriorStrength)
 	pred := Prediction{P: start, Level: "prior", Effective: cfg.PriorStrength + a + d}
 	var est float64
-	var parent *node
+	var parent node
+	var hasParent bool
 	for i, k := range ladder {
+		id := e.id(k)
 		if i > 0 {
-			start = e.childStart(nv, k, parent, slot(i, len(ladder)), est, now)
+			start = e.childStart(nv, id, parent, hasParent, slot(i, len(ladder)), est, now)
 		}
-		n := keys[k]
+		n, ok := who.node(id)
 		est = start
-		if n != nil {
+		if ok {
 			a, d := n.own.at(now, hl)
 			if a+d > 0 {
 				est = rate(a, d, start, cfg.Strength)
@@ -354,7 +381,7 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 				pred.Effective = a + d + cfg.Strength
 			}
 		}
-		parent = n
+		parent, hasParent = n, ok
 	}
 	pred.P = clampOpen(est)
 	pred.Key = ladder.Exact()
@@ -365,7 +392,7 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 // estimate is pe: the organisation's rate of approving new keys at this
 // depth, given how the parent leans, refined by this person's answers to
 // the parent's other new children.
-func (e *Estimator) childStart(nv *novelty, key string, parent *node, s int, pe float64, now int64) float64 {
+func (e *Estimator) childStart(nv *novelty, id int32, parent node, hasParent bool, s int, pe float64, now int64) float64 {
 	cfg := e.cfg
 	hl := cfg.HalfLife
 	ya, yd := nv.byParent[s][1].at(now, hl)
@@ -383,11 +410,11 @@ func (e *Estimator) childStart(nv *novelty, key string, parent *node, s int, pe 
 	m := min(yes, no) + lean*(max(yes, no)-min(yes, no))
 	m = cfg.Carry*m + (1-cfg.Carry)*all
 	// How everyone else answered this very key when it was new to them.
-	if f := e.first[key]; f != nil {
-		fa, fd := f.at(now, hl)
+	if id >= 0 {
+		fa, fd := e.first[id].at(now, hl)
 		m = rate(fa, fd, m, cfg.OrgStrength)
 	}
-	if parent == nil {
+	if !hasParent {
 		return m
 	}
 	ka, kd := parent.kids.at(now, hl)
