@@ -1,6 +1,9 @@
 // Package client is the Go client of limend, for agent runtimes written in
-// Go and for limen's own tools. Its Decide never fails open: when limend
-// cannot be reached, is too slow or answers nonsense, the verdict is ask.
+// Go and for limen's own tools. Decide returns limend's verdict at once;
+// DecideAndWait also waits, up to a bound, for a person to answer an ask.
+// Neither fails open: every call has a deadline, and when limend cannot be
+// reached, is too slow or answers nonsense the verdict is ask (or block,
+// if the caller asks for that), never allow.
 package client
 
 import (
