@@ -123,7 +123,8 @@ func ratio(a, b float64) float64 {
 type Bin struct {
 	// Lo and Hi bound the predicted p of the bin: [Lo, Hi), the last bin
 	// including 1.
-	Lo, Hi float64
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
 	// Asked is how many asked actions fell in the bin; MeanP their mean
 	// prediction and Observed the share the person approved.
 	Asked    int     `json:"asked"`

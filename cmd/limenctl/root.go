@@ -136,6 +136,7 @@ Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
 		newBenchCmd(a),
 		newHookCmd(a), newMCPGateCmd(a),
 		newTUICmd(a),
+		newEvalCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/limenhq/limen/eval"
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+)
+
+func newEvalCmd(a *app) *cobra.Command {
+	var (
+		perUser    bool
+		costsFlag  string
+		policyFile string
+		seed       uint64
+	)
+	cmd := &cobra.Command{
+		Use:   "eval STREAM.jsonl",
+		Short: "Replay a labelled action stream through limen and the baselines",
+		Long: `eval replays a labelled stream (one JSON action per line, with the person's
+answer in "truth"; format and protocol in EVAL.md) through limen's strategy and
+the baselines always-ask, remember-exact and remember-prefix, in one pass.
+
+Each strategy decides every action from what it has learned so far, and is
+told the answer only when it asked, as in real use. limen's strategy is the
+daemon's: the same action keys, policy rules and classes, estimator and
+decision function, with exploration drawn from --seed. It runs locally and
+needs no daemon.
+
+Metrics: asks per 100 actions; wrong allows per 100 truly denied; wrong
+blocks per 100 truly approved; expected cost per action under the policy in
+force (each action costs what its riskiest part's class says); calibration
+of the asked predictions (Brier score, reliability table); decisions per
+second and per-decision p50/p99.`,
+		Example: `  limenctl eval dev.jsonl
+  limenctl eval dev.jsonl --per-user
+  limenctl eval dev.jsonl --costs allow=20,block=2,ask=1 --json > report.json
+  limenctl eval dev.jsonl --policy my-policy.toml --seed 7`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			pol := policy.Default()
+			if policyFile != "" {
+				b, err := os.ReadFile(policyFile)
+				if err != nil {
+					return usagef("--policy: %v", err)
+				}
+				if pol, err = policy.Parse(string(b)); err != nil {
+					return usagef("--policy %s: %v", policyFile, err)
+				}
+			}
+			if costsFlag != "" {
+				c, err := parseEvalCosts(costsFlag)
+				if err != nil {
+					return err
+				}
+				pol = flatCosts(pol, c)
+			}
+			f, err := os.Open(args[0])
+			if err != nil {
+				return fmt.Errorf("eval: %w\nhint: give the path of a .jsonl stream, such as ../shared/evaldata/streams/dev.jsonl", err)
+			}
+			defer f.Close()
+			var r io.Reader = f
+			if bar := progressBar(a.errOut, f); bar != nil {
+				r = io.TeeReader(f, bar)
+				defer func() { _ = bar.Finish(); fmt.Fprintln(a.errOut) }()
+			}
+			strategies := []eval.Strategy{
+				eval.NewLimen(pol, predictor.DefaultConfig(), seed),
+				eval.AlwaysAsk{}, eval.NewRememberExact(), eval.NewRememberPrefix(),
+			}
+			start := time.Now()
+			rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: perUser})
+			if err != nil {
+				return fmt.Errorf("eval %s: %w", args[0], err)
+			}
+			if a.json {
+				return a.printJSON(rep)
+			}
+			scoring := "limen's default policy, each class at its own costs"
+			switch {
+			case policyFile != "" && costsFlag != "":
+				scoring = policyFile + ", every class at " + costsFlag
+			case policyFile != "":
+				scoring = policyFile + ", each class at its own costs"
+			case costsFlag != "":
+				scoring = "limen's default policy, every class at " + costsFlag
+			}
+			printReport(a, rep, args[0], scoring, time.Since(start))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&perUser, "per-user", false, "also print each user's metrics")
+	f.StringVar(&costsFlag, "costs", "", "score and decide every class at these costs instead of the policy's, as allow=20,block=2,ask=1")
+	f.StringVar(&policyFile, "policy", "", "replay under this policy document (default: limen's default policy)")
+	f.Uint64Var(&seed, "seed", 1, "seed of limen's exploration draws")
+	return cmd
+}
+
+// progressBar returns a byte-counting bar on errOut, or nil when errOut is
+// not a terminal (scripts and CI get clean output).
+func progressBar(errOut io.Writer, f *os.File) *progressbar.ProgressBar {
+	ef, ok := errOut.(*os.File)
+	if !ok || !term.IsTerminal(int(ef.Fd())) {
+		return nil
+	}
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil {
+		size = st.Size()
+	}
+	return progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(ef),
+		progressbar.OptionSetDescription("replaying"),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}
+
+// parseEvalCosts reads allow=20,block=2,ask=1; a field left out keeps the
+// default cost.
+func parseEvalCosts(s string) (policy.Costs, error) {
+	c := policy.DefaultCosts
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			return c, usagef("--costs: %q is not name=value; write allow=20,block=2,ask=1", kv)
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			return c, usagef("--costs: %s=%q is not a number", k, v)
+		}
+		switch strings.TrimSpace(k) {
+		case "allow":
+			c.Allow = x
+		case "block":
+			c.Block = x
+		case "ask":
+			c.Ask = x
+		default:
+			return c, usagef("--costs: unknown cost %q; the costs are allow, block and ask", k)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return c, usagef("--costs: %v", err)
+	}
+	return c, nil
+}
+
+// flatCosts returns a copy of pol in which every class has the costs c.
+func flatCosts(pol *policy.Policy, c policy.Costs) *policy.Policy {
+	cp := *pol
+	cp.Costs = c
+	cp.Classes = append([]policy.Class(nil), pol.Classes...)
+	for i := range cp.Classes {
+		cp.Classes[i].Costs = c
+	}
+	return &cp
+}
+
+func printReport(a *app, rep *eval.Report, name, scoring string, took time.Duration) {
+	fmt.Fprintf(a.out, "%s: %d actions, %d users, replayed in %v\n", name, rep.Actions, rep.Users, took.Round(time.Millisecond))
+	fmt.Fprintf(a.out, "decided and scored under %s\n\n", scoring)
+	w := a.table()
+	fmt.Fprintln(w, "strategy\tasks/100\twrong allows/100 denied\twrong blocks/100 approved\tcost/action\tBrier\tdecisions/s\tp50\tp99")
+	for _, r := range rep.Results {
+		brier := "-"
+		if r.Calibration != nil {
+			brier = fmt.Sprintf("%.3f", r.Calibration.Brier)
+		}
+		m := r.Overall
+		fmt.Fprintf(w, "%s\t%.1f\t%.2f (%d)\t%.2f (%d)\t%.4f\t%s\t%.0f\t%v\t%v\n", r.Strategy, m.AsksPer100,
+			m.WrongAllowRate, m.WrongAllows, m.WrongBlockRate, m.WrongBlocks, m.CostPerAction, brier,
+			r.Latency.PerSecond, r.Latency.P50, r.Latency.P99)
+	}
+	w.Flush()
+	for _, r := range rep.Results {
+		if n := r.Overall.Failsafes; n > 0 {
+			fmt.Fprintf(a.out, "(%s: %d asks came from a prediction that failed or missed its deadline, not from the evidence)\n", r.Strategy, n)
+		}
+	}
+
+	for _, r := range rep.Results {
+		if r.Calibration == nil {
+			continue
+		}
+		fmt.Fprintf(a.out, "\ncalibration of %s over %d asked actions (Brier %.4f):\n", r.Strategy, r.Calibration.Scored, r.Calibration.Brier)
+		w := a.table()
+		fmt.Fprintln(w, "predicted p\tasked\tmean p\tapproved")
+		for _, b := range r.Calibration.Bins {
+			if b.Asked == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "[%.1f, %.1f)\t%d\t%.3f\t%.3f\n", b.Lo, b.Hi, b.Asked, b.MeanP, b.Observed)
+		}
+		w.Flush()
+	}
+
+	if len(rep.Results) > 0 && rep.Results[0].PerUser != nil {
+		fmt.Fprintln(a.out, "\nper user (asks/100, wrong allows/100 denied, cost/action):")
+		w := a.table()
+		fmt.Fprint(w, "user\tactions")
+		for _, r := range rep.Results {
+			fmt.Fprintf(w, "\t%s", r.Strategy)
+		}
+		fmt.Fprintln(w)
+		for i, u := range rep.Results[0].PerUser {
+			fmt.Fprintf(w, "%s\t%d", u.User, u.Actions)
+			for _, r := range rep.Results {
+				m := r.PerUser[i]
+				fmt.Fprintf(w, "\t%.1f, %.1f, %.3f", m.AsksPer100, m.WrongAllowRate, m.CostPerAction)
+			}
+			fmt.Fprintln(w)
+		}
+		w.Flush()
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const smokeStream = "../../eval/testdata/smoke.jsonl"
+
+func runEval(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = execute(append([]string{"eval"}, args...), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestEvalTable(t *testing.T) {
+	code, out, errOut := runEval(t, smokeStream, "--per-user")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"300 actions, 5 users", "limen's default policy",
+		"limen ", "always-ask ", "remember-exact ", "remember-prefix ",
+		"calibration of limen", "per user", "u28 ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("stderr is not a terminal, so no progress bar is drawn; got %q", errOut)
+	}
+}
+
+func TestEvalJSON(t *testing.T) {
+	code, out, errOut := runEval(t, smokeStream, "--json", "--costs", "allow=20,block=2,ask=1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Actions int `json:"actions"`
+		Results []struct {
+			Strategy string `json:"strategy"`
+			Overall  struct {
+				Asks          int     `json:"asks"`
+				CostPerAction float64 `json:"cost_per_action"`
+			} `json:"overall"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	if rep.Actions != 300 || len(rep.Results) != 4 {
+		t.Fatalf("report: %d actions, %d strategies; want 300 and 4", rep.Actions, len(rep.Results))
+	}
+	for _, r := range rep.Results {
+		// With flat costs and no blocks, a baseline's cost is its asks
+		// plus 20 per wrong allow; always-ask's is exactly 1.
+		if r.Strategy == "always-ask" && (r.Overall.Asks != 300 || r.Overall.CostPerAction != 1) {
+			t.Errorf("always-ask: %+v", r.Overall)
+		}
+	}
+}
+
+func TestEvalRefusesBadInput(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte(`{"t":"2026-03-02T10:00:00Z","user":"u1","tool":"Bash","truth":"maybe"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no stream", nil, exitUsage, "accepts 1 arg"},
+		{"missing file", []string{filepath.Join(t.TempDir(), "nope.jsonl")}, exitFailure, "hint: give the path of a .jsonl stream"},
+		{"bad label", []string{bad}, exitFailure, `line 1: "truth" is "maybe"`},
+		{"costs not name=value", []string{smokeStream, "--costs", "20,2,1"}, exitUsage, `--costs: "20" is not name=value`},
+		{"unknown cost", []string{smokeStream, "--costs", "deny=3"}, exitUsage, `unknown cost "deny"`},
+		{"negative cost", []string{smokeStream, "--costs", "allow=-1"}, exitUsage, "costs.allow must be a positive finite number"},
+		{"bad policy file", []string{smokeStream, "--policy", bad}, exitUsage, "--policy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := runEval(t, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q (stdout %q)", code, errOut, tt.code, tt.want, out)
+			}
+		})
+	}
+}
