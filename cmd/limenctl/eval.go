@@ -181,7 +181,7 @@ func printReport(a *app, rep *eval.Report, name, scoring string, took time.Durat
 			brier = fmt.Sprintf("%.3f", r.Calibration.Brier)
 		}
 		m := r.Overall
-		fmt.Fprintf(w, "%s\t%.1f\t%.2f (%d)\t%.2f (%d)\t%.4f\t%s\t%.0f\t%v\t%v\n", r.Strategy, m.AsksPer100,
+		fmt.Fprintf(w, "%s\t%.2f\t%.2f (%d)\t%.2f (%d)\t%.4f\t%s\t%.0f\t%v\t%v\n", r.Strategy, m.AsksPer100,
 			m.WrongAllowRate, m.WrongAllows, m.WrongBlockRate, m.WrongBlocks, m.CostPerAction, brier,
 			r.Latency.PerSecond, r.Latency.P50, r.Latency.P99)
 	}
