@@ -165,14 +165,15 @@ func indentBefore(doc []byte, off int) (string, bool) {
 func (l layout) indent(depth int) string { return strings.Repeat(l.unit, depth) }
 
 // insertItem returns doc with item (already formatted for depth) added as
-// the last item of container c, which sits at depth.
+// the last item of container c, which sits at depth. Into an empty
+// container that was already there the item goes right after the bracket,
+// with the container's own inner whitespace left after it: uninstall knows
+// such a container by that (see tight) and leaves it, emptied, as it was.
 func (l layout) insertItem(doc []byte, c *jnode, depth int, item string) []byte {
 	var at int
 	var text string
-	count := len(c.members) + len(c.elems)
-	if count == 0 {
-		at = c.start + 1
-		text = l.nl + l.indent(depth+1) + item + l.nl + l.indent(depth)
+	if len(c.members)+len(c.elems) == 0 {
+		at, text = c.start+1, item
 	} else {
 		at = lastEnd(c)
 		text = "," + l.nl + l.indent(depth+1) + item
@@ -181,6 +182,22 @@ func (l layout) insertItem(doc []byte, c *jnode, depth int, item string) []byte 
 	out = append(out, doc[:at]...)
 	out = append(out, text...)
 	return append(out, doc[at:]...)
+}
+
+// space is what separates a bracket from the items of a container that
+// install creates at depth: a new line in an indented document, a space in
+// a one-line one. It is never empty, which is how uninstall tells a
+// container install created from one it found empty.
+func (l layout) space(depth int) string {
+	if l.nl == "" {
+		return " "
+	}
+	return l.nl + l.indent(depth)
+}
+
+// container is a new array or object holding one item, laid out at depth.
+func (l layout) container(open, close byte, item string, depth int) string {
+	return string(open) + l.space(depth+1) + item + l.space(depth) + string(close)
 }
 
 func lastEnd(c *jnode) int {
@@ -196,6 +213,8 @@ func removeItem(doc []byte, c *jnode, i int) []byte {
 	starts, ends := itemBounds(c)
 	var from, to int
 	switch {
+	case len(starts) == 1 && tight(c):
+		from, to = c.start+1, ends[0] // back to the empty container it was
 	case len(starts) == 1:
 		from, to = c.start+1, c.end-1 // the container becomes {} or []
 	case i > 0:
@@ -204,6 +223,13 @@ func removeItem(doc []byte, c *jnode, i int) []byte {
 		from, to = starts[0], starts[1]
 	}
 	return append(append([]byte{}, doc[:from]...), doc[to:]...)
+}
+
+// tight reports whether c's first item starts right after its bracket:
+// the mark of an item install put into a container it found empty.
+func tight(c *jnode) bool {
+	starts, _ := itemBounds(c)
+	return len(starts) > 0 && starts[0] == c.start+1
 }
 
 func itemBounds(c *jnode) (starts, ends []int) {
@@ -272,7 +298,15 @@ func findLimenEntry(doc []byte, pre *jnode) int {
 // returns doc unchanged) when a limen entry is already there.
 func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
-		doc = []byte("{}\n")
+		// A new file: lay it out as Claude Code would.
+		l := layout{nl: "\n", unit: "  "}
+		item, err := l.format(entry, 3)
+		if err != nil {
+			return nil, false, err
+		}
+		pre := l.container('[', ']', item, 2)
+		hooks := l.container('{', '}', `"PreToolUse": `+pre, 1)
+		return []byte(l.container('{', '}', `"hooks": `+hooks, 0) + "\n"), true, nil
 	}
 	root, err := parseJSON(doc)
 	if err != nil {
@@ -283,31 +317,45 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 	}
 	l := detectLayout(doc, root)
 	hooks := root.member("hooks")
+	pre := (*jnode)(nil)
 	switch {
 	case hooks == nil:
-		v, err := l.format(map[string][]claudeHookEntry{"PreToolUse": {entry}}, 1)
-		if err != nil {
-			return nil, false, err
-		}
-		return l.insertItem(doc, root, 0, `"hooks": `+v), true, nil
 	case hooks.kind != '{':
 		return nil, false, errors.New(`the settings file's "hooks" is not an object`)
+	default:
+		pre = hooks.member("PreToolUse")
 	}
-	pre := hooks.member("PreToolUse")
 	switch {
 	case pre == nil:
-		v, err := l.format([]claudeHookEntry{entry}, 2)
+	case pre.kind != '[':
+		return nil, false, errors.New(`the settings file's "hooks.PreToolUse" is not an array`)
+	case findLimenEntry(doc, pre) >= 0:
+		return doc, false, nil
+	}
+	// Into a container found empty the item goes on one line (see
+	// insertItem); anywhere else it is indented like its neighbours.
+	item := func(depth int, c *jnode) (string, error) {
+		if c != nil && len(c.members)+len(c.elems) == 0 {
+			return layout{}.format(entry, 0)
+		}
+		return l.format(entry, depth)
+	}
+	switch {
+	case hooks == nil:
+		v, err := item(3, nil)
 		if err != nil {
 			return nil, false, err
 		}
-		return l.insertItem(doc, hooks, 1, `"PreToolUse": `+v), true, nil
-	case pre.kind != '[':
-		return nil, false, errors.New(`the settings file's "hooks.PreToolUse" is not an array`)
+		h := l.container('{', '}', `"PreToolUse": `+l.container('[', ']', v, 2), 1)
+		return l.insertItem(doc, root, 0, `"hooks": `+h), true, nil
+	case pre == nil:
+		v, err := item(3, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		return l.insertItem(doc, hooks, 1, `"PreToolUse": `+l.container('[', ']', v, 2)), true, nil
 	}
-	if findLimenEntry(doc, pre) >= 0 {
-		return doc, false, nil
-	}
-	v, err := l.format(entry, 3)
+	v, err := item(3, pre)
 	if err != nil {
 		return nil, false, err
 	}
@@ -340,10 +388,12 @@ func uninstallEntry(doc []byte) ([]byte, bool, error) {
 	if i < 0 {
 		return doc, false, nil
 	}
+	// Remove the entry, and each container around it that install created
+	// for it: one it found empty is kept (tight marks those).
 	switch {
-	case len(pre.elems) > 1:
+	case len(pre.elems) > 1 || tight(pre):
 		return removeItem(doc, pre, i), true, nil
-	case len(hooks.members) > 1:
+	case len(hooks.members) > 1 || tight(hooks):
 		return removeItem(doc, hooks, memberIndex(hooks, "PreToolUse")), true, nil
 	default:
 		return removeItem(doc, root, memberIndex(root, "hooks")), true, nil
