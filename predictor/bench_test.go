@@ -161,5 +161,5 @@ func BenchmarkRebuild(b *testing.B) {
 		keys += len(p.nodes)
 	}
 	b.ReportMetric(float64(keys), "user-keys")
-	b.ReportMetric(float64(len(e.first)), "distinct-keys")
+	b.ReportMetric(float64(len(e.keys)), "distinct-keys")
 }

@@ -155,10 +155,17 @@ type Estimator struct {
 	cfg   Config
 	users map[string]*person
 	novel map[string]*novelty // root key → pooled novelty
-	// ids interns every key ever answered; first[id] is everyone's first
-	// answer to that key: how people answer it when it is new to them.
-	ids   map[string]int32
-	first []counts
+	// keys interns every key ever answered, with everyone's first answer
+	// to it: how people answer that key when it is new to them. Both sit in
+	// the map's value, so one lookup finds them.
+	keys   map[string]keyRec
+	nextID int32
+}
+
+// keyRec is what the organisation knows of one key.
+type keyRec struct {
+	id    int32
+	first counts
 }
 
 // NewEstimator returns an empty estimator.
@@ -167,7 +174,7 @@ func NewEstimator(cfg Config) *Estimator {
 		cfg:   cfg,
 		users: make(map[string]*person),
 		novel: make(map[string]*novelty),
-		ids:   make(map[string]int32),
+		keys:  make(map[string]keyRec),
 	}
 }
 
@@ -185,22 +192,14 @@ func (e *Estimator) SetHalfLife(h time.Duration) {
 	e.cfg.HalfLife = h
 }
 
-// id returns the id of key k, or -1 when nobody ever answered it.
-func (e *Estimator) id(k string) int32 {
-	if id, ok := e.ids[k]; ok {
-		return id
-	}
-	return -1
-}
-
 // intern returns the id of key k, giving it one if it has none.
 func (e *Estimator) intern(k string) int32 {
-	if id, ok := e.ids[k]; ok {
-		return id
+	if r, ok := e.keys[k]; ok {
+		return r.id
 	}
-	id := int32(len(e.first))
-	e.ids[k] = id
-	e.first = append(e.first, counts{})
+	id := e.nextID
+	e.nextID++
+	e.keys[k] = keyRec{id: id}
 	return id
 }
 
@@ -220,6 +219,7 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 	// answer, so that two parts sharing a key neither count it twice nor
 	// see each other's update as old news.
 	type step struct {
+		key    string
 		id     int32
 		known  bool
 		parent int32 // the key above, when it was known before this answer; else -1
@@ -246,7 +246,7 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 				continue
 			}
 			n, _ := who.nodes[id]
-			s := step{id: id, known: n.own.a > 0 || n.own.d > 0, parent: -1, root: l[0], slot: slot(i, len(l))}
+			s := step{key: k, id: id, known: n.own.a > 0 || n.own.d > 0, parent: -1, root: l[0], slot: slot(i, len(l))}
 			if parent >= 0 {
 				if pn := who.nodes[parent]; pn.own.a+pn.own.d > 0 {
 					s.parent = parent
@@ -267,7 +267,9 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 			if s.slot < 2 {
 				nv.root.bump(approved, now, hl)
 			} else {
-				e.first[s.id].bump(approved, now, hl)
+				r := e.keys[s.key]
+				r.first.bump(approved, now, hl)
+				e.keys[s.key] = r
 				if s.parent >= 0 {
 					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
 					pn := who.nodes[s.parent]
@@ -367,9 +369,13 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 	var parent node
 	var hasParent bool
 	for i, k := range ladder {
-		id := e.id(k)
+		r, known := e.keys[k]
+		id := r.id
+		if !known {
+			id = -1
+		}
 		if i > 0 {
-			start = e.childStart(nv, id, parent, hasParent, slot(i, len(ladder)), est, now)
+			start = e.childStart(nv, r.first, parent, hasParent, slot(i, len(ladder)), est, now)
 		}
 		n, ok := who.node(id)
 		est = start
@@ -392,7 +398,7 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 // estimate is pe: the organisation's rate of approving new keys at this
 // depth, given how the parent leans, refined by this person's answers to
 // the parent's other new children.
-func (e *Estimator) childStart(nv *novelty, id int32, parent node, hasParent bool, s int, pe float64, now int64) float64 {
+func (e *Estimator) childStart(nv *novelty, first counts, parent node, hasParent bool, s int, pe float64, now int64) float64 {
 	cfg := e.cfg
 	hl := cfg.HalfLife
 	ya, yd := nv.byParent[s][1].at(now, hl)
@@ -410,10 +416,8 @@ func (e *Estimator) childStart(nv *novelty, id int32, parent node, hasParent boo
 	m := min(yes, no) + lean*(max(yes, no)-min(yes, no))
 	m = cfg.Carry*m + (1-cfg.Carry)*all
 	// How everyone else answered this very key when it was new to them.
-	if id >= 0 {
-		fa, fd := e.first[id].at(now, hl)
-		m = rate(fa, fd, m, cfg.OrgStrength)
-	}
+	fa, fd := first.at(now, hl)
+	m = rate(fa, fd, m, cfg.OrgStrength)
 	if !hasParent {
 		return m
 	}
