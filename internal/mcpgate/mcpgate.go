@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,16 +79,38 @@ func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) 
 		sdkLog = opts.Logger
 	}
 	// The gate cannot answer roots, sampling or elicitation for the
-	// server, so it does not offer them.
+	// server, so it does not offer them. What the server tells the client
+	// on its own (list changes, resource updates, log messages, progress)
+	// is passed on once the client's side is up.
+	g := &gate{opts: opts}
 	up := mcp.NewClient(&mcp.Implementation{Name: "limen-mcp-gate", Version: "1"}, &mcp.ClientOptions{
-		Capabilities: &mcp.ClientCapabilities{},
-		Logger:       sdkLog,
+		Capabilities:               &mcp.ClientCapabilities{},
+		Logger:                     sdkLog,
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { g.listChanged("tools") },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { g.listChanged("prompts") },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { g.listChanged("resources") },
+		ResourceUpdatedHandler: func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			if srv := g.srv.Load(); srv != nil {
+				srv.ResourceUpdated(ctx, r.Params)
+			}
+		},
+		LoggingMessageHandler: func(ctx context.Context, r *mcp.LoggingMessageRequest) {
+			if ss := g.down.Load(); ss != nil {
+				ss.Log(ctx, r.Params)
+			}
+		},
+		ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
+			if ss := g.down.Load(); ss != nil {
+				ss.NotifyProgress(ctx, r.Params)
+			}
+		},
 	})
 	cs, err := up.Connect(ctx, upstream, nil)
 	if err != nil {
 		return fmt.Errorf("connect to the MCP server %s: %w", opts.Name, err)
 	}
 	defer cs.Close()
+	g.up = cs
 	init := cs.InitializeResult()
 	info := &mcp.Implementation{Name: opts.Name, Version: "unknown"}
 	caps := &mcp.ServerCapabilities{}
@@ -101,13 +124,19 @@ func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) 
 		}
 		instructions = init.Instructions
 	}
-	srv := mcp.NewServer(info, &mcp.ServerOptions{Capabilities: caps, Instructions: instructions, Logger: sdkLog})
-	g := &gate{opts: opts, up: cs}
+	sopts := &mcp.ServerOptions{Capabilities: caps, Instructions: instructions, Logger: sdkLog}
+	if caps.Resources != nil && caps.Resources.Subscribe {
+		sopts.SubscribeHandler = func(ctx context.Context, r *mcp.SubscribeRequest) error { return cs.Subscribe(ctx, r.Params) }
+		sopts.UnsubscribeHandler = func(ctx context.Context, r *mcp.UnsubscribeRequest) error { return cs.Unsubscribe(ctx, r.Params) }
+	}
+	srv := mcp.NewServer(info, sopts)
 	srv.AddReceivingMiddleware(g.middleware)
+	g.srv.Store(srv)
 	ss, err := srv.Connect(ctx, downstream, nil)
 	if err != nil {
 		return fmt.Errorf("serve the MCP client: %w", err)
 	}
+	g.down.Store(ss)
 	// Whichever side ends first ends the other.
 	upDone := make(chan struct{})
 	go func() {
@@ -149,6 +178,40 @@ func CheckName(name string) error {
 type gate struct {
 	opts Options
 	up   *mcp.ClientSession
+	srv  atomic.Pointer[mcp.Server]
+	down atomic.Pointer[mcp.ServerSession]
+}
+
+// listChanged tells the client that the server's list of tools, prompts or
+// resources changed. The SDK sends these notifications only when the
+// server's own registry changes, and the gate serves the lists from the
+// real server instead; so it changes its registry (an entry the client
+// never sees, since tools/list and the others are passed through) and
+// changes it back.
+func (g *gate) listChanged(what string) {
+	srv := g.srv.Load()
+	if srv == nil {
+		return
+	}
+	const name = "limen-mcp-gate-list-changed"
+	switch what {
+	case "tools":
+		srv.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("not a tool")
+		})
+		srv.RemoveTools(name)
+	case "prompts":
+		srv.AddPrompt(&mcp.Prompt{Name: name}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return nil, errors.New("not a prompt")
+		})
+		srv.RemovePrompts(name)
+	case "resources":
+		uri := "limen-mcp-gate:list-changed"
+		srv.AddResource(&mcp.Resource{Name: name, URI: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return nil, errors.New("not a resource")
+		})
+		srv.RemoveResources(uri)
+	}
 }
 
 // middleware forwards what the client asks to the real server, and gates

@@ -250,3 +250,84 @@ func TestCheckName(t *testing.T) {
 		}
 	}
 }
+
+// TestServerNotificationsPassThrough: what the server says on its own — a
+// changed tool list, progress on a call — reaches the client through the
+// gate.
+func TestServerNotificationsPassThrough(t *testing.T) {
+	c := startLimend(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	server := (&files{}).server()
+	// "read" is allowed by the policy; make it report progress.
+	server.RemoveTools("read")
+	mcp.AddTool(server, &mcp.Tool{Name: "read"}, func(ctx context.Context, req *mcp.CallToolRequest, in pathArg) (*mcp.CallToolResult, any, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "half way"})
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "read " + in.Path}}}, nil, nil
+	})
+	upGate, upServer := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, upServer, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	downClient, downGate := mcp.NewInMemoryTransports()
+	gateDone := make(chan error, 1)
+	go func() {
+		gateDone <- mcpgate.Run(ctx, downGate, upGate, mcpgate.Options{Name: "files", Decider: c, AskTimeout: time.Second})
+	}()
+	changed := make(chan struct{}, 4)
+	progress := make(chan string, 4)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			progress <- r.Params.Message
+		},
+	}).Connect(ctx, downClient, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cs.Close()
+		<-gateDone
+	}()
+
+	mcp.AddTool(server, &mcp.Tool{Name: "grep"}, func(context.Context, *mcp.CallToolRequest, pathArg) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	wait, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	select {
+	case <-changed:
+	case <-wait.Done():
+		t.Fatal("no tools/list_changed reached the client")
+	}
+	list, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Contains(names, "grep") || slices.Contains(names, "limen-mcp-gate-list-changed") {
+		t.Errorf("tools after the change = %v; want grep, and nothing of the gate's own", names)
+	}
+
+	params := &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "/tmp/a"}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("call = %v, %v", res, err)
+	}
+	select {
+	case msg := <-progress:
+		if msg != "half way" {
+			t.Errorf("progress %q; want the server's", msg)
+		}
+	case <-wait.Done():
+		t.Fatal("no progress reached the client")
+	}
+}
