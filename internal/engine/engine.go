@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
@@ -237,19 +238,26 @@ func worst(preds []predictor.Prediction) predictor.Prediction {
 	return w
 }
 
+// explain words a predicted verdict. It runs on every Decide, so it
+// concatenates strconv output instead of calling fmt.Sprintf (a third of
+// the decision function's time once rules and classes are planned); the
+// text is exactly what "%.3f" and "%.0f" would print.
 func explain(r Result) string {
 	p := r.Prediction
 	seen := "no answers for this kind of action yet"
 	if p.Level != "" && p.Level != "prior" {
-		seen = fmt.Sprintf("%.0f approved, %.0f denied at %s", p.Approvals, p.Denials, p.Level)
+		seen = f0(p.Approvals) + " approved, " + f0(p.Denials) + " denied at " + p.Level
 	}
 	switch r.Verdict {
 	case policy.Allow:
-		return fmt.Sprintf("p=%.3f is above the %s allow threshold %.3f (%s)", p.P, r.Class, r.Thresholds.AllowAbove, seen)
+		return "p=" + f3(p.P) + " is above the " + r.Class + " allow threshold " + f3(r.Thresholds.AllowAbove) + " (" + seen + ")"
 	case policy.Block:
-		return fmt.Sprintf("p=%.3f is below the %s block threshold %.3f (%s)", p.P, r.Class, r.Thresholds.BlockBelow, seen)
+		return "p=" + f3(p.P) + " is below the " + r.Class + " block threshold " + f3(r.Thresholds.BlockBelow) + " (" + seen + ")"
 	default:
-		return fmt.Sprintf("p=%.3f is between the %s thresholds %.3f and %.3f, so a person decides (%s)",
-			p.P, r.Class, r.Thresholds.BlockBelow, r.Thresholds.AllowAbove, seen)
+		return "p=" + f3(p.P) + " is between the " + r.Class + " thresholds " + f3(r.Thresholds.BlockBelow) + " and " +
+			f3(r.Thresholds.AllowAbove) + ", so a person decides (" + seen + ")"
 	}
 }
+
+func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }

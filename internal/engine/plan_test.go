@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +59,31 @@ func TestPlanDecidesAsWithout(t *testing.T) {
 		}
 		if pol == withRules && ruled == 0 {
 			t.Errorf("no fixture action was decided by a rule of the test policy: the test checks nothing")
+		}
+	}
+}
+
+// TestExplainPrintsAsSprintf pins explain's wording to the fmt verbs it
+// replaced, across verdicts and awkward numbers.
+func TestExplainPrintsAsSprintf(t *testing.T) {
+	for _, v := range []policy.Verdict{policy.Allow, policy.Block, policy.Ask} {
+		for _, x := range []float64{0, 0.0005, 0.5, 0.9995, 1, 12.5, 1e9, math.NaN(), math.Inf(1)} {
+			r := engine.Result{Verdict: v, Class: "read-only",
+				Prediction: predictor.Prediction{P: x, Level: "Bash:git status", Approvals: x, Denials: 2.5},
+				Thresholds: policy.Thresholds{AllowAbove: 0.8, BlockBelow: x}}
+			seen := fmt.Sprintf("%.0f approved, %.0f denied at %s", x, 2.5, "Bash:git status")
+			var want string
+			switch v {
+			case policy.Allow:
+				want = fmt.Sprintf("p=%.3f is above the %s allow threshold %.3f (%s)", x, "read-only", 0.8, seen)
+			case policy.Block:
+				want = fmt.Sprintf("p=%.3f is below the %s block threshold %.3f (%s)", x, "read-only", x, seen)
+			default:
+				want = fmt.Sprintf("p=%.3f is between the %s thresholds %.3f and %.3f, so a person decides (%s)", x, "read-only", x, 0.8, seen)
+			}
+			if got := engine.Explain(r); got != want {
+				t.Errorf("explain = %q\n          want %q", got, want)
+			}
 		}
 	}
 }

@@ -1,0 +1,4 @@
+package engine
+
+// Explain exposes explain to the external tests.
+var Explain = explain
