@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/limenhq/limen/internal/hookfmt"
-	"github.com/limenhq/limen/internal/paths"
 )
 
 const usage = `limen-hook asks limend whether an agent may make a tool call.
@@ -78,7 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	format := fs.String("format", string(hookfmt.ClaudeCode), "the runtime's hook format: claude-code, codex or gemini")
 	fs.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: print ask at once; wait: wait for an answer in limen until --timeout")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Second, "print ask and exit at this deadline; keep it below the runtime's hook timeout")
-	fs.StringVar(&o.socket, "socket", "", "limend's HTTP socket (default $LIMEN_HTTP_SOCKET, else $XDG_RUNTIME_DIR/limen/limend-http.sock)")
+	fs.StringVar(&o.socket, "socket", "", "limend's HTTP socket (default $LIMEN_HTTP_SOCKET, else beside $LIMEN_SOCKET, else $XDG_RUNTIME_DIR/limen/limend-http.sock)")
 
 	out := &answerer{w: stdout, format: hookfmt.ClaudeCode, event: hookfmt.PreToolUse}
 	if err := fs.Parse(args); err != nil {
@@ -103,7 +102,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		o.timeout = 5 * time.Second
 	}
 	if o.socket == "" {
-		if o.socket, err = paths.HTTPSocket(); err != nil {
+		if o.socket, err = hookfmt.DefaultHTTPSocket(); err != nil {
 			out.fail(err)
 			return 0
 		}

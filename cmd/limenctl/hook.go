@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/limenhq/limen/internal/hookfmt"
 )
 
 // hookScope is where a hook is installed: which settings file.
@@ -124,6 +126,10 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
 			if err != nil {
 				return err
 			}
+			if socket == "" && a.socket != "" {
+				// limend serves its HTTP socket beside the gRPC one.
+				socket = hookfmt.HTTPSocketFor(a.socket)
+			}
 			entry, command := hookEntry(bin, onAsk, wait, socket)
 			changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntry(doc, entry) })
 			if err != nil {
@@ -145,7 +151,7 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
 	f.StringVar(&onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen")
 	f.DurationVar(&wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
 	f.StringVar(&hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
-	f.StringVar(&socket, "http-socket", os.Getenv("LIMEN_HTTP_SOCKET"), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET)")
+	f.StringVar(&socket, "http-socket", os.Getenv("LIMEN_HTTP_SOCKET"), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
 	return cmd
 }
 

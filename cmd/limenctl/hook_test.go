@@ -237,6 +237,13 @@ func TestHookInstallRefuses(t *testing.T) {
 			}
 		})
 	}
+	sockPath := filepath.Join(dir, "sock.json")
+	if code, out := limenctl(t, "--socket", "/tmp/x/limend.sock", "hook", "install", "claude-code", "--settings", sockPath, "--hook-bin", bin); code != 0 {
+		t.Fatalf("install with --socket: %d %s", code, out)
+	}
+	if doc, _ := os.ReadFile(sockPath); !bytes.Contains(doc, []byte("--socket /tmp/x/limend-http.sock")) {
+		t.Errorf("install with limenctl --socket /tmp/x/limend.sock wrote\n%s\nwant the hook pointed at the HTTP socket beside it", doc)
+	}
 	if code, out := limenctl(t, "hook", "install", "codex", "--hook-bin", bin); code != exitUsage || !strings.Contains(out, "docs/integrations.md") {
 		t.Errorf("install codex: %d %q; want a usage error pointing at the docs", code, out)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limenhq/limen/internal/daemon"
+	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/server"
 	"github.com/limenhq/limen/store"
 )
@@ -54,6 +56,9 @@ func run(args []string) int {
 			if err != nil {
 				return err
 			}
+			if !cmd.Flags().Changed("http-socket") && os.Getenv(paths.EnvHTTPSocket) == "" {
+				cfg.HTTPSocket = hookfmt.HTTPSocketFor(cfg.Socket) // follows --socket
+			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.Limits.Burst = int(2 * cfg.Limits.Rate)
 			return serve(cfg, log)
@@ -63,7 +68,7 @@ func run(args []string) int {
 	f.StringVar(&cfg.Socket, "socket", defaults.Socket, "Unix socket to serve gRPC on (env LIMEN_SOCKET)")
 	f.StringVar(&cfg.DB, "db", defaults.DB, "bbolt database file (env LIMEN_DB)")
 	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC on this loopback address, such as 127.0.0.1:7411 (env LIMEN_TCP)")
-	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses; empty turns it off (env LIMEN_HTTP_SOCKET)")
+	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")
 	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks (env LIMEN_HTTP_TCP)")
 	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop")

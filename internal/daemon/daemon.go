@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/limenhq/limen/internal/hookapi"
+	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/internal/server"
@@ -71,9 +72,11 @@ func DefaultConfig() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	httpSock, err := paths.HTTPSocket()
-	if err != nil {
-		return Config{}, err
+	httpSock := hookfmt.HTTPSocketFor(sock)
+	if os.Getenv(paths.EnvHTTPSocket) != "" {
+		if httpSock, err = paths.HTTPSocket(); err != nil {
+			return Config{}, err
+		}
 	}
 	return Config{Socket: sock, HTTPSocket: httpSock, HTTPTCP: os.Getenv("LIMEN_HTTP_TCP"), DB: db, TCP: os.Getenv("LIMEN_TCP"), ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
 }

@@ -23,7 +23,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+
+	"github.com/limenhq/limen/internal/paths"
 )
 
 // Format names a runtime's hook protocol.
@@ -150,6 +153,28 @@ func DefaultEvent(f Format) string {
 		return BeforeTool
 	}
 	return PreToolUse
+}
+
+// HTTPSocketFor is where limend serves the hook API when only its gRPC
+// socket was chosen: beside it, "limend.sock" → "limend-http.sock". The
+// default socket so gives the default HTTP socket, and two limends started
+// with different --socket values do not fight over one HTTP socket.
+func HTTPSocketFor(grpcSocket string) string {
+	return strings.TrimSuffix(grpcSocket, ".sock") + "-http.sock"
+}
+
+// DefaultHTTPSocket is the HTTP socket a client uses when told none:
+// $LIMEN_HTTP_SOCKET, else the one beside the gRPC socket ($LIMEN_SOCKET or
+// the default), the same rule limend follows.
+func DefaultHTTPSocket() (string, error) {
+	if s := os.Getenv(paths.EnvHTTPSocket); s != "" {
+		return s, nil
+	}
+	sock, err := paths.Socket()
+	if err != nil {
+		return "", err
+	}
+	return HTTPSocketFor(sock), nil
 }
 
 // DecideRequest is what limen-hook POSTs to limend's /v1/decide.
