@@ -35,13 +35,11 @@ of the agent's session without asking.`,
 			if session {
 				req.Scope = limenv1.Scope_SCOPE_SESSION
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.API.Answer(ctx, req)
 			if err != nil {
 				return err

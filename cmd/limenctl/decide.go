@@ -54,13 +54,11 @@ to wait here for the answer.`,
 			if act.Cwd == "" {
 				act.Cwd, _ = os.Getwd()
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: &act})
 			if err != nil {
 				return err

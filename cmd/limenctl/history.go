@@ -25,13 +25,11 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
 			if req.Limit < 0 || req.Limit > 1000 {
 				return usagef("--limit must be between 1 and 1000")
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.API.History(ctx, req)
 			if err != nil {
 				return err

@@ -20,13 +20,11 @@ or open limenctl tui.`,
   limenctl pending --json | jq -r '.asks[].ask_id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.API.ListPending(ctx, &limenv1.ListPendingRequest{})
 			if err != nil {
 				return err

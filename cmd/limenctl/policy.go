@@ -113,13 +113,11 @@ func newPolicyShowCmd(a *app) *cobra.Command {
   limenctl policy show --document > policy.toml   # edit, then: limenctl policy set policy.toml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
 			if err != nil {
 				return err
@@ -167,13 +165,11 @@ overwrite each other: the second is refused and must read it again.`,
 					return err
 				}
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			cur, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
 			if err != nil {
 				return err

@@ -105,13 +105,11 @@ verdict wins. It takes the same action flags as limenctl decide.`,
 			if err != nil {
 				return err
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			var d *limenv1.Decision
 			var pol *limenv1.Policy
 			// The policy may change between the two calls: read it again

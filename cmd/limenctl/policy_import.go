@@ -70,13 +70,11 @@ as it was.`,
 			allow, ask, deny, refused := policy.ImportClaude(raw)
 			imported := map[string][]string{"allow": allow, "ask": ask, "block": deny}
 
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			cur, err := getPolicy(ctx, c)
 			if err != nil {
 				return err

@@ -61,13 +61,11 @@ with one, that version with the one in force.`,
 			if context < 0 {
 				return usagef("--context must be 0 or more lines")
 			}
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			vs, err := listVersions(ctx, c)
 			if err != nil {
 				return err
@@ -120,13 +118,11 @@ change and limenctl policy rollback brings an old version back.`,
   limenctl policy history --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			resp, err := c.API.ListPolicyVersions(ctx, &limenv1.ListPolicyVersionsRequest{})
 			if err != nil {
 				return err
@@ -168,13 +164,11 @@ someone changes the policy at the same moment, one of you is refused.`,
   limenctl policy rollback 3`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			vs, err := listVersions(ctx, c)
 			if err != nil {
 				return err

@@ -49,6 +49,17 @@ func (a *app) ctx(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(cmd.Context(), a.timeout)
 }
 
+// connect dials limend and bounds the command's calls by --timeout; done
+// releases both.
+func (a *app) connect(cmd *cobra.Command) (*client.Client, context.Context, func(), error) {
+	c, err := a.dial()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := a.ctx(cmd)
+	return c, ctx, func() { cancel(); c.Close() }, nil
+}
+
 // table returns a tabwriter for aligned columns.
 func (a *app) table() *tabwriter.Writer { return tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0) }
 

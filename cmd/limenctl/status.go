@@ -20,13 +20,11 @@ It exits 3 when limend cannot be reached, so it works as a probe.`,
   limenctl status --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.dial()
+			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			defer cancel()
+			defer done()
 			h, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
 			if err != nil {
 				return err
