@@ -125,20 +125,75 @@ func slot(i, n int) int {
 	return s
 }
 
-// person is one user's answers, per key id. The map holds no pointer, so
-// the garbage collector never scans it, however many answers there are;
-// its values are the counts themselves, so a lookup is one memory access.
+// person is one user's answers, per key id, in an open-addressing hash
+// table: cells is a power of two long, and a key's slot is found by
+// probing forward from its hash. A person has a few hundred keys, so a
+// lookup is usually one cache line, and the table holds no pointer, so the
+// garbage collector never scans it, however many answers there are.
 type person struct {
-	nodes map[int32]node
+	cells []cell
+	used  int
 }
 
-// node returns the person's node of key id.
-func (p *person) node(id int32) (node, bool) {
-	if p == nil || id < 0 {
-		return node{}, false
+// cell holds one key's node; key is the key id plus one, 0 when empty.
+type cell struct {
+	key  int32
+	node node
+}
+
+func (p *person) home(id int32) int {
+	return int((uint32(id) * 0x9e3779b1) >> 7 & uint32(len(p.cells)-1))
+}
+
+// node returns the person's node of key id, or nil.
+func (p *person) node(id int32) *node {
+	if p == nil || id < 0 || len(p.cells) == 0 {
+		return nil
 	}
-	n, ok := p.nodes[id]
-	return n, ok
+	mask := len(p.cells) - 1
+	for i := p.home(id); ; i = (i + 1) & mask {
+		switch p.cells[i].key {
+		case id + 1:
+			return &p.cells[i].node
+		case 0:
+			return nil
+		}
+	}
+}
+
+// add returns the person's node of key id, making an empty one if needed.
+// It may move every node: no *node survives a call.
+func (p *person) add(id int32) *node {
+	if n := p.node(id); n != nil {
+		return n
+	}
+	if (p.used+1)*4 > len(p.cells)*3 {
+		p.grow()
+	}
+	mask := len(p.cells) - 1
+	i := p.home(id)
+	for p.cells[i].key != 0 {
+		i = (i + 1) & mask
+	}
+	p.cells[i].key = id + 1
+	p.used++
+	return &p.cells[i].node
+}
+
+func (p *person) grow() {
+	old := p.cells
+	p.cells = make([]cell, max(16, 2*len(old)))
+	mask := len(p.cells) - 1
+	for _, s := range old {
+		if s.key == 0 {
+			continue
+		}
+		i := p.home(s.key - 1)
+		for p.cells[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		p.cells[i] = s
+	}
 }
 
 // Estimator is the online hierarchical Beta–Bernoulli predictor of
@@ -210,7 +265,7 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 	defer e.mu.Unlock()
 	who := e.users[user]
 	if who == nil {
-		who = &person{nodes: make(map[int32]node)}
+		who = &person{}
 		e.users[user] = who
 	}
 	now, hl := at.UnixNano(), e.cfg.HalfLife
@@ -245,10 +300,13 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 				parent = id
 				continue
 			}
-			n, _ := who.nodes[id]
+			var n node
+			if p := who.node(id); p != nil {
+				n = *p
+			}
 			s := step{key: k, id: id, known: n.own.a > 0 || n.own.d > 0, parent: -1, root: l[0], slot: slot(i, len(l))}
 			if parent >= 0 {
-				if pn := who.nodes[parent]; pn.own.a+pn.own.d > 0 {
+				if pn := who.node(parent); pn != nil && pn.own.a+pn.own.d > 0 {
 					s.parent = parent
 					s.pa = pn.own.a >= pn.own.d
 				}
@@ -272,15 +330,11 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 				e.keys[s.key] = r
 				if s.parent >= 0 {
 					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
-					pn := who.nodes[s.parent]
-					pn.kids.bump(approved, now, hl)
-					who.nodes[s.parent] = pn
+					who.add(s.parent).kids.bump(approved, now, hl)
 				}
 			}
 		}
-		n := who.nodes[s.id]
-		n.own.bump(approved, now, hl)
-		who.nodes[s.id] = n
+		who.add(s.id).own.bump(approved, now, hl)
 	}
 }
 
@@ -377,7 +431,12 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 		if i > 0 {
 			start = e.childStart(nv, r.first, parent, hasParent, slot(i, len(ladder)), est, now)
 		}
-		n, ok := who.node(id)
+		np := who.node(id)
+		var n node
+		if np != nil {
+			n = *np
+		}
+		ok := np != nil
 		est = start
 		if ok {
 			a, d := n.own.at(now, hl)

@@ -68,3 +68,31 @@ func TestEstimatorDecay(t *testing.T) {
 		t.Errorf("p after decay %v not below fresh p %v", later.P, now.P)
 	}
 }
+
+// The per-person table finds every key it was given, through growth, and
+// no key it was not.
+func TestPersonTable(t *testing.T) {
+	var p person
+	if p.node(0) != nil {
+		t.Fatal("an empty table found a key")
+	}
+	const n = 5000
+	for id := int32(0); id < n; id += 2 {
+		p.add(id).own.a = float64(id)
+	}
+	for id := int32(0); id < n; id++ {
+		got := p.node(id)
+		switch {
+		case id%2 == 0 && (got == nil || got.own.a != float64(id)):
+			t.Fatalf("key %d: got %+v; want its node", id, got)
+		case id%2 == 1 && got != nil:
+			t.Fatalf("key %d was never added, yet found", id)
+		}
+	}
+	if p.used != n/2 || len(p.cells)*3 < p.used*4 {
+		t.Errorf("%d used of %d cells; want %d, at most 3/4 full", p.used, len(p.cells), n/2)
+	}
+	if p.add(42) != p.node(42) {
+		t.Error("adding a present key made a second node")
+	}
+}
