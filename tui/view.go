@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/limenhq/limen/internal/describe"
 	"io"
 	"math"
 	"strconv"
@@ -216,7 +217,7 @@ func (m *Model) detail(ask *limenv1.PendingAsk, w int) string {
 	act := d.GetAction()
 	now := m.opts.Now()
 	head := s.Heading.Render("Ask "+ask.GetAskId()) +
-		s.Muted.Render(fmt.Sprintf(" · asked %s ago · ", age(now.Sub(d.GetTime().AsTime())))) + m.expiry(ask)
+		s.Muted.Render(fmt.Sprintf(" · asked %s ago · ", describe.Age(now.Sub(d.GetTime().AsTime())))) + m.expiry(ask)
 	if what, ok := m.sending[ask.GetAskId()]; ok {
 		head += " " + s.Sending.Render("sending "+what+"…")
 	}
@@ -326,27 +327,6 @@ func argumentsOf(a *limenv1.Action) (label, text string) {
 	return "Input", strings.TrimRight(buf.String(), "\n")
 }
 
-// summary is an action on one line, for lists.
-func summary(a *limenv1.Action) string {
-	_, text := argumentsOf(a)
-	if a.GetTool() != "Bash" {
-		var in map[string]any
-		if json.Unmarshal([]byte(a.GetInputJson()), &in) == nil {
-			for _, k := range []string{"file_path", "path", "url", "pattern", "query"} {
-				if v, ok := in[k].(string); ok {
-					return a.GetTool() + " " + v
-				}
-			}
-		}
-		var buf bytes.Buffer
-		if json.Compact(&buf, []byte(a.GetInputJson())) == nil {
-			text = buf.String()
-		}
-		text = a.GetTool() + " " + text
-	}
-	return strings.Join(strings.Fields(text), " ")
-}
-
 func (m *Model) noteView(w int) string {
 	s := m.styles
 	ask := m.pending[m.target]
@@ -356,7 +336,7 @@ func (m *Model) noteView(w int) string {
 	}
 	lines := []string{
 		s.Heading.Render(fmt.Sprintf("%s ask %s with a note", verb, m.target)),
-		s.Muted.Render(ansi.Truncate(summary(ask.GetDecision().GetAction()), w, "…")),
+		s.Muted.Render(ansi.Truncate(describe.Action(ask.GetDecision().GetAction()), w, "…")),
 		"",
 		m.input.View(),
 		"",
@@ -375,7 +355,7 @@ func (m *Model) ruleView(w int) string {
 	}
 	lines := []string{
 		s.Heading.Render("Make a rule from ask " + m.target),
-		s.Muted.Render(ansi.Truncate(summary(ask.GetDecision().GetAction()), w, "…")),
+		s.Muted.Render(ansi.Truncate(describe.Action(ask.GetDecision().GetAction()), w, "…")),
 		"",
 		m.input.View(),
 		lipgloss.NewStyle().Width(w).Render(fmt.Sprintf("[%s] %s", kind, s.Muted.Render(effect))),
@@ -399,7 +379,7 @@ func (m *Model) ruleView(w int) string {
 			}
 			// The class shows when a broad rule reaches risky actions.
 			lines = append(lines, "  "+ansi.Truncate(fmt.Sprintf("%-8s %-12s %s", shorten(d.GetAction().GetUser(), 8),
-				shorten(dash(d.GetRiskClass()), 12), summary(d.GetAction())), w-2, "…"))
+				shorten(dash(d.GetRiskClass()), 12), describe.Action(d.GetAction())), w-2, "…"))
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -430,10 +410,10 @@ func (m *Model) historyView() string {
 // decisionWhy is the line under the history: why the selected decision
 // went as it did, and the note its answer carried.
 func (m *Model) decisionWhy(d *limenv1.Decision) string {
-	why := fmt.Sprintf("%s %s: %s", d.GetDecisionId(), verdictWord(d.GetVerdict()), d.GetReason())
+	why := fmt.Sprintf("%s %s: %s", d.GetDecisionId(), describe.Verdict(d.GetVerdict()), d.GetReason())
 	if o := d.GetOutcome(); o.GetNote() != "" {
 		// The person's words first: the reason is often long.
-		why = fmt.Sprintf("%s %s, note: %q · asked because %s", d.GetDecisionId(), outcomeWord(d), o.GetNote(), d.GetReason())
+		why = fmt.Sprintf("%s %s, note: %q · asked because %s", d.GetDecisionId(), describe.Outcome(d), o.GetNote(), d.GetReason())
 	}
 	return m.styles.Muted.Render(ansi.Truncate(strings.Join(strings.Fields(why), " "), m.width, "…"))
 }
@@ -493,7 +473,7 @@ type askItem struct{ ask *limenv1.PendingAsk }
 // FilterValue is what / matches: who asked, from where, and what.
 func (i askItem) FilterValue() string {
 	a := i.ask.GetDecision().GetAction()
-	return strings.Join([]string{i.ask.GetAskId(), a.GetUser(), a.GetAgent(), a.GetSession(), i.ask.GetDecision().GetRiskClass(), summary(a)}, " ")
+	return strings.Join([]string{i.ask.GetAskId(), a.GetUser(), a.GetAgent(), a.GetSession(), i.ask.GetDecision().GetRiskClass(), describe.Action(a)}, " ")
 }
 
 type pendingDelegate struct{ m *Model }
@@ -516,14 +496,14 @@ func (p pendingDelegate) Render(w io.Writer, l list.Model, index int, item list.
 	if index == l.Index() {
 		cursor = "› "
 	}
-	line := fmt.Sprintf("%s%-5s %4s %-8s ", cursor, shorten(it.ask.GetAskId(), 5), age(m.opts.Now().Sub(d.GetTime().AsTime())), shorten(dash(a.GetUser()), 8))
+	line := fmt.Sprintf("%s%-5s %4s %-8s ", cursor, shorten(it.ask.GetAskId(), 5), describe.Age(m.opts.Now().Sub(d.GetTime().AsTime())), shorten(dash(a.GetUser()), 8))
 	if agent {
 		line += fmt.Sprintf("%-11s ", shorten(dash(a.GetAgent()), 11))
 	}
 	if session {
 		line += fmt.Sprintf("%-8s ", shorten(dash(a.GetSession()), 8))
 	}
-	rest := summary(a)
+	rest := describe.Action(a)
 	if what, ok := m.sending[it.ask.GetAskId()]; ok {
 		rest = "sending " + what + "… " + rest
 	}
@@ -544,7 +524,7 @@ type decisionItem struct{ d *limenv1.Decision }
 // FilterValue lets / find decisions by user, verdict, who decided or action.
 func (i decisionItem) FilterValue() string {
 	a := i.d.GetAction()
-	return strings.Join([]string{i.d.GetDecisionId(), a.GetUser(), verdictWord(i.d.GetVerdict()), outcomeWord(i.d), decidedBy(i.d), summary(a)}, " ")
+	return strings.Join([]string{i.d.GetDecisionId(), a.GetUser(), describe.Verdict(i.d.GetVerdict()), describe.Outcome(i.d), describe.DecidedBy(i.d), describe.Action(a)}, " ")
 }
 
 type historyDelegate struct{ m *Model }
@@ -569,7 +549,7 @@ func (h historyDelegate) Render(w io.Writer, l list.Model, index int, item list.
 	if startOfDay(t).Equal(startOfDay(m.opts.Now())) {
 		when = t.Format("15:04:05")
 	}
-	verdict := verdictWord(d.GetVerdict())
+	verdict := describe.Verdict(d.GetVerdict())
 	vst := m.styles.Ask
 	switch d.GetVerdict() {
 	case limenv1.Verdict_VERDICT_ALLOW:
@@ -577,93 +557,13 @@ func (h historyDelegate) Render(w io.Writer, l list.Model, index int, item list.
 	case limenv1.Verdict_VERDICT_BLOCK:
 		vst = m.styles.Block
 	}
-	line := fmt.Sprintf("%s%-12s %s %-9s %-14s %-8s %s", cursor, when, vst.Render(fmt.Sprintf("%-7s", verdict)), outcomeWord(d),
-		shorten(decidedBy(d), 14), shorten(dash(d.GetAction().GetUser()), 8), summary(d.GetAction()))
+	line := fmt.Sprintf("%s%-12s %s %-9s %-14s %-8s %s", cursor, when, vst.Render(fmt.Sprintf("%-7s", verdict)), describe.Outcome(d),
+		shorten(describe.DecidedBy(d), 14), shorten(dash(d.GetAction().GetUser()), 8), describe.Action(d.GetAction()))
 	line = ansi.Truncate(line, l.Width(), "…")
 	if index == l.Index() {
 		line = m.styles.Selected.Render(ansi.Strip(line))
 	}
 	fmt.Fprint(w, line)
-}
-
-func verdictWord(v limenv1.Verdict) string {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
-		return "allow"
-	case limenv1.Verdict_VERDICT_ASK:
-		return "ask"
-	case limenv1.Verdict_VERDICT_BLOCK:
-		return "block"
-	}
-	return "?"
-}
-
-// outcomeWord is how an ask ended: approved, denied, expired or pending;
-// "-" for a decision that asked nobody.
-func outcomeWord(d *limenv1.Decision) string {
-	if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
-		return "-"
-	}
-	o := d.GetOutcome()
-	switch {
-	case o == nil:
-		if d.GetAskId() == "" {
-			return "not queued"
-		}
-		return "pending"
-	case o.GetState() == limenv1.AskState_ASK_STATE_EXPIRED:
-		return "expired"
-	case o.GetChoice() == limenv1.Choice_CHOICE_APPROVE:
-		if o.GetScope() == limenv1.Scope_SCOPE_SESSION {
-			return "approved+s"
-		}
-		return "approved"
-	case o.GetChoice() == limenv1.Choice_CHOICE_DENY:
-		return "denied"
-	}
-	return "?"
-}
-
-// decidedBy names who or what settled the decision: a rule, the
-// prediction, a failure turned into ask, a person (by name), or expiry.
-func decidedBy(d *limenv1.Decision) string {
-	if o := d.GetOutcome(); o != nil {
-		if o.GetState() == limenv1.AskState_ASK_STATE_EXPIRED {
-			return "expiry"
-		}
-		if by := o.GetAnsweredBy(); by != "" {
-			return "person:" + by
-		}
-		return "person"
-	}
-	switch d.GetDecidedBy() {
-	case limenv1.Decider_DECIDER_RULE:
-		return "rule"
-	case limenv1.Decider_DECIDER_PREDICTION:
-		return "prediction"
-	case limenv1.Decider_DECIDER_HUMAN:
-		return "person"
-	case limenv1.Decider_DECIDER_FAILSAFE:
-		return "failsafe"
-	case limenv1.Decider_DECIDER_EXPIRY:
-		return "expiry"
-	}
-	return "?"
-}
-
-// age formats how long ago something happened: 4s, 3m, 2h, 5d.
-func age(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "0s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // clock formats a countdown: 9m05s, 42s, 1h03m.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/limenhq/limen/internal/describe"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,7 +48,7 @@ of the agent's session without asking.`,
 			if a.json {
 				return a.printJSON(resp)
 			}
-			fmt.Fprintf(a.out, "ask %s answered: %s\n", args[0], verdictName(resp.GetVerdict()))
+			fmt.Fprintf(a.out, "ask %s answered: %s\n", args[0], describe.Verdict(resp.GetVerdict()))
 			return nil
 		},
 	}
@@ -83,7 +84,7 @@ final verdict: allow if approved, block if denied or expired.`,
 			if a.json {
 				return a.printJSON(resp)
 			}
-			fmt.Fprintf(a.out, "%s: %s\n", verdictName(resp.GetVerdict()), resp.GetReason())
+			fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(resp.GetVerdict()), resp.GetReason())
 			return nil
 		},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/limenhq/limen/internal/describe"
 	"os"
 	"strings"
 	"time"
@@ -82,7 +83,7 @@ to wait here for the answer.`,
 			if a.json {
 				return a.printJSON(aw)
 			}
-			fmt.Fprintf(a.out, "%s: %s\n", verdictName(aw.GetVerdict()), aw.GetReason())
+			fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(aw.GetVerdict()), aw.GetReason())
 			return nil
 		},
 	}
@@ -101,57 +102,11 @@ to wait here for the answer.`,
 	return cmd
 }
 
-func verdictName(v limenv1.Verdict) string {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
-		return "allow"
-	case limenv1.Verdict_VERDICT_ASK:
-		return "ask"
-	case limenv1.Verdict_VERDICT_BLOCK:
-		return "block"
-	}
-	return "unspecified"
-}
-
-func deciderName(d limenv1.Decider) string {
-	switch d {
-	case limenv1.Decider_DECIDER_RULE:
-		return "rule"
-	case limenv1.Decider_DECIDER_PREDICTION:
-		return "prediction"
-	case limenv1.Decider_DECIDER_HUMAN:
-		return "person"
-	case limenv1.Decider_DECIDER_FAILSAFE:
-		return "failsafe"
-	case limenv1.Decider_DECIDER_EXPIRY:
-		return "expiry"
-	}
-	return "-"
-}
-
-// actionText is an action in one line: the command for Bash, else the tool
-// and its arguments.
-func actionText(act *limenv1.Action) string {
-	var in map[string]any
-	_ = json.Unmarshal([]byte(act.GetInputJson()), &in)
-	if act.GetTool() == "Bash" {
-		if c, ok := in["command"].(string); ok {
-			return c
-		}
-	}
-	for _, k := range []string{"file_path", "notebook_path", "url", "path", "pattern"} {
-		if v, ok := in[k].(string); ok {
-			return act.GetTool() + " " + v
-		}
-	}
-	return act.GetTool() + " " + act.GetInputJson()
-}
-
 func printDecision(a *app, d *limenv1.Decision) {
 	w := a.table()
-	fmt.Fprintf(w, "verdict\t%s\n", verdictName(d.GetVerdict()))
+	fmt.Fprintf(w, "verdict\t%s\n", describe.Verdict(d.GetVerdict()))
 	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
-	fmt.Fprintf(w, "action\t%s\n", actionText(d.GetAction()))
+	fmt.Fprintf(w, "action\t%s\n", describe.Action(d.GetAction()))
 	if d.GetDecidedBy() == limenv1.Decider_DECIDER_PREDICTION {
 		th := d.GetThresholds()
 		fmt.Fprintf(w, "p(approve)\t%.3f  (block below %.3f, allow above %.3f)\n", d.GetP(), th.GetBlockBelow(), th.GetAllowAbove())
@@ -168,7 +123,7 @@ func printDecision(a *app, d *limenv1.Decision) {
 	if d.GetKey() != "" {
 		fmt.Fprintf(w, "key\t%s\n", d.GetKey())
 	}
-	fmt.Fprintf(w, "decided by\t%s\n", deciderName(d.GetDecidedBy()))
+	fmt.Fprintf(w, "decided by\t%s\n", describe.Decider(d.GetDecidedBy()))
 	if d.GetDecisionId() != "" {
 		fmt.Fprintf(w, "decision\t%s (policy v%d)\n", d.GetDecisionId(), d.GetPolicyVersion())
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/limenhq/limen/internal/describe"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +16,7 @@ func newHistoryCmd(a *app) *cobra.Command {
 		Use:   "history",
 		Short: "Show recent decisions and how they ended",
 		Long: `history lists recorded decisions, newest first: the verdict, who decided it
-(a policy rule, the prediction, a person, or the failsafe), the predicted
+(a policy rule, the prediction, a person by name, the failsafe or expiry), the predicted
 p, and for asks how they ended (approved, denied, expired or still pending).`,
 		Example: `  limenctl history
   limenctl history --asks --limit 20
@@ -46,9 +47,9 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
 			fmt.Fprintln(w, "ID\tAGE\tUSER\tVERDICT\tBY\tP\tCLASS\tOUTCOME\tACTION")
 			for _, d := range resp.GetDecisions() {
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-					d.GetDecisionId(), age(now.Sub(d.GetTime().AsTime())), d.GetAction().GetUser(),
-					verdictName(d.GetVerdict()), deciderName(d.GetDecidedBy()), pText(d), dash(d.GetRiskClass()),
-					outcomeText(d), shorten(actionText(d.GetAction()), 60))
+					d.GetDecisionId(), describe.Age(now.Sub(d.GetTime().AsTime())), d.GetAction().GetUser(),
+					describe.Verdict(d.GetVerdict()), describe.DecidedBy(d), pText(d), dash(d.GetRiskClass()),
+					describe.Outcome(d), shorten(describe.Action(d.GetAction()), 60))
 			}
 			return w.Flush()
 		},
@@ -66,21 +67,4 @@ func pText(d *limenv1.Decision) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", d.GetP())
-}
-
-func outcomeText(d *limenv1.Decision) string {
-	if d.GetAskId() == "" {
-		return "-"
-	}
-	o := d.GetOutcome()
-	switch o.GetState() {
-	case limenv1.AskState_ASK_STATE_ANSWERED:
-		if o.GetChoice() == limenv1.Choice_CHOICE_APPROVE {
-			return "approved by " + o.GetAnsweredBy()
-		}
-		return "denied by " + o.GetAnsweredBy()
-	case limenv1.AskState_ASK_STATE_EXPIRED:
-		return "expired"
-	}
-	return "pending"
 }

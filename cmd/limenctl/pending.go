@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/limenhq/limen/internal/describe"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,8 +44,8 @@ or open limenctl tui.`,
 				d := p.GetDecision()
 				act := d.GetAction()
 				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n",
-					p.GetAskId(), age(now.Sub(d.GetTime().AsTime())), "in "+age(p.GetExpiresAt().AsTime().Sub(now)),
-					act.GetUser(), act.GetAgent(), shorten(dash(act.GetSession()), 12), d.GetP(), dash(d.GetRiskClass()), shorten(actionText(act), 60))
+					p.GetAskId(), describe.Age(now.Sub(d.GetTime().AsTime())), "in "+describe.Age(p.GetExpiresAt().AsTime().Sub(now)),
+					act.GetUser(), act.GetAgent(), shorten(dash(act.GetSession()), 12), d.GetP(), dash(d.GetRiskClass()), shorten(describe.Action(act), 60))
 			}
 			return w.Flush()
 		},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/limenhq/limen/internal/describe"
 	"math"
 	"os"
 	"os/user"
@@ -190,7 +191,7 @@ func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
 	ex.Costs = &verdictCosts{Allow: class.Costs.Allow, Ask: class.Costs.Ask, Block: class.Costs.Block}
 	ex.Expected = &verdictCosts{Allow: allow, Ask: ask, Block: block}
 	ex.Cheapest = cheapest(allow, ask, block)
-	chosen := verdictName(d.GetVerdict())
+	chosen := describe.Verdict(d.GetVerdict())
 	others := func(v string) string {
 		var s []string
 		for _, o := range []struct {
@@ -247,8 +248,8 @@ func less(a, b float64) bool { return a < b-1e-9*max(1, math.Abs(a), math.Abs(b)
 
 func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 	w := a.table()
-	fmt.Fprintf(w, "action\t%s\n", actionText(d.GetAction()))
-	fmt.Fprintf(w, "verdict\t%s  (decided by %s, policy v%d)\n", verdictName(d.GetVerdict()), deciderName(d.GetDecidedBy()), d.GetPolicyVersion())
+	fmt.Fprintf(w, "action\t%s\n", describe.Action(d.GetAction()))
+	fmt.Fprintf(w, "verdict\t%s  (decided by %s, policy v%d)\n", describe.Verdict(d.GetVerdict()), describe.Decider(d.GetDecidedBy()), d.GetPolicyVersion())
 	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
 	w.Flush()
 
@@ -280,7 +281,7 @@ func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 		fmt.Fprintf(a.out, "\nexpected cost of each verdict at p=%.3f:\n", p)
 		w = a.table()
 		mark := func(v string) string {
-			if v == verdictName(d.GetVerdict()) {
+			if v == describe.Verdict(d.GetVerdict()) {
 				return "← chosen"
 			}
 			return ""

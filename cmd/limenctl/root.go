@@ -152,19 +152,6 @@ Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
 	return root
 }
 
-// age formats a duration for people: 4s, 3m, 2h, 5d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
-}
-
 // shorten cuts s to n runes with an ellipsis.
 func shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")

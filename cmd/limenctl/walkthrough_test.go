@@ -49,7 +49,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 
 	out, _, code = run("history")
-	if code != exitOK || !strings.Contains(out, "approved by") {
+	if code != exitOK || !strings.Contains(out, "person:") || !strings.Contains(out, "approved") {
 		t.Errorf("history = %d\n%s", code, out)
 	}
 	out, _, code = run("status")
