@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // The speed targets of DESIGN.md §2 are stated for a store of 1M answers
@@ -50,7 +50,14 @@ func synthAnswers(n, users int) []benchAnswer {
 	exts := []string{".go", ".ts", ".tsx", ".py", ".md", ".json", ".yaml"}
 	zipf := rand.NewZipf(r, 1.2, 1, uint64(len(programs)-1))
 	out := make([]benchAnswer, 0, n)
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// Keys and ladders live in a few large arrays rather than millions of
+	// small objects: limend streams its answers from the store and keeps
+	// none of them, so the benchmark's own data should not load the garbage
+	// collector either. Each key still has its own bytes, as decoded.
+	var text arena
+	keys := make([]string, 0, 5*n)
+	ladders := make([]Ladder, 0, 2*n)
 	for i := range n {
 		u := i % users
 		user := fmt.Sprintf("u%05d", u)
@@ -74,17 +81,32 @@ func synthAnswers(n, users int) []benchAnswer {
 			a = Action{Tool: "Bash", Input: map[string]any{"command": fmt.Sprintf("./scripts/own-%d.sh --user %s", r.IntN(50), user)}}
 		}
 		a.User, a.Cwd = user, cwd
-		var ls []Ladder
+		start := len(ladders)
 		for _, p := range Parts(a) {
-			l := make(Ladder, len(p.Keys))
-			for j, k := range p.Keys {
-				l[j] = strings.Clone(k)
+			from := len(keys)
+			for _, k := range p.Keys {
+				keys = append(keys, text.clone(k))
 			}
-			ls = append(ls, l)
+			ladders = append(ladders, Ladder(keys[from:len(keys):len(keys)]))
 		}
-		out = append(out, benchAnswer{user: user, ladders: ls, approved: r.IntN(10) != 0, at: start.Add(time.Duration(i) * 3 * time.Second)})
+		out = append(out, benchAnswer{user: user, ladders: ladders[start:len(ladders):len(ladders)], approved: r.IntN(10) != 0, at: t0.Add(time.Duration(i) * 3 * time.Second)})
 	}
 	return out
+}
+
+// arena hands out strings carved from large shared blocks.
+type arena struct{ block []byte }
+
+func (a *arena) clone(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(a.block)+len(s) > cap(a.block) {
+		a.block = make([]byte, 0, max(1<<20, len(s)))
+	}
+	from := len(a.block)
+	a.block = append(a.block, s...)
+	return unsafe.String(&a.block[from], len(s))
 }
 
 func benchAnswersOnce() []benchAnswer {

@@ -162,22 +162,31 @@ func (p *person) node(id int32) *node {
 }
 
 // add returns the person's node of key id, making an empty one if needed.
-// It may move every node: no *node survives a call.
+// Unless room was reserved, it may move every node: no *node survives it.
 func (p *person) add(id int32) *node {
-	if n := p.node(id); n != nil {
-		return n
-	}
 	if (p.used+1)*4 > len(p.cells)*3 {
 		p.grow()
 	}
 	mask := len(p.cells) - 1
 	i := p.home(id)
-	for p.cells[i].key != 0 {
+	for {
+		switch p.cells[i].key {
+		case id + 1:
+			return &p.cells[i].node
+		case 0:
+			p.cells[i].key = id + 1
+			p.used++
+			return &p.cells[i].node
+		}
 		i = (i + 1) & mask
 	}
-	p.cells[i].key = id + 1
-	p.used++
-	return &p.cells[i].node
+}
+
+// reserve makes room for n more keys, so that the next n adds move no node.
+func (p *person) reserve(n int) {
+	for (p.used+n)*4 > len(p.cells)*3 {
+		p.grow()
+	}
 }
 
 func (p *person) grow() {
@@ -272,12 +281,13 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 
 	// Collect each distinct key once, with what was known before this
 	// answer, so that two parts sharing a key neither count it twice nor
-	// see each other's update as old news.
+	// see each other's update as old news. Room for every key is made
+	// first, so that the node pointers stay put while they are used.
 	type step struct {
 		key    string
-		id     int32
+		node   *node
 		known  bool
-		parent int32 // the key above, when it was known before this answer; else -1
+		parent *node // the key above, when it was known before this answer
 		pa     bool  // the parent leaned towards approval
 		root   string
 		slot   int
@@ -292,27 +302,22 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 	if total > len(buf) {
 		seen = make(map[string]bool, total)
 	}
+	who.reserve(total)
 	for pi, l := range parts {
-		parent := int32(-1)
+		var parent *node
 		for i, k := range l {
-			id := e.intern(k)
+			n := who.add(e.intern(k))
 			if seenKey(parts, pi, i, k, seen) {
-				parent = id
+				parent = n
 				continue
 			}
-			var n node
-			if p := who.node(id); p != nil {
-				n = *p
-			}
-			s := step{key: k, id: id, known: n.own.a > 0 || n.own.d > 0, parent: -1, root: l[0], slot: slot(i, len(l))}
-			if parent >= 0 {
-				if pn := who.node(parent); pn != nil && pn.own.a+pn.own.d > 0 {
-					s.parent = parent
-					s.pa = pn.own.a >= pn.own.d
-				}
+			s := step{key: k, node: n, known: n.own.a > 0 || n.own.d > 0, root: l[0], slot: slot(i, len(l))}
+			if parent != nil && parent.own.a+parent.own.d > 0 {
+				s.parent = parent
+				s.pa = parent.own.a >= parent.own.d
 			}
 			steps = append(steps, s)
-			parent = id
+			parent = n
 		}
 	}
 	for _, s := range steps {
@@ -328,13 +333,13 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 				r := e.keys[s.key]
 				r.first.bump(approved, now, hl)
 				e.keys[s.key] = r
-				if s.parent >= 0 {
+				if s.parent != nil {
 					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
-					who.add(s.parent).kids.bump(approved, now, hl)
+					s.parent.kids.bump(approved, now, hl)
 				}
 			}
 		}
-		who.add(s.id).own.bump(approved, now, hl)
+		s.node.own.bump(approved, now, hl)
 	}
 }
 
