@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/internal/loadgen"
+	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
@@ -83,4 +84,63 @@ func fillAnswers(b *testing.B, st *store.Store, n int) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkDecideHandler is the Decide handler alone, called in process
+// with a Unix-socket identity in the context: no gRPC, no client. The
+// server has learned the fixture stream's answers (as limenctl bench
+// --seed-answers does) and then decides its actions in turn. Its allocs/op
+// are the garbage limend makes per decision, which sets how often its GC
+// runs under load.
+func BenchmarkDecideHandler(b *testing.B) {
+	st, err := store.Open(filepath.Join(b.TempDir(), "limen.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	s, err := New(Options{Store: st, Limits: Limits{Rate: 1e9, Burst: 1 << 30}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Stop()
+	ctx := peercred.NewContext(b.Context(), peercred.AuthInfo{User: DefaultTrustedGateways()[0]})
+	acts, err := loadgen.ReadActionsFile("", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for range 3 { // teach it the stream's answers
+		for _, a := range acts {
+			resp, err := s.Decide(ctx, &limenv1.DecideRequest{Action: a.Action})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if id := resp.GetDecision().GetAskId(); id != "" {
+				choice := limenv1.Choice_CHOICE_DENY
+				if a.Approve {
+					choice = limenv1.Choice_CHOICE_APPROVE
+				}
+				if _, err := s.Answer(ctx, &limenv1.AnswerRequest{AskId: id, Choice: choice}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	reqs := make([]*limenv1.DecideRequest, len(acts))
+	for i, a := range acts {
+		reqs[i] = &limenv1.DecideRequest{Action: a.Action}
+	}
+	asks := 0
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		resp, err := s.Decide(ctx, reqs[i%len(reqs)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if resp.GetDecision().GetAskId() != "" {
+			asks++
+		}
+		i++
+	}
+	b.ReportMetric(float64(asks)/float64(i), "asks/op")
 }
