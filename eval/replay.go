@@ -45,16 +45,22 @@ func CostsUnder(pol *policy.Policy) func(Action) policy.Costs {
 
 // Counts are the raw outcomes of a strategy on a set of actions.
 type Counts struct {
-	Actions       int     `json:"actions"`
-	Asks          int     `json:"asks"`
-	Allows        int     `json:"allows"`
-	Blocks        int     `json:"blocks"`
-	TrulyApproved int     `json:"truly_approved"`
-	TrulyDenied   int     `json:"truly_denied"`
-	WrongAllows   int     `json:"wrong_allows"`
-	WrongBlocks   int     `json:"wrong_blocks"`
-	Failsafes     int     `json:"failsafe_asks"`
-	Cost          float64 `json:"cost"`
+	// Actions is how many actions were decided: Asks + Allows + Blocks.
+	Actions int `json:"actions"`
+	Asks    int `json:"asks"`
+	Allows  int `json:"allows"`
+	Blocks  int `json:"blocks"`
+	// TrulyApproved and TrulyDenied split the actions by their label.
+	TrulyApproved int `json:"truly_approved"`
+	TrulyDenied   int `json:"truly_denied"`
+	// WrongAllows are allowed actions labelled deny; WrongBlocks are
+	// blocked actions labelled approve.
+	WrongAllows int `json:"wrong_allows"`
+	WrongBlocks int `json:"wrong_blocks"`
+	// Failsafes are the asks that came from a failure, not the evidence.
+	Failsafes int `json:"failsafe_asks"`
+	// Cost is the summed cost of the asks, wrong allows and wrong blocks.
+	Cost float64 `json:"cost"`
 }
 
 func (c *Counts) add(d Decision, approve bool, costs policy.Costs) {
@@ -125,6 +131,7 @@ type Bin struct {
 	// including 1.
 	Lo float64 `json:"lo"`
 	Hi float64 `json:"hi"`
+
 	// Asked is how many asked actions fell in the bin; MeanP their mean
 	// prediction and Observed the share the person approved.
 	Asked    int     `json:"asked"`
@@ -189,26 +196,34 @@ type Latency struct {
 
 // UserMetrics are one user's metrics.
 type UserMetrics struct {
+	// User is the stream's user id.
 	User string `json:"user"`
 	Metrics
 }
 
 // Result is one strategy's outcome on a stream.
 type Result struct {
-	Strategy string  `json:"strategy"`
-	Overall  Metrics `json:"overall"`
+	// Strategy is the strategy's name.
+	Strategy string `json:"strategy"`
+	// Overall covers every action of the stream.
+	Overall Metrics `json:"overall"`
 	// ByRisk splits the outcomes by the stream's risk label ("" for
 	// actions without one); strategies never see that label.
-	ByRisk      map[string]Metrics `json:"by_risk"`
-	PerUser     []UserMetrics      `json:"per_user,omitempty"`
-	Calibration *Calibration       `json:"calibration,omitempty"`
-	Latency     Latency            `json:"latency"`
+	ByRisk map[string]Metrics `json:"by_risk"`
+	// PerUser is each user's metrics, by user id, when Options.PerUser
+	// asked for them.
+	PerUser []UserMetrics `json:"per_user,omitempty"`
+	// Calibration is nil when the strategy gave no probabilities.
+	Calibration *Calibration `json:"calibration,omitempty"`
+	Latency     Latency      `json:"latency"`
 }
 
 // Report is the outcome of every strategy on one stream.
 type Report struct {
-	Actions int      `json:"actions"`
-	Users   int      `json:"users"`
+	// Actions and Users count the stream's lines and distinct users.
+	Actions int `json:"actions"`
+	Users   int `json:"users"`
+	// Results are in the order the strategies were given.
 	Results []Result `json:"results"`
 }
 

@@ -17,15 +17,19 @@ import (
 // read them.
 type Action struct {
 	// Seq is the action's position in the stream, from 0.
-	Seq     int
-	Time    time.Time
+	Seq int
+	// Time is when the action happened, as the stream says.
+	Time time.Time
+	// User and Session say whose agent acted, in which session.
 	User    string
 	Session string
-	Tool    string
+	// Tool is the runtime's tool name ("Bash", "Read", "mcp__github__…").
+	Tool string
 	// Input is the tool's arguments. Strategies must not modify it: every
 	// strategy of a run is handed the same map.
 	Input map[string]any
-	Cwd   string
+	// Cwd is the agent's working directory.
+	Cwd string
 }
 
 // Predictor returns the action as the predictor and the engine see it.
