@@ -71,9 +71,9 @@ second and per-decision p50/p99.`,
 			}
 			defer f.Close()
 			var r io.Reader = f
-			if bar := progressBar(a.errOut, f); bar != nil {
+			bar := progressBar(a.errOut, f)
+			if bar != nil {
 				r = io.TeeReader(f, bar)
-				defer func() { _ = bar.Finish(); fmt.Fprintln(a.errOut) }()
 			}
 			strategies := []eval.Strategy{
 				eval.NewLimen(pol, predictor.DefaultConfig(), seed),
@@ -81,6 +81,9 @@ second and per-decision p50/p99.`,
 			}
 			start := time.Now()
 			rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: perUser})
+			if bar != nil {
+				_ = bar.Finish() // clears the bar's line before anything else is printed
+			}
 			if err != nil {
 				return fmt.Errorf("eval %s: %w", args[0], err)
 			}
