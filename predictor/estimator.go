@@ -278,6 +278,9 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 		e.users[user] = who
 	}
 	now, hl := at.UnixNano(), e.cfg.HalfLife
+	if !approved && len(parts) > 1 {
+		parts = e.blame(who, parts)
+	}
 
 	// Collect each distinct key once, with what was known before this
 	// answer, so that two parts sharing a key neither count it twice nor
@@ -341,6 +344,27 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 		}
 		s.node.own.bump(approved, now, hl)
 	}
+}
+
+// blame returns the parts a denial of the whole action is counted on:
+// every part but those the person has approved exactly before and never
+// refused (all parts, if that leaves none). Refusing `cd src && rm -rf .`
+// says nothing against an approved `cd src`, and counting it there would
+// make the person's next harmless `cd src && make` look refused.
+func (e *Estimator) blame(who *person, parts []Ladder) []Ladder {
+	out := make([]Ladder, 0, len(parts))
+	for _, l := range parts {
+		if r, ok := e.keys[l.Exact()]; ok {
+			if n := who.node(r.id); n != nil && n.own.a > 0 && n.own.d == 0 {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	if len(out) == 0 {
+		return parts
+	}
+	return out
 }
 
 // seenKey reports whether key k, at position i of ladder pi, already

@@ -96,3 +96,32 @@ func TestPersonTable(t *testing.T) {
 		t.Error("adding a present key made a second node")
 	}
 }
+
+// A refused compound action counts against its parts the person has not
+// approved before, not against one they have.
+func TestEstimatorDenialSparesApprovedParts(t *testing.T) {
+	e := NewEstimator(DefaultConfig())
+	cd := Ladder{"Bash", "Bash:cd", "Bash:cd src"}
+	rm := Ladder{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -rf ."}
+	e.Observe("ana", []Ladder{cd}, true, t0)
+	before := e.Predict("ana", []Ladder{cd}, t0)
+	rmBefore := e.Predict("ana", []Ladder{rm}, t0).P
+	e.Observe("ana", []Ladder{cd, rm}, false, t0.Add(time.Minute))
+	after := e.Predict("ana", []Ladder{cd}, t0.Add(time.Minute))
+	// Only the shared root counts the denial, so cd src stays allowed.
+	if after.Denials != 0 || after.P < 0.95 {
+		t.Errorf("cd src after the refusal: %+v (before %+v); want no denial counted on it", after, before)
+	}
+	if p := e.Predict("ana", []Ladder{rm}, t0.Add(time.Minute)); p.Denials != 1 || p.P >= rmBefore {
+		t.Errorf("rm -rf . after the refusal: %+v (p before %v); want one denial and a lower p", p, rmBefore)
+	}
+	// With every part approved before, the combination itself was refused:
+	// every part counts it.
+	e = NewEstimator(DefaultConfig())
+	e.Observe("ana", []Ladder{cd}, true, t0)
+	e.Observe("ana", []Ladder{rm}, true, t0)
+	e.Observe("ana", []Ladder{cd, rm}, false, t0)
+	if p := e.Predict("ana", []Ladder{cd}, t0); p.Denials != 1 {
+		t.Errorf("cd src after refusing a combination of approved parts: %+v; want the denial counted", p)
+	}
+}
