@@ -250,9 +250,9 @@ var copiers = set("cp", "mv", "install", "ln", "rsync")
 var remoteCopiers = set("scp", "rsync", "sftp")
 
 // argMarks are the risk marks of what a command's operands name: a secret
-// file (<secret>: `cat .env`, `head certs/server.key`), another machine
-// (<remote>: `scp -r . me@host:/tmp/`) and, for commands that copy, a
-// destination outside the workspace and /tmp (<outside>: `cp x
+// file (secret-file: `cat .env`, `head certs/server.key`), another machine
+// (remote-host: `scp -r . me@host:/tmp/`) and, for commands that copy, a
+// destination outside the workspace and /tmp (write-outside: `cp x
 // /usr/local/bin/`). They put `cat .env` on another ladder level than
 // `cat README.md`, so that approving one never vouches for the other.
 func (w walker) argMarks(prog string, args []word) []string {
@@ -267,15 +267,15 @@ func (w walker) argMarks(prog string, args []word) []string {
 		last = t
 		if !secret && isSecretPath(strings.TrimRight(t, "*?")) {
 			secret = true
-			marks = append(marks, "<secret>")
+			marks = append(marks, "secret-file")
 		}
 		if !remote && remoteCopiers[prog] && isRemoteTarget(t) {
 			remote = true
-			marks = append(marks, "<remote>")
+			marks = append(marks, "remote-host")
 		}
 	}
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
-		marks = append(marks, "<outside>")
+		marks = append(marks, "write-outside")
 	}
 	return marks
 }

@@ -38,26 +38,26 @@ func TestPartsBash(t *testing.T) {
 		{
 			name: "an operand that is a secret file is marked",
 			cmd:  "head -5 certs/server.key",
-			want: [][]string{{"Bash", "Bash:head", "Bash:head [<secret>]", "Bash:head -5 certs/server.key"}},
+			want: [][]string{{"Bash", "Bash:head", "Bash:head [secret-file]", "Bash:head -5 certs/server.key"}},
 		},
 		{
 			name: "a glob over .env files is a secret too",
 			cmd:  "grep -r API_KEY .env*",
-			want: [][]string{{"Bash", "Bash:grep", "Bash:grep [<secret>]", "Bash:grep -r API_KEY .env*"}},
+			want: [][]string{{"Bash", "Bash:grep", "Bash:grep [secret-file]", "Bash:grep -r API_KEY .env*"}},
 		},
 		{
 			name: "a host:path operand of scp is another machine",
 			cmd:  "scp -r . me@example.org:/tmp/",
-			want: [][]string{{"Bash", "Bash:scp", "Bash:scp [<remote>]", "Bash:scp -r . me@example.org:/tmp/"}},
+			want: [][]string{{"Bash", "Bash:scp", "Bash:scp [remote-host]", "Bash:scp -r . me@example.org:/tmp/"}},
 		},
 		{
 			name: "a copy out of the workspace is marked, a copy inside or to /tmp is not",
 			cmd:  "cp scripts/build.sh /usr/local/bin/build && cp a.txt b/ && cp a.txt /tmp/a && cp a ~/bin/",
 			want: [][]string{
-				{"Bash", "Bash:cp", "Bash:cp [<outside>]", "Bash:cp scripts/build.sh /usr/local/bin/build"},
+				{"Bash", "Bash:cp", "Bash:cp [write-outside]", "Bash:cp scripts/build.sh /usr/local/bin/build"},
 				{"Bash", "Bash:cp", "Bash:cp a.txt b/"},
 				{"Bash", "Bash:cp", "Bash:cp a.txt /tmp/a"},
-				{"Bash", "Bash:cp", "Bash:cp [<outside>]", "Bash:cp a ~/bin/"},
+				{"Bash", "Bash:cp", "Bash:cp [write-outside]", "Bash:cp a ~/bin/"},
 			},
 		},
 		{
