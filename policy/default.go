@@ -77,6 +77,7 @@ costs = { allow = 100.0, block = 2.0, ask = 1.0 }
 keys = [
   "Read:secret*", "Edit:secret*", "Write:secret*", "MultiEdit:secret*",
   "NotebookEdit:secret*", "Grep:secret*", "Glob:secret*",
+  "Bash:*[*secret-file*]",  # a shell command that names a secret file: head certs/server.key
 ]
 match = [
   "Read(.env)", "Read(.env.*)", "Read(*.pem)", "Read(*.key)", "Read(id_rsa*)", "Read(id_ed25519*)",
@@ -148,11 +149,14 @@ costs = { allow = 10.0, block = 2.0, ask = 1.0 }
 keys = ["Edit:workspace*", "Write:workspace*", "MultiEdit:workspace*", "NotebookEdit:workspace*"]
 match = ["Edit(./**)"]
 
-# Reading changes nothing (secrets were classed above): a quarter of the
-# default (allow above 0.8).
+# Reading changes nothing (secrets were classed above), but what is read
+# can still leave through the model. At a quarter of the default cost
+# (allow above 0.8) the replay of real permission lists let through 3 in 100
+# reads their owners refused; at the default it lets through fewer than 1.
+# The class stays so that reads show as such, and so it can be loosened.
 [[class]]
 name = "read-only"
-costs = { allow = 5.0, block = 2.0, ask = 1.0 }
+costs = { allow = 20.0, block = 2.0, ask = 1.0 }
 match = [
   "Read",
   "Bash(ls)", "Bash(ls *)", "Bash(pwd)", "Bash(echo *)", "Bash(cat *)", "Bash(head *)",

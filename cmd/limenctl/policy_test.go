@@ -240,10 +240,10 @@ func TestPolicyExplain(t *testing.T) {
 		{"prediction", []string{"git", "status"}, []string{
 			"(decided by prediction, policy v1)",
 			"PART        CLASS      RULE  KEY", "git status  read-only  -     Bash:git status",
-			"risk class     read-only: C_allow 5, C_block 2, C_ask 1",
-			fmt.Sprintf("p(approve)     %.3f", gitStatus), "thresholds     block below 0.500, allow above 0.800",
-			fmt.Sprintf("allow  (1-p)·C_allow  = %.3f × 5  = %.3f", 1-gitStatus, (1-gitStatus)*5),
-			fmt.Sprintf("block  p·C_block      = %.3f × 2  = %.3f", gitStatus, gitStatus*2),
+			"risk class     read-only: C_allow 20, C_block 2, C_ask 1",
+			fmt.Sprintf("p(approve)     %.3f", gitStatus), "thresholds     block below 0.500, allow above 0.950",
+			fmt.Sprintf("allow  (1-p)·C_allow  = %.3f × 20  = %.3f", 1-gitStatus, (1-gitStatus)*20),
+			fmt.Sprintf("block  p·C_block      = %.3f × 2   = %.3f", gitStatus, gitStatus*2),
 			"← chosen", "why: ",
 		}},
 		{"rule", []string{"rm -rf /"}, []string{
@@ -465,7 +465,7 @@ func TestExplainWhy(t *testing.T) {
 		cheapest string
 		why      string
 	}{
-		{"a tie at the allow threshold goes to ask", pred("git status", "read-only", 0.8, ask, ""), "ask",
+		{"a tie at the allow threshold goes to ask", pred("git status", "read-only", 0.95, ask, ""), "ask",
 			"ask and allow cost the same (1.000), and ties go to ask: a person decides"},
 		{"ask is cheapest", pred("git push --force", "destructive", 0.8, ask, ""), "ask",
 			"ask costs 1.000, less than allow (40.000) and block (1.600)"},
@@ -474,7 +474,7 @@ func TestExplainWhy(t *testing.T) {
 		{"block is cheapest", pred("make build", "unknown", 0.1, block, ""), "block",
 			"block costs 0.200, less than allow (18.000) and ask (1.000)"},
 		{"an unparsable command is asked even when allow is cheapest", pred("ls", "read-only", 0.99, ask, "limen could not parse this command"), "allow",
-			"allow would be the cheapest (0.050), but ask: limen could not parse this command"},
+			"allow would be the cheapest (0.200), but ask: limen could not parse this command"},
 		{"a compound action says which part decided", pred("ls && rm -rf build", "destructive", 0.8, ask, ""), "ask",
 			"ask costs 1.000, less than allow (40.000) and block (1.600); the action gets the most cautious verdict of its parts, and this part decided it"},
 		{"a rule", &limenv1.Decision{Action: bash("rm -rf /"), Verdict: block, DecidedBy: limenv1.Decider_DECIDER_RULE}, "",
