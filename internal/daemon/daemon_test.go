@@ -221,6 +221,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := c.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: ask.GetAskId(), Choice: limenv1.Choice_CHOICE_DENY}); err != nil {
 		t.Fatal(err)
 	}
+	blocked := decide(t, c, bash("rm -rf /"))
 	before := counts(t, d)
 
 	big := `{"command":"` + strings.Repeat("x", 70<<10) + `"}`
@@ -237,6 +238,7 @@ func TestBadInput(t *testing.T) {
 		{"input over 64 KiB", func() error { return decideErr(c, &limenv1.Action{Tool: "Bash", InputJson: big}) }, codes.InvalidArgument, "the limit is 65536"},
 		{"unknown ask id", func() error { return answer(c, "999999", limenv1.Choice_CHOICE_APPROVE) }, codes.NotFound, "ask 999999"},
 		{"malformed ask id", func() error { return answer(c, "abc", limenv1.Choice_CHOICE_APPROVE) }, codes.InvalidArgument, "ask_id"},
+		{"answer a decision that did not ask", func() error { return answer(c, blocked.GetDecisionId(), limenv1.Choice_CHOICE_APPROVE) }, codes.NotFound, "was block, not an ask"},
 		{"answered twice", func() error { return answer(c, ask.GetAskId(), limenv1.Choice_CHOICE_APPROVE) }, codes.FailedPrecondition, "already"},
 		{"no choice", func() error { return answer(c, ask.GetAskId(), limenv1.Choice_CHOICE_UNSPECIFIED) }, codes.InvalidArgument, "choice"},
 		{"await unknown", func() error {

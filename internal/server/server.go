@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -328,7 +329,7 @@ func (s *Server) Await(ctx context.Context, req *limenv1.AwaitRequest) (*limenv1
 	}
 	k := s.asks.get(id)
 	if k == nil {
-		return s.settled(id)
+		return s.settled(ctx, id)
 	}
 	leave, err := s.guard.enterAwait()
 	if err != nil {
@@ -350,13 +351,21 @@ func (s *Server) Await(ctx context.Context, req *limenv1.AwaitRequest) (*limenv1
 }
 
 // settled answers Await for an ask that is no longer pending in memory.
-func (s *Server) settled(id uint64) (*limenv1.AwaitResponse, error) {
+func (s *Server) settled(ctx context.Context, id uint64) (*limenv1.AwaitResponse, error) {
+	// The decision may still sit in the batched log; flush so that an id
+	// that did not ask is told apart from one that never existed.
+	if err := s.store.Flush(ctx); err != nil {
+		return nil, toStatus(err)
+	}
 	d, err := s.store.Decision(id)
 	if err != nil {
 		return nil, toStatus(askErr(id, err))
 	}
 	o := d.GetOutcome()
-	if d.GetAskId() == "" || o == nil {
+	switch {
+	case d.GetAskId() == "":
+		return nil, toStatus(fmt.Errorf("decision %d was %s, not an ask: %w", id, strings.ToLower(strings.TrimPrefix(d.GetVerdict().String(), "VERDICT_")), store.ErrNotFound))
+	case o == nil:
 		return nil, toStatus(askErr(id, store.ErrNotFound))
 	}
 	return finalOf(o), nil
@@ -404,7 +413,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	k := s.asks.get(id)
 	if k == nil {
 		// Not pending: say whether it never existed or was already settled.
-		_, err := s.settled(id)
+		_, err := s.settled(ctx, id)
 		if err == nil {
 			return nil, toStatus(askErr(id, store.ErrResolved))
 		}
