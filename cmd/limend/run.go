@@ -47,6 +47,7 @@ func run(args []string) int {
   limend --socket /tmp/limen.sock --db /tmp/limen.db
   LIMEN_LOG_LEVEL=debug limend
   limend --tcp 127.0.0.1:7411             # also serve loopback TCP (for grpcurl)
+  limend --tcp :7411 --tls-cert s.pem --tls-key s.key --tls-client-ca ca.pem   # another machine, mutual TLS
   limend --http-tcp 127.0.0.1:7412        # hook API on loopback, for Claude Code "type": "http" hooks`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
@@ -67,11 +68,15 @@ func run(args []string) int {
 	f := cmd.Flags()
 	f.StringVar(&cfg.Socket, "socket", defaults.Socket, "Unix socket to serve gRPC on (env LIMEN_SOCKET)")
 	f.StringVar(&cfg.DB, "db", defaults.DB, "bbolt database file (env LIMEN_DB)")
-	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC on this loopback address, such as 127.0.0.1:7411 (env LIMEN_TCP)")
+	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC over TCP: a loopback address such as 127.0.0.1:7411, or any address with --tls-* (env LIMEN_TCP)")
 	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")
 	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks (env LIMEN_HTTP_TCP)")
 	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop")
+	f.StringVar(&cfg.TLS.Cert, "tls-cert", os.Getenv("LIMEN_TLS_CERT"), "serve --tcp over TLS with this certificate (PEM); needed beyond loopback (env LIMEN_TLS_CERT)")
+	f.StringVar(&cfg.TLS.Key, "tls-key", os.Getenv("LIMEN_TLS_KEY"), "the private key of --tls-cert (env LIMEN_TLS_KEY)")
+	f.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", os.Getenv("LIMEN_TLS_CLIENT_CA"), "require TCP clients to present a certificate signed by this CA (mutual TLS; env LIMEN_TLS_CLIENT_CA)")
+	f.StringVar(&cfg.TLS.TokenFile, "token-file", os.Getenv("LIMEN_TOKEN_FILE"), "or require 'authorization: Bearer <token>' with the token in this file (env LIMEN_TOKEN_FILE)")
 	limits := server.DefaultLimits()
 	f.IntVar(&cfg.Limits.MaxPendingPerUser, "max-pending", limits.MaxPendingPerUser, "pending asks per user; beyond it decisions are still ask but not queued")
 	f.IntVar(&cfg.Limits.MaxAwaits, "max-awaits", limits.MaxAwaits, "Await calls waiting at once")

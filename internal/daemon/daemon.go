@@ -58,6 +58,8 @@ type Config struct {
 	Limits server.Limits
 	// TrustedGateways may act for other users; nil means limend's own user.
 	TrustedGateways []string
+	// TLS secures TCP; without it TCP is loopback-only and anonymous.
+	TLS TLS
 }
 
 // DefaultConfig returns the configuration limend runs with when given no
@@ -93,6 +95,8 @@ type Daemon struct {
 	// http serves the hook API on httpLis (the Unix socket first).
 	http    *http.Server
 	httpLis []net.Listener
+	tcp     *grpc.Server // the TCP listener's server, with its own credentials
+	tcpLis  net.Listener
 
 	serveErr chan error
 	stopOnce sync.Once
@@ -105,7 +109,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.TCP != "" {
-		if err := checkLoopback("--tcp", cfg.TCP); err != nil {
+		if err := checkTCP(cfg.TCP, cfg.TLS); err != nil {
 			return nil, err
 		}
 	}
@@ -124,6 +128,9 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	fail := func(err error) (*Daemon, error) {
 		for _, l := range append(d.lis, d.httpLis...) {
 			l.Close()
+		}
+		if d.tcpLis != nil {
+			d.tcpLis.Close()
 		}
 		st.Close()
 		return nil, err
@@ -144,6 +151,14 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	healthpb.RegisterHealthServer(d.grpc, d.health)
 	limenv1.RegisterDecisionServiceServer(d.grpc, d.svc)
 	reflection.Register(d.grpc)
+	if cfg.TCP != "" {
+		if d.tcp, err = newTCPServer(cfg.TLS, log); err != nil {
+			return fail(err)
+		}
+		healthpb.RegisterHealthServer(d.tcp, d.health)
+		limenv1.RegisterDecisionServiceServer(d.tcp, d.svc)
+		reflection.Register(d.tcp)
+	}
 
 	unix, err := listenUnix(cfg.Socket)
 	if err != nil {
@@ -155,7 +170,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		if err != nil {
 			return fail(fmt.Errorf("listen on %s: %w", cfg.TCP, err))
 		}
-		d.lis = append(d.lis, tcp)
+		d.tcpLis = tcp
 	}
 	if cfg.HTTPSocket != "" {
 		l, err := listenUnix(cfg.HTTPSocket)
@@ -173,6 +188,9 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	}
 	for _, l := range d.lis {
 		go func() { d.serveErr <- d.grpc.Serve(l) }()
+	}
+	if d.tcpLis != nil {
+		go func() { d.serveErr <- d.tcp.Serve(d.tcpLis) }()
 	}
 	d.http = hookapi.NewServer(hookapi.New(d.svc, log), log)
 	for _, l := range d.httpLis {
@@ -207,6 +225,9 @@ func (d *Daemon) Addrs() []net.Addr {
 	for i, l := range d.lis {
 		out[i] = l.Addr()
 	}
+	if d.tcpLis != nil {
+		out = append(out, d.tcpLis.Addr())
+	}
 	return out
 }
 
@@ -230,7 +251,12 @@ func (d *Daemon) Stop(ctx context.Context) error {
 		defer cancel()
 		stopped := make(chan struct{})
 		go func() {
+			var tcp sync.WaitGroup
+			if d.tcp != nil {
+				tcp.Go(d.tcp.GracefulStop)
+			}
 			d.grpc.GracefulStop()
+			tcp.Wait()
 			close(stopped)
 		}()
 		httpStopped := make(chan struct{})
@@ -243,6 +269,9 @@ func (d *Daemon) Stop(ctx context.Context) error {
 		case <-ctx.Done():
 			d.log.Warn("graceful stop timed out; closing open calls")
 			d.grpc.Stop()
+			if d.tcp != nil {
+				d.tcp.Stop()
+			}
 			<-stopped
 		}
 		<-httpStopped // Shutdown returns by ctx's end at the latest
@@ -260,6 +289,9 @@ func (d *Daemon) Stop(ctx context.Context) error {
 // Kill stops at once without waiting for open calls (a second Ctrl-C).
 func (d *Daemon) Kill() {
 	d.grpc.Stop()
+	if d.tcp != nil {
+		d.tcp.Stop()
+	}
 	d.http.Close()
 }
 

@@ -90,8 +90,15 @@ func (g *guard) isTrusted(p peercred.AuthInfo) bool {
 // principal decides who an action is for. Over a Unix socket the kernel
 // says who is calling; naming another user is refused unless the caller is
 // a trusted gateway (a service acting for many people). Callers without
-// kernel credentials (loopback TCP) are anonymous and may not name a user.
+// kernel credentials (loopback TCP) are anonymous and may not name a user;
+// an authenticated TCP gateway (WithGateway) may.
 func (g *guard) principal(ctx context.Context, claimed string) (string, error) {
+	if gw, ok := gatewayFrom(ctx); ok {
+		if claimed == "" {
+			return gw, nil
+		}
+		return claimed, nil
+	}
 	peer, ok := peercred.FromContext(ctx)
 	if !ok {
 		if claimed != "" {
@@ -114,6 +121,9 @@ func (g *guard) principal(ctx context.Context, claimed string) (string, error) {
 // answerer returns who is answering an ask, and refuses someone answering
 // another user's ask unless they are a trusted gateway.
 func (g *guard) answerer(ctx context.Context, askUser string) (string, error) {
+	if gw, ok := gatewayFrom(ctx); ok {
+		return gw, nil
+	}
 	peer, ok := peercred.FromContext(ctx)
 	if !ok {
 		return "", status.Error(codes.PermissionDenied, "answers must come over the Unix socket, where limend knows who is answering")
@@ -174,4 +184,18 @@ func checkDepth(raw string, max int) error {
 		}
 	}
 	return nil
+}
+
+type gatewayKey struct{}
+
+// WithGateway marks a call as coming from an authenticated gateway (a TCP
+// client that presented a client certificate or the bearer token): it may
+// act for any user it names, like a trusted gateway on the Unix socket.
+func WithGateway(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, gatewayKey{}, name)
+}
+
+func gatewayFrom(ctx context.Context) (string, bool) {
+	name, ok := ctx.Value(gatewayKey{}).(string)
+	return name, ok
 }
