@@ -38,7 +38,7 @@ func run(args []string) int {
 		return 1
 	}
 	cfg := defaults
-	var logLevel string
+	var logLevel, debugAddr string
 	cmd := &cobra.Command{
 		Use:   "limend",
 		Short: "limen's decision daemon",
@@ -62,7 +62,7 @@ func run(args []string) int {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.Limits.Burst = int(2 * cfg.Limits.Rate)
-			return serve(cfg, log)
+			return serve(cfg, debugAddr, log)
 		},
 	}
 	f := cmd.Flags()
@@ -72,6 +72,7 @@ func run(args []string) int {
 	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")
 	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks (env LIMEN_HTTP_TCP)")
 	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
+	f.StringVar(&debugAddr, "debug-addr", os.Getenv("LIMEN_DEBUG_ADDR"), "serve Go profiles (pprof) on this loopback address, such as 127.0.0.1:6060 (env LIMEN_DEBUG_ADDR)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop")
 	f.StringVar(&cfg.TLS.Cert, "tls-cert", os.Getenv("LIMEN_TLS_CERT"), "serve --tcp over TLS with this certificate (PEM); needed beyond loopback (env LIMEN_TLS_CERT)")
 	f.StringVar(&cfg.TLS.Key, "tls-key", os.Getenv("LIMEN_TLS_KEY"), "the private key of --tls-cert (env LIMEN_TLS_KEY)")
@@ -100,7 +101,14 @@ func run(args []string) int {
 
 var errUsage = errors.New("usage")
 
-func serve(cfg daemon.Config, log *slog.Logger) error {
+func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
+	if debugAddr != "" {
+		stop, err := serveDebug(debugAddr, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	d, err := daemon.Start(cfg, log)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {

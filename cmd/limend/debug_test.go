@@ -1,0 +1,26 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+func TestDebugAddrIsLoopbackOnly(t *testing.T) {
+	dir := t.TempDir()
+	code := run([]string{"--debug-addr", "0.0.0.0:6060", "--socket", filepath.Join(dir, "s.sock"), "--db", filepath.Join(dir, "db")})
+	if code != 1 {
+		t.Fatalf("limend --debug-addr 0.0.0.0:6060 exited %d; want 1 (refused)", code)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
+		t.Errorf("a refused start left %v behind", m)
+	}
+}
+
+func TestBadFlagsAreUsageErrors(t *testing.T) {
+	if code := run([]string{"--log-level", "loud"}); code != 2 {
+		t.Errorf("--log-level loud exited %d; want 2", code)
+	}
+	if code := run([]string{"--no-such-flag"}); code != 2 {
+		t.Errorf("--no-such-flag exited %d; want 2", code)
+	}
+}
