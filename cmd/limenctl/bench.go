@@ -71,14 +71,19 @@ memory and logged in batches, while every ask is queued with a synchronous
 write (an fsync). Run bench against a scratch limend, and pass
 --seed-answers first: it answers each distinct action's ask as the stream
 says, so that most decisions are made by limen on its own, as in steady use.
-The verdicts are counted in the report. limend limits each user to
---rate decisions per second (2000 by default): start it with a higher
---rate for a benchmark, or calls will come back refused.`,
+The verdicts are counted in the report. Even then the default policy asks
+about 1% of would-be allows (exploration), which lands on p99; set
+exploration = 0.0 on the scratch limend to measure only the decisions limen
+makes on its own. limend limits each user to --rate decisions per second
+(2000 by default): start it with a higher --rate for a benchmark, or calls
+come back refused. docs/BENCHMARKS.md has the method and the numbers.`,
 		Example: `  # a scratch limend for benchmarks
-  limend --socket /tmp/lb/limend.sock --db /tmp/lb/limen.db --rate 1000000 &
+  limend --socket /tmp/lb/limend.sock --db /tmp/lb/limen.db --http-socket "" --rate 1000000 &
   export LIMEN_SOCKET=/tmp/lb/limend.sock
 
   limenctl bench --seed-answers -c 1,16 --duration 10s
+  limenctl policy show --document | sed 's/^exploration = .*/exploration = 0.0/' | limenctl policy set -
+  limenctl bench -c 1,16 --duration 10s
   limenctl bench --actions ../shared/evaldata/streams/dev.jsonl --limit 20000 --seed-answers
   limenctl bench --rate 2000 -c 16 --duration 20s
   limenctl bench -c 16 --json > bench.json`,
