@@ -44,6 +44,8 @@ func TestSignalStopsGracefully(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// Whatever happens to the test, no limend outlives it.
+		t.Cleanup(func() { cmd.Process.Kill() })
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
 		c, err := client.Dial(sock)
