@@ -124,7 +124,13 @@ come back refused. docs/BENCHMARKS.md has the method and the numbers.`,
 				return err
 			}
 			if pid == 0 {
-				pid = serverPID(c.Socket())
+				// Found through the socket: if its /proc entry cannot be
+				// read (another PID namespace), measure without it.
+				if pid = serverPID(c.Socket()); pid > 0 {
+					if _, err := loadgen.ProcessCPU(pid); err != nil {
+						pid = 0
+					}
+				}
 			}
 			out := struct {
 				Actions int                 `json:"actions"`
