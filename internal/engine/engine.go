@@ -250,9 +250,14 @@ func worst(preds []predictor.Prediction) predictor.Prediction {
 // text is exactly what "%.3f" and "%.0f" would print.
 func explain(r Result) string {
 	p := r.Prediction
-	seen := "no answers for this kind of action yet"
+	seen := "you have not answered anything like it yet, so p comes from how people answer actions new to them"
 	if p.Level != "" && p.Level != "prior" {
 		seen = f0(p.Approvals) + " approved, " + f0(p.Denials) + " denied at " + p.Level
+	}
+	if r.Verdict == policy.Block && p.Denials <= 0 {
+		// Say plainly that the person never refused it: the block rests on
+		// other people's answers, and a person can still approve it.
+		seen += "; you have not refused anything like it yourself: other people's answers put p this low"
 	}
 	switch r.Verdict {
 	case policy.Allow:
