@@ -233,3 +233,22 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 		t.Errorf("report after cancel = %+v", rep)
 	}
 }
+
+func TestRunOpenLoopDropsWhatItCannotSendInTime(t *testing.T) {
+	// One caller due every 1ms for a 20ms round, against a call that takes
+	// 30ms: after the first call it is a whole round behind, so the rest of
+	// the round's calls are counted as dropped, with the time they waited.
+	var n atomic.Int64
+	rep, err := Run(t.Context(), Config{Concurrency: 1, Rate: 1000, Duration: 20 * time.Millisecond, Round: 20 * time.Millisecond, Warmup: -1},
+		Target{Name: "stuck", Call: fake(30*time.Millisecond, &n, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Targets[0]
+	if s.Calls != 1 || s.Dropped < 15 || s.Dropped > 20 {
+		t.Errorf("%d calls, %d dropped: want 1 call and the rest of the round's ~19 dropped", s.Calls, s.Dropped)
+	}
+	if s.Latency.P50 < 10*time.Millisecond {
+		t.Errorf("p50 %v: dropped calls must carry the time they waited", s.Latency.P50)
+	}
+}
