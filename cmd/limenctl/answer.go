@@ -67,7 +67,8 @@ func newAwaitCmd(a *app) *cobra.Command {
 		Use:   "await ASK_ID",
 		Short: "Wait until a pending ask is answered or expires",
 		Long: `await blocks until a person answers the ask (or it expires) and prints the
-final verdict: allow if approved, block if denied or expired.`,
+final verdict: allow if approved, block if denied or expired. It exits 0 only
+for allow: 5 while the ask is still pending (--for ran out), 6 for block.`,
 		Example: `  limenctl await 12
   limenctl await 12 --for 30s    # give up after 30s (prints ask)`,
 		Args: cobra.ExactArgs(1),
@@ -82,10 +83,13 @@ final verdict: allow if approved, block if denied or expired.`,
 				return err
 			}
 			if a.json {
-				return a.printJSON(resp)
+				if err := a.printJSON(resp); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(resp.GetVerdict()), resp.GetReason())
 			}
-			fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(resp.GetVerdict()), resp.GetReason())
-			return nil
+			return exitFor(resp.GetVerdict())
 		},
 	}
 	cmd.Flags().DurationVar(&wait, "for", 0, "give up after this long (default: until answered or expired)")

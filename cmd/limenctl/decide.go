@@ -29,7 +29,10 @@ would: allow, ask (a person decides) or block. A shell command can be given as
 arguments; any other tool with --tool and --input (its arguments as JSON).
 
 An ask is queued for a person: answer it with limenctl answer, or pass --wait
-to wait here for the answer.`,
+to wait here for the answer.
+
+decide exits 0 only when the verdict is allow: 5 for ask, 6 for block, so
+'limenctl decide "$cmd" && sh -c "$cmd"' never runs what limen did not allow.`,
 		Example: `  limenctl decide git status
   limenctl decide 'rm -rf build && make'
   limenctl decide --tool Edit --input '{"file_path":"src/main.go"}'
@@ -67,10 +70,13 @@ to wait here for the answer.`,
 			d := resp.GetDecision()
 			if !wait || d.GetAskId() == "" {
 				if a.json {
-					return a.printJSON(d)
+					if err := a.printJSON(d); err != nil {
+						return err
+					}
+				} else {
+					printDecision(a, d)
 				}
-				printDecision(a, d)
-				return nil
+				return exitFor(d.GetVerdict())
 			}
 			if !a.json {
 				printDecision(a, d)
@@ -81,10 +87,13 @@ to wait here for the answer.`,
 				return err
 			}
 			if a.json {
-				return a.printJSON(aw)
+				if err := a.printJSON(aw); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(aw.GetVerdict()), aw.GetReason())
 			}
-			fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(aw.GetVerdict()), aw.GetReason())
-			return nil
+			return exitFor(aw.GetVerdict())
 		},
 	}
 	f := cmd.Flags()

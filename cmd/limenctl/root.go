@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/client"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
 // Exit codes, distinct so scripts can tell what went wrong.
@@ -27,7 +28,30 @@ const (
 	exitUsage       = 2 // bad flags or arguments
 	exitUnreachable = 3 // limend could not be reached
 	exitRefused     = 4 // limend refused the request (bad input, unknown id, version conflict)
+	// decide and await exit 0 only when the verdict is allow, so that
+	// `limenctl decide "$cmd" && sh -c "$cmd"` can never run what limen did
+	// not allow.
+	exitAsk   = 5
+	exitBlock = 6
 )
+
+// verdictExit ends decide and await with the exit code of a verdict that
+// is not allow; it prints nothing more.
+type verdictExit struct{ code int }
+
+func (v verdictExit) Error() string { return fmt.Sprintf("verdict exit %d", v.code) }
+
+// exitFor returns nil for allow and a verdictExit for anything else, ask
+// included: an unspecified verdict is ask.
+func exitFor(v limenv1.Verdict) error {
+	switch v {
+	case limenv1.Verdict_VERDICT_ALLOW:
+		return nil
+	case limenv1.Verdict_VERDICT_BLOCK:
+		return verdictExit{exitBlock}
+	}
+	return verdictExit{exitAsk}
+}
 
 // usageError marks errors in how limenctl was called.
 type usageError struct{ error }
@@ -88,6 +112,10 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	var ve verdictExit
+	if errors.As(err, &ve) {
+		return ve.code
+	}
 	code, msg := classify(err, a.socket)
 	fmt.Fprintln(stderr, "limenctl:", msg)
 	return code
@@ -133,7 +161,8 @@ func newRoot(a *app) *cobra.Command {
 		Long: `limenctl talks to limend, limen's decision daemon, over its Unix socket.
 
 Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
-4 request refused by limend (bad input, unknown id, version conflict).`,
+4 request refused by limend (bad input, unknown id, version conflict).
+decide and await exit 0 only for allow: 5 for ask, 6 for block.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

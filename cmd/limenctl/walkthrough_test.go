@@ -13,7 +13,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	run, _ := polDaemon(t)
 
 	out, errOut, code := run("decide", "git", "status")
-	if code != exitOK || !strings.Contains(out, "verdict     ask") {
+	if code != exitAsk || !strings.Contains(out, "verdict     ask") {
 		t.Fatalf("decide git status = %d\n%s%s\nwant an ask", code, out, errOut)
 	}
 	if !strings.Contains(out, "limenctl answer 1 --approve") {
@@ -37,14 +37,14 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if out, errOut, code = run("answer", "1", "--approve"); code != exitOK || !strings.Contains(out, "ask 1 answered: allow") {
 		t.Fatalf("answer = %d\n%s%s", code, out, errOut)
 	}
-	out, _, _ = run("decide", "git", "status")
-	if !strings.Contains(out, "1 approved, 0 denied at Bash:git status") {
+	out, _, code = run("decide", "git", "status")
+	if code != exitOK || !strings.Contains(out, "1 approved, 0 denied at Bash:git status") {
 		t.Errorf("second decide does not show the approval it learned from:\n%s", out)
 	}
 
 	// Flags after the command are the command's, not limenctl's.
 	out, errOut, code = run("decide", "git", "push", "--force")
-	if code != exitOK || !strings.Contains(out, "git push --force") || !strings.Contains(out, "destructive") {
+	if code != exitAsk || !strings.Contains(out, "git push --force") || !strings.Contains(out, "destructive") {
 		t.Errorf("decide git push --force = %d\n%s%s\nwant the command kept whole, in the destructive class", code, out, errOut)
 	}
 
@@ -71,6 +71,7 @@ func TestExitCodes(t *testing.T) {
 		{"input that is not JSON", []string{"decide", "--tool", "Edit", "--input", "{nope"}, exitUsage, "not valid JSON"},
 		{"unknown ask", []string{"answer", "4242", "--deny"}, exitRefused, "ask 4242"},
 		{"refused tool", []string{"decide", "--tool", "", "--input", "{}"}, exitRefused, "action.tool is empty"},
+		{"a blocked action", []string{"decide", "rm", "-rf", "/"}, exitBlock, ""},
 		{"daemon down", []string{"--socket", filepath.Join(t.TempDir(), "none.sock"), "status"}, exitUnreachable, "start it with"},
 	}
 	for _, tt := range tests {
