@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/policy"
@@ -127,7 +129,7 @@ func newPolicyShowCmd(a *app) *cobra.Command {
 			case a.json:
 				return a.printJSON(p)
 			case docOnly:
-				_, err := io.WriteString(a.out, p.GetDocument())
+				_, err := io.WriteString(a.out, stampVersion(p.GetDocument(), p.GetVersion()))
 				return err
 			}
 			fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
@@ -141,16 +143,43 @@ func newPolicyShowCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// versionStamp starts the first line of an exported document; policy set
+// reads it back so that a file edited from an old version cannot silently
+// undo a change made since.
+const versionStamp = "# limen: exported from policy version "
+
+// stampVersion prefixes doc with the version it was exported from.
+func stampVersion(doc string, v uint64) string {
+	return fmt.Sprintf("%s%d; limenctl policy set refuses it if the policy changed since\n", versionStamp, v) + doc
+}
+
+// baseVersion reads and removes the stamp, if the document has one.
+func baseVersion(doc string) (v uint64, ok bool, rest string) {
+	first, rest, _ := strings.Cut(doc, "\n")
+	num, found := strings.CutPrefix(first, versionStamp)
+	if !found {
+		return 0, false, doc
+	}
+	num, _, _ = strings.Cut(num, ";")
+	v, err := strconv.ParseUint(strings.TrimSpace(num), 10, 64)
+	if err != nil {
+		return 0, false, doc
+	}
+	return v, true, rest
+}
+
 func newPolicySetCmd(a *app) *cobra.Command {
 	var costs string
+	var baseFlag uint64
 	cmd := &cobra.Command{
 		Use:   "set [FILE | -]",
 		Short: "Replace the policy (validated first; the old one stays if anything is wrong)",
 		Long: `set replaces the policy with a TOML document from FILE (or - for stdin), or
 changes only the default costs with --costs. The document is validated here
 and again by limend; nothing changes unless it is valid. The change is a
-compare-and-set on the version you read, so two people editing at once cannot
-overwrite each other: the second is refused and must read it again.`,
+compare-and-set: a file written by policy show --document names the version
+it came from, and set refuses it (exit 4) if the policy changed since, so an
+old file cannot silently undo someone else's change.`,
 		Example: `  limenctl policy set --costs allow=20,block=2,ask=1
   limenctl policy show --document > p.toml && $EDITOR p.toml && limenctl policy set p.toml`,
 		Args: cobra.MaximumNArgs(1),
@@ -159,11 +188,17 @@ overwrite each other: the second is refused and must read it again.`,
 				return usagef("give a policy file (or -) or --costs, exactly one")
 			}
 			var doc string
+			var based uint64
+			var stamped bool
 			if len(args) == 1 {
 				var err error
 				if doc, err = readDocument(cmd, args[0]); err != nil {
 					return err
 				}
+				based, stamped, doc = baseVersion(doc)
+			}
+			if cmd.Flags().Changed("base-version") {
+				based, stamped = baseFlag, true
 			}
 			c, ctx, done, err := a.connect(cmd)
 			if err != nil {
@@ -184,12 +219,25 @@ overwrite each other: the second is refused and must read it again.`,
 			if _, err := validate(doc); err != nil {
 				return err
 			}
-			resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc})
+			expected := cur.GetPolicy().GetVersion()
+			if stamped && costs == "" {
+				// The file says which version it was edited from: set it
+				// only if nobody changed the policy since.
+				expected = based
+			}
+			resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: expected, Document: doc})
+			if status.Code(err) == codes.Aborted {
+				return fmt.Errorf("%w\nhint: the policy changed after version %d was exported; see limenctl policy diff %d %d, export it again, or pass --base-version %d to replace it anyway",
+					err, expected, expected, cur.GetPolicy().GetVersion(), cur.GetPolicy().GetVersion())
+			}
 			if err != nil {
 				return err
 			}
 			if a.json {
 				return a.printJSON(resp.GetPolicy())
+			}
+			if !stamped && costs == "" {
+				fmt.Fprintf(a.out, "replaced version %d (the file did not say which version it was edited from)\n", expected)
 			}
 			fmt.Fprintf(a.out, "policy is now version %d\n", resp.GetPolicy().GetVersion())
 			printClasses(a, resp.GetPolicy())
@@ -197,6 +245,7 @@ overwrite each other: the second is refused and must read it again.`,
 		},
 	}
 	cmd.Flags().StringVar(&costs, "costs", "", "new default costs as allow=N,block=N,ask=N (any subset)")
+	cmd.Flags().Uint64Var(&baseFlag, "base-version", 0, "the version FILE was edited from (default: the version line that policy show --document writes)")
 	return cmd
 }
 

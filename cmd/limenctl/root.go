@@ -139,7 +139,11 @@ func classify(err error, socket string) (int, string) {
 		return exitUnreachable, fmt.Sprintf("cannot reach limend at %s: %s\nhint: start it with `limend` (or `go run ./cmd/limend` in the source tree), or pass --socket", socket, st.Message())
 	case codes.InvalidArgument, codes.NotFound, codes.FailedPrecondition, codes.Aborted,
 		codes.PermissionDenied, codes.ResourceExhausted, codes.AlreadyExists, codes.OutOfRange:
-		return exitRefused, "refused: " + st.Message()
+		msg := "refused: " + st.Message()
+		if _, hint, ok := strings.Cut(err.Error(), "\nhint: "); ok {
+			msg += "\nhint: " + hint
+		}
+		return exitRefused, msg
 	}
 	return exitFailure, st.Message()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +82,37 @@ func TestExitCodes(t *testing.T) {
 				t.Fatalf("limenctl %v = %d, %q; want exit %d mentioning %q", tt.args, code, errOut, tt.code, tt.hint)
 			}
 		})
+	}
+}
+
+// TestPolicySetRefusesAStaleFile exports the policy, lets someone else
+// change it, and sets the old file: it must be refused, not undo the change.
+func TestPolicySetRefusesAStaleFile(t *testing.T) {
+	run, _ := polDaemon(t)
+	exported, _, code := run("policy", "show", "--document")
+	if code != exitOK || !strings.HasPrefix(exported, "# limen: exported from policy version 1;") {
+		t.Fatalf("policy show --document = %d, starts %q; want a version line", code, exported[:min(len(exported), 60)])
+	}
+	file := filepath.Join(t.TempDir(), "p.toml")
+	if err := os.WriteFile(file, []byte(strings.Replace(exported, "allow = []", `allow = ["Bash(make test)"]`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := run("policy", "set", "--costs", "allow=40"); code != exitOK {
+		t.Fatalf("set --costs: %d %s", code, errOut)
+	}
+	_, errOut, code := run("policy", "set", file)
+	if code != exitRefused || !strings.Contains(errOut, "policy diff 1 2") {
+		t.Fatalf("setting a file exported from version 1 over version 2 = %d %q; want refused with a hint", code, errOut)
+	}
+	doc, _, _ := run("policy", "show", "--document")
+	if !strings.Contains(doc, "allow = 40") {
+		t.Fatalf("the refused set changed the policy:\n%s", doc)
+	}
+	if out, errOut, code := run("policy", "set", "--base-version", "2", file); code != exitOK || !strings.Contains(out, "version 3") {
+		t.Fatalf("set --base-version 2 = %d %s%s", code, out, errOut)
+	}
+	doc, _, _ = run("policy", "show", "--document")
+	if strings.Count(doc, "# limen: exported from") != 1 {
+		t.Errorf("the version line was stored with the document:\n%s", doc)
 	}
 }
