@@ -53,6 +53,17 @@ predict_timeout = "20ms"
 allow = []
 ask = []
 block = [
+  # An agent must never answer its own asks, change the policy or unhook
+  # limen: those are a person's to do, in their own terminal (where no hook
+  # runs). The agent is told that a person can approve with limenctl, so
+  # this rule is what keeps it from doing so itself.
+  "Bash(limenctl answer:*)", "Bash(limenctl policy set:*)", "Bash(limenctl policy edit:*)",
+  "Bash(limenctl policy rollback:*)", "Bash(limenctl policy import-claude:*)", "Bash(limenctl hook:*)",
+  "Bash(*limenctl answer *)", "Bash(*limenctl policy set*)", "Bash(*limenctl hook *)",
+  "Bash(grpcurl *limen.v1.DecisionService/Answer*)", "Bash(grpcurl *limen.v1.DecisionService/SetPolicy*)",
+  "Bash(pkill *limend*)", "Bash(killall *limend*)",
+  "Edit(~/.claude/settings*.json)", "Edit(./.claude/settings*.json)",
+  "Edit(~/.codex/**)", "Edit(~/.gemini/settings.json)", "Edit(./.gemini/settings.json)",
   "Bash(rm -rf /)",
   "Bash(rm -rf /*)",
   "Bash(rm -fr /)",

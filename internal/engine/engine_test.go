@@ -159,3 +159,32 @@ func TestDecideRespectsTheDeadlineOfAHungPrediction(t *testing.T) {
 		t.Errorf("waited %v for a prediction with a 20ms deadline", waited)
 	}
 }
+
+// TestAgentsCannotApproveTheirOwnAsks: the reason an agent reads tells it how
+// a person approves an ask, so the shipped policy must block the agent from
+// doing that itself, however the command is spelled.
+func TestAgentsCannotApproveTheirOwnAsks(t *testing.T) {
+	pol := policy.Default()
+	for _, cmd := range []string{
+		"limenctl answer 5 --approve",
+		"sudo limenctl answer 5 --approve",
+		"/usr/local/bin/limenctl answer 5 --approve",
+		"go run ./cmd/limenctl answer 5 --approve",
+		"LIMEN_SOCKET=/tmp/s limenctl answer 5 --approve",
+		"true && limenctl answer 5 --approve",
+		"limenctl policy set p.toml",
+		"limenctl policy rollback 1",
+		"limenctl hook uninstall claude-code",
+		"grpcurl -unix /run/limen/limend.sock limen.v1.DecisionService/Answer",
+		"pkill limend",
+	} {
+		got := Decide(t.Context(), Input{Parts: parts(t, "Bash", cmd), Policy: pol, Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Draw: 1}, constant(0.999))
+		if got.Verdict != policy.Block || got.DecidedBy != ByRule {
+			t.Errorf("%q = %v by %v; want blocked by a rule", cmd, got.Verdict, got.DecidedBy)
+		}
+	}
+	settings := predictor.Parts(predictor.Action{User: "ana", Tool: "Edit", Input: map[string]any{"file_path": "/home/ana/.claude/settings.json"}, Cwd: "/home/ana/shop"})
+	if got := Decide(t.Context(), Input{Parts: settings, Policy: pol, Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Draw: 1}, constant(0.999)); got.Verdict != policy.Block {
+		t.Errorf("editing ~/.claude/settings.json = %v; want block (it would unhook limen)", got.Verdict)
+	}
+}

@@ -318,7 +318,7 @@ func askAnswer(f Format, event, askID, reason string, waited bool) Answer {
 		} else {
 			fmt.Fprintf(&b, "limen asks a person about this (ask %s): %s. ", askID, reason)
 		}
-		fmt.Fprintf(&b, "A person can approve it with `limenctl answer %s --approve` (or in the limen TUI). ", askID)
+		fmt.Fprintf(&b, "A person (not the agent: limen blocks agents from answering) can approve it with `limenctl answer %s --approve` in their own terminal, or in the limen TUI. ", askID)
 	} else {
 		fmt.Fprintf(&b, "limen needs a person to approve this: %s. ", reason)
 	}
