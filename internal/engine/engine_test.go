@@ -30,6 +30,9 @@ func withRules(t *testing.T, allow, ask, block string) *policy.Policy {
 	if err != nil {
 		t.Fatalf("policy: %v\n%s", err, doc)
 	}
+	// A loaded machine must not turn a fast prediction into a timeout;
+	// the timeout cases set their own deadline.
+	p.PredictTimeout = 10 * time.Second
 	return p
 }
 
@@ -104,13 +107,22 @@ func TestDecide(t *testing.T) {
 			return nil, errors.New("disk on fire")
 		}, 1, policy.Ask, ByFailsafe, "disk on fire"},
 		{"prediction timeout", "Bash", "make build", func(ctx context.Context, _ []predictor.Ladder) ([]predictor.Prediction, error) {
+			if d, _ := ctx.Deadline(); time.Until(d) > time.Second {
+				return nil, errors.New("the test's policy should have a short deadline here")
+			}
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}, 1, policy.Ask, ByFailsafe, "took longer than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Parts: parts(t, tt.tool, tt.input), Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Policy: pol, Draw: tt.draw}
+			p := pol
+			if strings.Contains(tt.name, "timeout") {
+				short := *pol
+				short.PredictTimeout = 20 * time.Millisecond
+				p = &short
+			}
+			in := Input{Parts: parts(t, tt.tool, tt.input), Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Policy: p, Draw: tt.draw}
 			got := Decide(t.Context(), in, tt.predict)
 			if got.Verdict != tt.want || got.DecidedBy != tt.by {
 				t.Fatalf("Decide = %v by %v (%s); want %v by %v", got.Verdict, got.DecidedBy, got.Reason, tt.want, tt.by)

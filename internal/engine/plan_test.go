@@ -27,8 +27,13 @@ func TestPlanDecidesAsWithout(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	for _, pol := range []*policy.Policy{policy.Default(), withRules} {
+	// A loaded machine must not turn one of two identical fast predictions
+	// into a timeout.
+	base := policy.Default()
+	base.PredictTimeout, withRules.PredictTimeout = time.Minute, time.Minute
+	for _, pol := range []*policy.Policy{base, withRules} {
 		other := policy.Default()
+		other.PredictTimeout = time.Minute
 		if pol == other {
 			t.Fatal("policy.Default returned a shared value")
 		}
