@@ -34,8 +34,11 @@ half_life = "2160h"  # 90 days
 [asks]
 # How long an ask waits for a person before it expires (and is not allowed).
 timeout = "10m"
-# How long the prediction may take; past it the verdict is ask.
-predict_timeout = "20ms"
+# How long the prediction may take; past it the verdict is ask. A prediction
+# takes microseconds; the margin is for a machine so loaded that the
+# prediction's goroutine is not scheduled in time, which should cost an ask,
+# not a wait: this stays far below any hook's own deadline.
+predict_timeout = "100ms"
 
 # Hard rules, in Claude Code's permission syntax, above the prediction:
 # block wins over ask, ask over allow, allow over the prediction, and they are

@@ -22,7 +22,7 @@ const (
 	DefaultExploration    = 0.01
 	DefaultHalfLife       = 2160 * time.Hour // 90 days
 	DefaultAskTimeout     = 10 * time.Minute
-	DefaultPredictTimeout = 20 * time.Millisecond
+	DefaultPredictTimeout = 100 * time.Millisecond
 	// MaxExploration bounds Exploration: beyond it limen would ask about more
 	// would-be allows than it lets through.
 	MaxExploration = 0.5
@@ -262,7 +262,7 @@ var classNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // What the document leaves out takes its default: costs 20/2/1 (a partial
 // costs table fills the rest from them; a class's from the top-level
 // costs), exploration 0.01, half_life 2160h, asks.timeout 10m,
-// asks.predict_timeout 20ms. Classes are not defaulted: the document lists
+// asks.predict_timeout 100ms. Classes are not defaulted: the document lists
 // all of them, and an unknown class with the top-level costs is added last
 // if it does not name one.
 func Parse(doc string) (*Policy, error) {

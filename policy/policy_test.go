@@ -19,8 +19,8 @@ func TestDefaultDocumentParses(t *testing.T) {
 		t.Error("Document() is not the source text")
 	}
 	if p.Costs != DefaultCosts || p.Exploration != 0.01 || p.HalfLife != 2160*time.Hour ||
-		p.AskTimeout != 10*time.Minute || p.PredictTimeout != 20*time.Millisecond {
-		t.Errorf("default settings: %+v", p)
+		p.AskTimeout != 10*time.Minute || p.PredictTimeout != 100*time.Millisecond {
+		t.Errorf("default settings: costs %v, exploration %v, half-life %v, ask timeout %v, predict timeout %v", p.Costs, p.Exploration, p.HalfLife, p.AskTimeout, p.PredictTimeout)
 	}
 	var names []string
 	for _, c := range p.Classes {
