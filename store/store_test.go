@@ -493,16 +493,34 @@ func TestNextIDReservesAhead(t *testing.T) {
 	for range idBlock / 2 {
 		newID(t, s)
 	}
-	closeStore(t, s) // waits for the background reservation
-	db := rawDB(t, path)
-	defer db.Close()
-	if err := db.View(func(tx *bolt.Tx) error {
-		got := binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyIDReserved))
-		if want := first + 2*idBlock; got != want {
-			t.Errorf("id_reserved = %d, want %d: the next block should be reserved halfway through", got, want)
-		}
+	s.background.Wait() // the reservation running ahead
+	if got, want := s.reserved.Load(), first+2*idBlock; got != want {
+		t.Errorf("reserved = %d, want %d: the next block should be reserved halfway through", got, want)
+	}
+	var onDisk uint64
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		onDisk = binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyIDReserved))
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+	if onDisk != first+2*idBlock {
+		t.Errorf("id_reserved on disk = %d, want %d", onDisk, first+2*idBlock)
+	}
+}
+
+// TestCleanCloseDoesNotSkipIDs: ids go on from where they stopped after a
+// clean close (they only jump a block after a crash).
+func TestCleanCloseDoesNotSkipIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "limen.db")
+	s := openStore(t, path, Options{})
+	var last uint64
+	for range 10 {
+		last = newID(t, s)
+	}
+	closeStore(t, s)
+	s = openStore(t, path, Options{})
+	if next := newID(t, s); next != last+1 {
+		t.Errorf("after a clean close the next id is %d, want %d", next, last+1)
 	}
 }

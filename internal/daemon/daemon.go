@@ -122,7 +122,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	// touches the first one's socket.
 	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout})
 	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
+		return nil, err // store.Open names the operation and the file
 	}
 	d := &Daemon{cfg: cfg, log: log, store: st, serveErr: make(chan error, 4)}
 	fail := func(err error) (*Daemon, error) {
