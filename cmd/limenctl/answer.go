@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/limenhq/limen/internal/describe"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,12 @@ of the agent's session without asking.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if approve == deny {
 				return usagef("say --approve or --deny (exactly one)")
+			}
+			if session && !approve {
+				return usagef("--session goes with --approve: it lets the same action through for the rest of the session")
+			}
+			if err := checkAskID(args[0]); err != nil {
+				return err
 			}
 			req := &limenv1.AnswerRequest{AskId: args[0], Choice: limenv1.Choice_CHOICE_DENY, Note: note, Scope: limenv1.Scope_SCOPE_ONCE}
 			if approve {
@@ -73,6 +80,9 @@ for allow: 5 while the ask is still pending (--for ran out), 6 for block.`,
   limenctl await 12 --for 30s    # give up after 30s (prints ask)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkAskID(args[0]); err != nil {
+				return err
+			}
 			c, err := a.dial()
 			if err != nil {
 				return err
@@ -94,4 +104,12 @@ for allow: 5 while the ask is still pending (--for ran out), 6 for block.`,
 	}
 	cmd.Flags().DurationVar(&wait, "for", 0, "give up after this long (default: until answered or expired)")
 	return cmd
+}
+
+// checkAskID refuses what cannot be an ask id before asking limend.
+func checkAskID(id string) error {
+	if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+		return usagef("%q is not an ask id: ask ids are numbers, as in the ID column of limenctl pending", id)
+	}
+	return nil
 }

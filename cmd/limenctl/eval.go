@@ -28,7 +28,7 @@ func newEvalCmd(a *app) *cobra.Command {
 		Use:   "eval STREAM.jsonl",
 		Short: "Replay a labelled action stream through limen and the baselines",
 		Long: `eval replays a labelled stream (one JSON action per line, with the person's
-answer in "truth"; format and protocol in EVAL.md) through limen's strategy and
+answer in "truth"; the format is in docs/evaluation.md) through limen's strategy and
 the baselines always-ask, remember-exact and remember-prefix, in one pass.
 
 Each strategy decides every action from what it has learned so far, and is
@@ -67,7 +67,7 @@ second and per-decision p50/p99.`,
 			}
 			f, err := os.Open(args[0])
 			if err != nil {
-				return fmt.Errorf("eval: %w\nhint: give the path of a .jsonl stream, such as ../shared/evaldata/streams/dev.jsonl", err)
+				return fmt.Errorf("eval: %w\nhint: give the path of a .jsonl stream, such as eval/testdata/smoke.jsonl in limen's source tree", err)
 			}
 			defer f.Close()
 			var r io.Reader = f

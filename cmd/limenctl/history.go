@@ -23,7 +23,7 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
   limenctl history --user ana --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if req.Limit < 0 || req.Limit > 1000 {
+			if req.Limit < 1 || req.Limit > 1000 {
 				return usagef("--limit must be between 1 and 1000")
 			}
 			c, ctx, done, err := a.connect(cmd)

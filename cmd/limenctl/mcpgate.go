@@ -27,8 +27,9 @@ func newMCPGateCmd(a *app) *cobra.Command {
 		Use:   "mcp-gate [flags] -- SERVER_COMMAND [ARGS...]",
 		Short: "Run an MCP server behind limen: each tool call is decided first",
 		Long: `mcp-gate starts the MCP server given after "--" and stands between it and the
-MCP client that started mcp-gate (over stdio). Everything passes through
-unchanged except tools/call, which limend decides first:
+MCP client that started mcp-gate (over stdio). Every request and
+notification passes through (results re-encoded for the client's protocol
+version) except tools/call, which limend decides first:
 
   allow   the call reaches the server
   block   it does not; the client gets a tool error with limen's reason

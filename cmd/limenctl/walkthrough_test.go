@@ -71,6 +71,8 @@ func TestExitCodes(t *testing.T) {
 		{"answer without a choice", []string{"answer", "1"}, exitUsage, "--approve or --deny"},
 		{"input that is not JSON", []string{"decide", "--tool", "Edit", "--input", "{nope"}, exitUsage, "not valid JSON"},
 		{"unknown ask", []string{"answer", "4242", "--deny"}, exitRefused, "ask 4242"},
+		{"an ask id that is not a number", []string{"answer", "abc", "--deny"}, exitUsage, "not an ask id"},
+		{"a session-wide deny", []string{"answer", "1", "--deny", "--session"}, exitUsage, "--session goes with --approve"},
 		{"refused tool", []string{"decide", "--tool", "", "--input", "{}"}, exitRefused, "action.tool is empty"},
 		{"a blocked action", []string{"decide", "rm", "-rf", "/"}, exitBlock, ""},
 		{"daemon down", []string{"--socket", filepath.Join(t.TempDir(), "none.sock"), "status"}, exitUnreachable, "start it with"},

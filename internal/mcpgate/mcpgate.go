@@ -1,7 +1,7 @@
 // Package mcpgate puts limen between an MCP client (Claude Desktop, Claude
 // Code, any agent) and an MCP server. To the client it is the server; to the
-// server it is the client. Everything passes through unchanged except
-// tools/call, which limen decides first:
+// server it is the client. Every request and notification passes through (results
+// re-encoded for the client's protocol version) except tools/call, which limen decides first:
 //
 //   - allow: the call is forwarded and the server's result returned;
 //   - block: the call is not forwarded; the client gets a tool result with
