@@ -216,7 +216,7 @@ func (m *Model) saveRule(askID, pattern string, v policy.Verdict) tea.Cmd {
 				out.err = fmt.Errorf("read the policy: %s", describeErr(err))
 				return out
 			}
-			doc, err := addRule(cur.GetPolicy().GetDocument(), listName, pattern)
+			doc, err := policy.AddRule(cur.GetPolicy().GetDocument(), listName, pattern)
 			if err != nil {
 				out.err = err
 				return out

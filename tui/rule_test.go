@@ -60,52 +60,6 @@ func TestCovers(t *testing.T) {
 	}
 }
 
-func TestAddRule(t *testing.T) {
-	tests := []struct {
-		name, doc, list, pattern, want string
-	}{
-		{"into an empty list", "[rules]\nallow = []\n", "allow", "Bash(git push:*)", "[rules]\nallow = [\"Bash(git push:*)\"]\n"},
-		{"after items on one line", "[rules]\nallow = [\"Read\"] # reads\n", "allow", "Bash(ls *)", "[rules]\nallow = [\"Read\", \"Bash(ls *)\"] # reads\n"},
-		{"into a list over several lines", "[rules]\nblock = [\n  \"Bash(rm -rf /)\",\n  \"Bash(rm -rf ~)\"\n]\n", "block", "Bash(dd *)",
-			"[rules]\nblock = [\n  \"Bash(rm -rf /)\",\n  \"Bash(rm -rf ~)\",\n  \"Bash(dd *)\",\n]\n"},
-		{"a key the table lacks", "[rules]\nask = []\n", "block", "Bash(dd *)", "[rules]\nblock = [\"Bash(dd *)\"]\nask = []\n"},
-		{"a table the document lacks", "[costs]\nallow = 20.0\n", "allow", "Read", "[costs]\nallow = 20.0\n\n[rules]\nallow = [\"Read\"]\n"},
-		{"not the allow key of another table", "[costs]\nallow = 20.0\n[rules]\nallow = []\n", "allow", "Read", "[costs]\nallow = 20.0\n[rules]\nallow = [\"Read\"]\n"},
-		{"quotes and backslashes escaped", "[rules]\nallow = []\n", "allow", `Bash(echo \(hi\))`, "[rules]\nallow = [\"Bash(echo \\\\(hi\\\\))\"]\n"},
-		{"a ] inside a string is not the end", "[rules]\nallow = [\"Bash(echo ])\"]\n", "allow", "Read", "[rules]\nallow = [\"Bash(echo ])\", \"Read\"]\n"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := addRule(tt.doc, tt.list, tt.pattern)
-			if err != nil {
-				t.Fatalf("addRule: %v", err)
-			}
-			if got != tt.want {
-				t.Errorf("addRule =\n%s\nwant\n%s", got, tt.want)
-			}
-		})
-	}
-	t.Run("the default policy keeps its comments", func(t *testing.T) {
-		got, err := addRule(policy.DefaultDocument, "block", "Bash(dd *)")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Count(got, "#") != strings.Count(policy.DefaultDocument, "#") || !strings.Contains(got, "\"Bash(rm -fr ~)\",\n  \"Bash(dd *)\",\n]") {
-			t.Errorf("edited default policy lost its layout:\n%s", got)
-		}
-	})
-	refused := []struct{ name, list, pattern string }{
-		{"a pattern that does not parse", "allow", "Bash(git push"},
-		{"a list that is not allow or block", "deny", "Read"},
-	}
-	for _, tt := range refused {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := addRule("[rules]\nallow = []\n", tt.list, tt.pattern); err == nil {
-				t.Error("addRule accepted it")
-			}
-		})
-	}
-}
 
 // TestNoColor: NO_COLOR (or --no-color) gives a renderer with no colour,
 // even on a terminal that has it.
