@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -144,6 +145,11 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		grpc.ChainUnaryInterceptor(server.RecoverUnary(log)),
 		grpc.ChainStreamInterceptor(server.RecoverStream(log)),
 		grpc.MaxRecvMsgSize(1<<20),
+		// Serve calls on long-lived workers instead of a new goroutine per
+		// call: stack growth of fresh goroutines was a visible share of
+		// Decide's CPU (docs/BENCHMARKS.md). With only NumCPU workers gRPC
+		// falls back to new goroutines whenever they are all busy.
+		grpc.NumStreamWorkers(uint32(64*runtime.NumCPU())),
 	)
 	d.health = health.NewServer()
 	d.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
