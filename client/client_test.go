@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"github.com/limenhq/limen/internal/limentest"
 	"net"
 	"path/filepath"
 	"strings"
@@ -22,24 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // start runs a real limend on a temporary socket and dials it.
 func start(t *testing.T) *client.Client {
 	t.Helper()
-	dir := t.TempDir()
-	d, err := daemon.Start(daemon.Config{
-		Socket:          filepath.Join(dir, "limend.sock"),
-		DB:              filepath.Join(dir, "limen.db"),
-		ShutdownTimeout: 2 * time.Second,
-		LockTimeout:     200 * time.Millisecond,
-	}, nil)
-	if err != nil {
-		t.Fatalf("start limend: %v", err)
-	}
-	c := dial(t, d.Socket())
-	t.Cleanup(func() {
-		c.Close()
-		if err := d.Stop(context.Background()); err != nil {
-			t.Errorf("stop limend: %v", err)
-		}
-	})
-	return c
+	return limentest.Start(t).Client
 }
 
 func dial(t *testing.T, socket string) *client.Client {

@@ -4,17 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/limenhq/limen/internal/limentest"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/limenhq/limen/client"
-	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -24,34 +23,14 @@ import (
 func polDaemon(t *testing.T) (run func(args ...string) (string, string, int), api *client.Client) {
 	t.Helper()
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // first registered, so it runs last
-	dir := t.TempDir()
-	cfg := daemon.Config{
-		Socket:          filepath.Join(dir, "run", "limend.sock"),
-		DB:              filepath.Join(dir, "data", "limen.db"),
-		ShutdownTimeout: 2 * time.Second,
-		LockTimeout:     200 * time.Millisecond,
-	}
-	d, err := daemon.Start(cfg, nil)
-	if err != nil {
-		t.Fatalf("start limend: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := d.Stop(t.Context()); err != nil {
-			t.Errorf("stop limend: %v", err)
-		}
-	})
-	api, err = client.Dial(cfg.Socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { api.Close() })
+	l := limentest.Start(t)
 	run = func(args ...string) (string, string, int) {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		code := execute(append([]string{"--socket", cfg.Socket}, args...), &out, &errOut)
+		code := execute(append([]string{"--socket", l.Config.Socket}, args...), &out, &errOut)
 		return out.String(), errOut.String(), code
 	}
-	return run, api
+	return run, l.Client
 }
 
 func polCurrent(t *testing.T, api *client.Client) *limenv1.Policy {

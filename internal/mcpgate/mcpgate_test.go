@@ -3,6 +3,7 @@ package mcpgate_test
 import (
 	"context"
 	"fmt"
+	"github.com/limenhq/limen/internal/limentest"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,7 +15,6 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/limenhq/limen/client"
-	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/mcpgate"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -56,34 +56,11 @@ func (f *files) ran() []string {
 // (a new action: ask).
 func startLimend(t *testing.T) *client.Client {
 	t.Helper()
-	dir := t.TempDir()
-	d, err := daemon.Start(daemon.Config{
-		Socket: filepath.Join(dir, "g.sock"), DB: filepath.Join(dir, "limen.db"),
-		ShutdownTimeout: 2 * time.Second, LockTimeout: 200 * time.Millisecond,
-	}, nil)
-	if err != nil {
-		t.Fatalf("start limend: %v", err)
-	}
-	c, err := client.Dial(d.Socket())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Close()
-		if err := d.Stop(context.Background()); err != nil {
-			t.Errorf("stop limend: %v", err)
-		}
-	})
+	l := limentest.Start(t)
 	doc := strings.Replace(policy.DefaultDocument, "allow = []", `allow = ["mcp__files__read"]`, 1)
 	doc = strings.Replace(doc, "block = [\n", "block = [\n  \"mcp__files__delete\",\n", 1)
-	cur, err := c.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc}); err != nil {
-		t.Fatalf("set policy: %v", err)
-	}
-	return c
+	l.SetPolicy(t, doc)
+	return l.Client
 }
 
 // connect runs the gate between a real go-sdk client and f's server.

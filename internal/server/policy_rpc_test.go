@@ -1,12 +1,12 @@
 package server_test
 
 import (
+	"github.com/limenhq/limen/internal/limentest"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 	"google.golang.org/grpc/codes"
@@ -24,31 +24,11 @@ import (
 func startLimend(t *testing.T, seed ...func(db string)) *client.Client {
 	t.Helper()
 	t.Cleanup(func() { goleak.VerifyNone(t) }) // first registered, so it runs last
-	dir := t.TempDir()
-	for _, f := range seed {
-		f(filepath.Join(dir, "data", "limen.db"))
-	}
-	cfg := daemon.Config{
-		Socket:          filepath.Join(dir, "run", "limend.sock"),
-		DB:              filepath.Join(dir, "data", "limen.db"),
-		ShutdownTimeout: 2 * time.Second,
-		LockTimeout:     200 * time.Millisecond,
-	}
-	d, err := daemon.Start(cfg, nil)
-	if err != nil {
-		t.Fatalf("start limend: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := d.Stop(t.Context()); err != nil {
-			t.Errorf("stop limend: %v", err)
+	return limentest.Start(t, func(cfg *daemon.Config) {
+		for _, f := range seed {
+			f(cfg.DB)
 		}
-	})
-	c, err := client.Dial(cfg.Socket)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	}).Client
 }
 
 // policyDoc is the default policy without exploration (so that every

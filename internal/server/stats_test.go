@@ -1,7 +1,7 @@
 package server_test
 
 import (
-	"path/filepath"
+	"github.com/limenhq/limen/internal/limentest"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +13,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/client"
-	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -23,28 +22,7 @@ func startDaemon(t *testing.T) *client.Client {
 	t.Helper()
 	// Registered first, so it runs last: after the daemon and client stop.
 	t.Cleanup(func() { goleak.VerifyNone(t) })
-	dir := t.TempDir()
-	cfg := daemon.Config{
-		Socket:          filepath.Join(dir, "run", "limend.sock"),
-		DB:              filepath.Join(dir, "data", "limen.db"),
-		ShutdownTimeout: 2 * time.Second,
-		LockTimeout:     200 * time.Millisecond,
-	}
-	d, err := daemon.Start(cfg, nil)
-	if err != nil {
-		t.Fatalf("start limend: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := d.Stop(t.Context()); err != nil {
-			t.Errorf("stop limend: %v", err)
-		}
-	})
-	c, err := client.Dial(cfg.Socket)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return limentest.Start(t).Client
 }
 
 func replacePolicy(t *testing.T, c *client.Client, doc string) {
