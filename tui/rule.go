@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"

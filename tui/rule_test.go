@@ -60,7 +60,6 @@ func TestCovers(t *testing.T) {
 	}
 }
 
-
 // TestNoColor: NO_COLOR (or --no-color) gives a renderer with no colour,
 // even on a terminal that has it.
 func TestNoColor(t *testing.T) {
