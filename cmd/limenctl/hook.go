@@ -126,9 +126,17 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
 			if err != nil {
 				return err
 			}
-			if socket == "" && a.socket != "" {
+			switch {
+			case socket == "" && a.socket != "":
 				// limend serves its HTTP socket beside the gRPC one.
 				socket = hookfmt.HTTPSocketFor(a.socket)
+			case socket == "":
+				// Write the path down: Claude Code may be started from an
+				// IDE or a service whose environment lacks XDG_RUNTIME_DIR,
+				// and a hook that cannot find limend can only ever ask.
+				if socket, err = hookfmt.DefaultHTTPSocket(); err != nil {
+					return fmt.Errorf("%w\nhint: pass --http-socket with limend's HTTP socket", err)
+				}
 			}
 			entry, command := hookEntry(bin, onAsk, wait, socket)
 			changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntry(doc, entry) })

@@ -79,6 +79,9 @@ func TestHookInstallUninstall(t *testing.T) {
 	}
 	files = append(files, "missing")
 	bin := fakeHookBin(t)
+	// install writes the socket down, so the hook finds limend even when
+	// the runtime's environment lacks XDG_RUNTIME_DIR.
+	t.Setenv("LIMEN_HTTP_SOCKET", "/run/user/1000/limen/limend-http.sock")
 	for _, src := range files {
 		t.Run(filepath.Base(src), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), ".claude", "settings.json")
@@ -114,7 +117,7 @@ func TestHookInstallUninstall(t *testing.T) {
 			}
 			got := pre[len(pre)-1]
 			want := claudeHookEntry{Matcher: "*", Hooks: []claudeHookConfig{{
-				Type: "command", Command: "'" + bin + "' --format claude-code --on-ask prompt --timeout 5s", Timeout: 10, OnFailure: "block",
+				Type: "command", Command: "'" + bin + "' --format claude-code --on-ask prompt --timeout 5s --socket /run/user/1000/limen/limend-http.sock", Timeout: 10, OnFailure: "block",
 			}}}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("entry = %+v; want %+v", got, want)
