@@ -246,10 +246,20 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		return &limenv1.DecideResponse{Decision: d}, nil
 	}
 
-	if n := s.asks.countUser(principal); n >= s.guard.limits.MaxPendingPerUser {
-		d.Reason += fmt.Sprintf(" (the queue of asks for %s is full at %d, so this one is not queued: answer some in limenctl tui, and let the runtime ask in its own way)", principal, n)
+	s.queue(d, id, ps, start)
+	return &limenv1.DecideResponse{Decision: d}, nil
+}
+
+// queue holds an ask for a person: stored with its decision in one
+// synchronous write, then watched and armed to expire. When the user's
+// queue is full or the store refuses, the verdict stays ask, only without
+// an ask id: the runtime then asks in its own way.
+func (s *Server) queue(d *limenv1.Decision, id uint64, ps *policyState, start time.Time) {
+	user := d.GetAction().GetUser()
+	if n := s.asks.countUser(user); n >= s.guard.limits.MaxPendingPerUser {
+		d.Reason += fmt.Sprintf(" (the queue of asks for %s is full at %d, so this one is not queued: answer some in limenctl tui, and let the runtime ask in its own way)", user, n)
 		s.store.LogDecision(d)
-		return &limenv1.DecideResponse{Decision: d}, nil
+		return
 	}
 	d.AskId = d.DecisionId
 	timeout := 10 * time.Minute
@@ -258,15 +268,12 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	}
 	pending := &limenv1.PendingAsk{AskId: d.AskId, Decision: d, ExpiresAt: timestamppb.New(start.Add(timeout))}
 	if err := s.store.AddPending(d, pending); err != nil {
-		// The ask cannot be held for a person, but the verdict stays ask:
-		// the runtime asks in its own way.
 		s.log.Error("store pending ask", "id", d.AskId, "err", err)
 		d.AskId = ""
 		d.Reason += " (limen could not queue this ask: " + err.Error() + ")"
-		return &limenv1.DecideResponse{Decision: d}, nil
+		return
 	}
 	s.armExpiry(s.asks.add(id, pending))
-	return &limenv1.DecideResponse{Decision: d}, nil
 }
 
 // decision builds the record of a decision; id 0 means a dry run (no id).
