@@ -24,3 +24,10 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 		t.Errorf("--no-such-flag exited %d; want 2", code)
 	}
 }
+
+func TestEnvironmentSetsFlagDefaults(t *testing.T) {
+	t.Setenv("LIMEN_MAX_PENDING", "many")
+	if code := run([]string{"--help"}); code != 2 {
+		t.Errorf("LIMEN_MAX_PENDING=many exited %d; want 2 (a usage error naming the variable)", code)
+	}
+}

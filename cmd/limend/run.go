@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/hookfmt"
@@ -73,21 +74,39 @@ func run(args []string) int {
 	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks (env LIMEN_HTTP_TCP)")
 	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
 	f.StringVar(&debugAddr, "debug-addr", os.Getenv("LIMEN_DEBUG_ADDR"), "serve Go profiles (pprof) on this loopback address, such as 127.0.0.1:6060 (env LIMEN_DEBUG_ADDR)")
-	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop")
+	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop (env LIMEN_SHUTDOWN_TIMEOUT)")
 	f.StringVar(&cfg.TLS.Cert, "tls-cert", os.Getenv("LIMEN_TLS_CERT"), "serve --tcp over TLS with this certificate (PEM); needed beyond loopback (env LIMEN_TLS_CERT)")
 	f.StringVar(&cfg.TLS.Key, "tls-key", os.Getenv("LIMEN_TLS_KEY"), "the private key of --tls-cert (env LIMEN_TLS_KEY)")
 	f.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", os.Getenv("LIMEN_TLS_CLIENT_CA"), "require TCP clients to present a certificate signed by this CA (mutual TLS; env LIMEN_TLS_CLIENT_CA)")
 	f.StringVar(&cfg.TLS.TokenFile, "token-file", os.Getenv("LIMEN_TOKEN_FILE"), "or require 'authorization: Bearer <token>' with the token in this file (env LIMEN_TOKEN_FILE)")
 	limits := server.DefaultLimits()
-	f.IntVar(&cfg.Limits.MaxPendingPerUser, "max-pending", limits.MaxPendingPerUser, "pending asks per user; beyond it decisions are still ask but not queued")
-	f.IntVar(&cfg.Limits.MaxAwaits, "max-awaits", limits.MaxAwaits, "Await calls waiting at once")
-	f.Float64Var(&cfg.Limits.Rate, "rate", limits.Rate, "decisions per second per user (with a burst of twice that)")
+	f.IntVar(&cfg.Limits.MaxPendingPerUser, "max-pending", limits.MaxPendingPerUser, "pending asks per user; beyond it decisions are still ask but not queued (env LIMEN_MAX_PENDING)")
+	f.IntVar(&cfg.Limits.MaxAwaits, "max-awaits", limits.MaxAwaits, "Await calls waiting at once (env LIMEN_MAX_AWAITS)")
+	f.Float64Var(&cfg.Limits.Rate, "rate", limits.Rate, "decisions per second per user, with a burst of twice that (env LIMEN_RATE)")
 	trusted := server.DefaultTrustedGateways()
 	if v := os.Getenv("LIMEN_TRUSTED_GATEWAYS"); v != "" {
 		trusted = strings.Split(v, ",")
 	}
 	f.StringSliceVar(&cfg.TrustedGateways, "trusted-gateways", trusted,
 		"OS users (or uids) that may decide and answer for other users (env LIMEN_TRUSTED_GATEWAYS, comma-separated)")
+	// Flags without their own environment lookup above take LIMEN_<FLAG>
+	// as their default; an explicit flag still wins.
+	var envErr error
+	f.VisitAll(func(fl *pflag.Flag) {
+		name := "LIMEN_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
+		v, ok := os.LookupEnv(name)
+		if !ok || fl.Name == "help" || fl.DefValue == v {
+			return
+		}
+		if err := fl.Value.Set(v); err != nil && envErr == nil {
+			envErr = fmt.Errorf("%w: %s=%q: %v", errUsage, name, v, err)
+		}
+		fl.DefValue = fl.Value.String()
+	})
+	if envErr != nil {
+		fmt.Fprintln(os.Stderr, "limend:", envErr)
+		return 2
+	}
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "limend:", err)
