@@ -34,15 +34,17 @@ func newAsks() *asks {
 	return &asks{byID: make(map[uint64]*ask), perUser: make(map[string]int), watchers: make(map[chan *limenv1.WatchPendingResponse]struct{})}
 }
 
-// add makes an ask pending and tells every watcher.
-func (a *asks) add(id uint64, msg *limenv1.PendingAsk) *ask {
+// add makes an ask pending, tells every watcher, and arms expire to run
+// once the ask's wait is over. The timer is set under the lock that
+// resolve stops it under: an answer racing with the add cannot miss it.
+func (a *asks) add(id uint64, msg *limenv1.PendingAsk, wait time.Duration, expire func(id uint64)) {
 	k := &ask{id: id, msg: msg, done: make(chan struct{})}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	k.timer = time.AfterFunc(max(wait, 0), func() { expire(id) })
 	a.byID[id] = k
 	a.perUser[userOf(msg)]++
 	a.broadcast(&limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: msg})
-	return k
 }
 
 func (a *asks) get(id uint64) *ask {

@@ -122,7 +122,7 @@ func New(opts Options) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load pending asks: %w", err)
 		}
-		s.armExpiry(s.asks.add(id, p))
+		s.asks.add(id, p, s.untilExpiry(p), s.expire)
 	}
 	return s, nil
 }
@@ -273,7 +273,7 @@ func (s *Server) queue(d *limenv1.Decision, id uint64, ps *policyState, start ti
 		d.Reason += " (limen could not queue this ask: " + err.Error() + ")"
 		return
 	}
-	s.armExpiry(s.asks.add(id, pending))
+	s.asks.add(id, pending, s.untilExpiry(pending), s.expire)
 }
 
 // decision builds the record of a decision; id 0 means a dry run (no id).
@@ -298,10 +298,9 @@ func (s *Server) decision(msg *limenv1.Action, res engine.Result, ps *policyStat
 	return d
 }
 
-// armExpiry expires the ask at its deadline unless a person answers first.
-func (s *Server) armExpiry(k *ask) {
-	wait := k.msg.GetExpiresAt().AsTime().Sub(s.now())
-	k.timer = time.AfterFunc(max(wait, 0), func() { s.expire(k.id) })
+// untilExpiry is how long an ask has left before it expires.
+func (s *Server) untilExpiry(p *limenv1.PendingAsk) time.Duration {
+	return p.GetExpiresAt().AsTime().Sub(s.now())
 }
 
 func (s *Server) expire(id uint64) {
