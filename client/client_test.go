@@ -6,7 +6,6 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -111,43 +110,6 @@ func TestDecideAndWait(t *testing.T) {
 	}
 }
 
-// hangingSocket accepts connections and never answers, like a wedged daemon.
-func hangingSocket(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "hang.sock")
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-		done  = make(chan struct{})
-	)
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return path
-}
-
 // TestFailsClosed: limend down, hanging or talking nonsense is ask (or the
 // caller's block), on time, and never allow.
 func TestFailsClosed(t *testing.T) {
@@ -157,7 +119,7 @@ func TestFailsClosed(t *testing.T) {
 		reason string
 	}{
 		{"daemon down", func(t *testing.T) string { return filepath.Join(t.TempDir(), "nobody.sock") }, "limend did not decide"},
-		{"daemon hangs", hangingSocket, "limend did not decide"},
+		{"daemon hangs", func(t *testing.T) string { return limentest.HangingSocket(t) }, "limend did not decide"},
 		{"nonsense verdict", func(t *testing.T) string { return fakeDaemon(t, fake{verdict: limenv1.Verdict(42)}) }, "not allow, ask or block"},
 		{"no decision at all", func(t *testing.T) string { return fakeDaemon(t, fake{noDecision: true}) }, "not allow, ask or block"},
 	}

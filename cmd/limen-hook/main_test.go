@@ -5,12 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
+	"github.com/limenhq/limen/internal/limentest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -283,42 +282,6 @@ func TestWait(t *testing.T) {
 	}
 }
 
-// hangingSocket accepts connections and never answers: a limend slower
-// than any deadline.
-func hangingSocket(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "hang.sock")
-	l, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return path
-}
-
 // TestFailsClosed: every failure prints ask with the reason and exits 0,
 // within the hook's own deadline.
 func TestFailsClosed(t *testing.T) {
@@ -334,10 +297,10 @@ func TestFailsClosed(t *testing.T) {
 			return []string{"--socket", filepath.Join(t.TempDir(), "nobody.sock")}
 		}, "limend is unreachable", 2 * time.Second},
 		{"daemon slower than the deadline", bash, func(t *testing.T) []string {
-			return []string{"--socket", hangingSocket(t), "--timeout", "300ms"}
+			return []string{"--socket", limentest.HangingSocket(t), "--timeout", "300ms"}
 		}, "did not answer within", 1500 * time.Millisecond},
 		{"daemon slower than the deadline, waiting", bash, func(t *testing.T) []string {
-			return []string{"--socket", hangingSocket(t), "--timeout", "300ms", "--on-ask=wait"}
+			return []string{"--socket", limentest.HangingSocket(t), "--timeout", "300ms", "--on-ask=wait"}
 		}, "did not answer within", 1500 * time.Millisecond},
 		{"not JSON", []byte("Bash ls"), nil, "malformed hook input", 2 * time.Second},
 		{"empty stdin", nil, nil, "malformed hook input", 2 * time.Second},

@@ -5,7 +5,9 @@
 package limentest
 
 import (
+	"net"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -66,4 +68,43 @@ func (l *Limend) SetPolicy(t testing.TB, doc string) {
 	if _, err := l.Client.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc}); err != nil {
 		t.Fatalf("set policy: %v", err)
 	}
+}
+
+// HangingSocket is a Unix socket that accepts connections and never
+// answers, like a wedged daemon: what a caller's deadline must survive. It
+// is closed, with every connection it took, when the test ends.
+func HangingSocket(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hang.sock")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+		done  = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return path
 }
