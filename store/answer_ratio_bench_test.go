@@ -17,8 +17,10 @@ import (
 // figure to watch is answer/bare. The store holds 20,000 logged decisions
 // first, so its trees and freelist are those of a store in use, not of an
 // empty file. writes/answer and writes/bare count bbolt's page writes per
-// commit: an Answer touches three buckets (the pending ask removed, the
-// decision's outcome set, the answer appended) where the floor touches one.
+// commit: an Answer touches two buckets (the pending ask removed, the
+// answer appended) where the floor touches one; the batcher's later commits
+// of the outcomes (doc.go, "Answers and outcomes") run meanwhile and are
+// counted in writes/answer.
 func BenchmarkAnswerVsBareUpdate(b *testing.B) {
 	dir := b.TempDir()
 	s := openStore(b, filepath.Join(dir, "limen.db"), Options{})

@@ -77,17 +77,38 @@ func (s *Store) Pending() ([]*limenv1.PendingAsk, error) {
 
 // Answer records a person's answer to a pending ask, in one transaction that
 // is committed and fsynced before Answer returns: the pending ask is
-// removed, rec is appended to the answer log (rec.Seq is set to its
-// position, and an empty rec.AskId to askID), and the decision's outcome is
-// set. An outcome with no state is
-// stored as ASK_STATE_ANSWERED. It returns the updated decision.
+// removed and rec is appended to the answer log (rec.Seq is set to its
+// position, and an empty rec.AskId to askID). An outcome with no state is
+// ASK_STATE_ANSWERED. The decision's outcome is written behind, with the
+// next batch of logged decisions (outcomes.go); History, Decision and
+// Decisions show it at once, and after a crash Open sets it from rec. It
+// returns the decision with its outcome.
 //
 // Answer fails with ErrResolved if the ask was already answered or expired,
 // and with ErrNotFound if no pending ask has that id; nothing is stored then.
 func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord, outcome *limenv1.AskOutcome) (*limenv1.Decision, error) {
 	outcome = withState(outcome, limenv1.AskState_ASK_STATE_ANSWERED)
 	oldSeq, oldAskID := rec.GetSeq(), rec.GetAskId()
-	d, err := s.resolve("answer", askID, outcome, func(tx *bolt.Tx) error {
+	s.answerMu.Lock()
+	defer s.answerMu.Unlock()
+	var d *limenv1.Decision
+	err := s.update(func(tx *bolt.Tx) error {
+		var err error
+		var stored bool
+		if d, stored, err = s.takePending(tx, askID); err != nil {
+			return err
+		}
+		if !stored {
+			// Rare: there is no decision record for the batcher to
+			// complete, so write the whole of it now.
+			v, err := proto.Marshal(withOutcome(d, outcome))
+			if err != nil {
+				return fmt.Errorf("encode decision: %w", err)
+			}
+			if err := tx.Bucket(bucketDecisions).Put(u64(askID), v); err != nil {
+				return err
+			}
+		}
 		answers := tx.Bucket(bucketAnswers)
 		seq, err := answers.NextSequence()
 		if err != nil {
@@ -105,17 +126,39 @@ func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord, outcome *limenv1
 	})
 	if err != nil {
 		rec.Seq, rec.AskId = oldSeq, oldAskID
-		return nil, err
+		return nil, fmt.Errorf("answer ask %d: %w", askID, err)
 	}
+	d.Outcome = outcome
+	s.outcomes.add(askID, outcome)
+	s.logOutcome(askID, rec.Seq, outcome)
 	return d, nil
 }
 
 // Expire ends a pending ask that nobody answered: the pending ask is
 // removed and the decision's outcome set (an outcome with no state, or nil,
-// is stored as ASK_STATE_EXPIRED). Nothing is added to the answer log. The
-// errors are Answer's.
+// is stored as ASK_STATE_EXPIRED), in one transaction. Nothing is added to
+// the answer log. The errors are Answer's.
 func (s *Store) Expire(askID uint64, outcome *limenv1.AskOutcome) (*limenv1.Decision, error) {
-	return s.resolve("expire", askID, withState(outcome, limenv1.AskState_ASK_STATE_EXPIRED), nil)
+	outcome = withState(outcome, limenv1.AskState_ASK_STATE_EXPIRED)
+	s.answerMu.Lock() // so that an answer's outcome is in s.outcomes when takePending looks
+	defer s.answerMu.Unlock()
+	var d *limenv1.Decision
+	err := s.update(func(tx *bolt.Tx) error {
+		var err error
+		if d, _, err = s.takePending(tx, askID); err != nil {
+			return err
+		}
+		d.Outcome = outcome
+		v, err := proto.Marshal(d)
+		if err != nil {
+			return fmt.Errorf("encode decision: %w", err)
+		}
+		return tx.Bucket(bucketDecisions).Put(u64(askID), v)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("expire ask %d: %w", askID, err)
+	}
+	return d, nil
 }
 
 // withState returns a copy of o with its state defaulted to state.
@@ -130,59 +173,46 @@ func withState(o *limenv1.AskOutcome, state limenv1.AskState) *limenv1.AskOutcom
 	return o
 }
 
-// resolve ends the pending ask askID with outcome, running also (if set) in
-// the same transaction.
-func (s *Store) resolve(op string, askID uint64, outcome *limenv1.AskOutcome, also func(*bolt.Tx) error) (*limenv1.Decision, error) {
-	var d *limenv1.Decision
-	err := s.update(func(tx *bolt.Tx) error {
-		key := u64(askID)
-		pending := tx.Bucket(bucketPending)
-		decisions := tx.Bucket(bucketDecisions)
-		pv := pending.Get(key)
-		dv := decisions.Get(key)
-		if pv == nil {
-			return notPending(askID, dv)
-		}
-		d = new(limenv1.Decision)
-		if dv != nil {
-			if err := proto.Unmarshal(dv, d); err != nil {
-				return fmt.Errorf("decode decision: %w", err)
-			}
-		} else { // not expected: AddPending writes both; fall back to the pending copy
-			var p limenv1.PendingAsk
-			if err := proto.Unmarshal(pv, &p); err != nil {
-				return fmt.Errorf("decode pending ask: %w", err)
-			}
-			d = p.GetDecision()
-			if d == nil {
-				d = &limenv1.Decision{DecisionId: FormatID(askID)}
-			}
-		}
-		d.Outcome = outcome
-		v, err := proto.Marshal(d)
-		if err != nil {
-			return fmt.Errorf("encode decision: %w", err)
-		}
-		if err := pending.Delete(key); err != nil {
-			return err
-		}
-		if err := decisions.Put(key, v); err != nil {
-			return err
-		}
-		if also != nil {
-			return also(tx)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s ask %d: %w", op, askID, err)
+// takePending removes pending ask askID in tx and returns its decision;
+// stored says whether the decision has a record of its own.
+func (s *Store) takePending(tx *bolt.Tx, askID uint64) (d *limenv1.Decision, stored bool, err error) {
+	key := u64(askID)
+	pending := tx.Bucket(bucketPending)
+	pv := pending.Get(key)
+	dv := tx.Bucket(bucketDecisions).Get(key)
+	if pv == nil {
+		return nil, false, s.notPending(askID, dv)
 	}
-	return d, nil
+	d = new(limenv1.Decision)
+	if dv != nil {
+		if err := proto.Unmarshal(dv, d); err != nil {
+			return nil, false, fmt.Errorf("decode decision: %w", err)
+		}
+	} else { // not expected: AddPending writes both; fall back to the pending copy
+		var p limenv1.PendingAsk
+		if err := proto.Unmarshal(pv, &p); err != nil {
+			return nil, false, fmt.Errorf("decode pending ask: %w", err)
+		}
+		if d = p.GetDecision(); d == nil {
+			d = &limenv1.Decision{DecisionId: FormatID(askID)}
+		}
+	}
+	return d, dv != nil, pending.Delete(key)
+}
+
+// withOutcome returns a copy of d with outcome o.
+func withOutcome(d *limenv1.Decision, o *limenv1.AskOutcome) *limenv1.Decision {
+	c := proto.CloneOf(d)
+	c.Outcome = o
+	return c
 }
 
 // notPending explains why askID has no pending ask, given its stored
 // decision (nil if none).
-func notPending(askID uint64, dv []byte) error {
+func (s *Store) notPending(askID uint64, dv []byte) error {
+	if o := s.outcomes.get(askID); o != nil {
+		return fmt.Errorf("%w: %s", ErrResolved, o.GetState())
+	}
 	if dv == nil {
 		return ErrNotFound
 	}

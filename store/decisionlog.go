@@ -14,8 +14,12 @@ import (
 // logItem is one message to the batcher: a record to write, or (flushed set)
 // a request to commit everything before it and report.
 type logItem struct {
-	id      uint64
-	value   []byte
+	id    uint64
+	value []byte
+	// outcome, with seq its answer's place in the answer log, is an
+	// answered ask's outcome to set on decision id (outcomes.go).
+	outcome *limenv1.AskOutcome
+	seq     uint64
 	err     error // a record that could not be prepared; reported by Flush
 	flushed chan error
 }
@@ -89,6 +93,7 @@ func (s *Store) runBatcher() {
 		errs    []error // since the last Flush
 		timer   = time.NewTimer(time.Hour)
 		pending bool // timer armed for the current batch
+		gap     bool // a batch with outcomes failed: stop moving outcomes_through
 	)
 	timer.Stop()
 	commit := func() {
@@ -99,8 +104,19 @@ func (s *Store) runBatcher() {
 		if len(batch) == 0 {
 			return
 		}
-		if err := s.writeBatch(batch); err != nil {
+		unset, err := s.writeBatch(batch, !gap)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
+			// Outcomes in the lost batch stay in memory for readers and
+			// are applied from the answer log at the next Open; the mark
+			// must not pass them meanwhile.
+			gap = gap || hasOutcome(batch)
+		} else {
+			s.outcomes.remove(batch)
+		}
+		if len(unset) > 0 {
+			errs = append(errs, unset...)
+			gap = true
 		}
 		clear(batch) // drop references to the encoded records
 		batch = batch[:0]
@@ -135,22 +151,50 @@ func (s *Store) runBatcher() {
 	}
 }
 
-// writeBatch commits batch in one transaction, skipping ids already stored.
-func (s *Store) writeBatch(batch []logItem) error {
+// writeBatch commits batch in one transaction: new decision records (ids
+// already stored are skipped) and answered asks' outcomes, moving
+// meta/outcomes_through past the last outcome when mark is set and every
+// outcome was set. An outcome that cannot be set (its decision record does
+// not decode) costs neither the batch nor the answer, which is safe in the
+// answer log: it is skipped and returned in unset.
+func (s *Store) writeBatch(batch []logItem, mark bool) (unset []error, err error) {
 	tx, err := s.db.Begin(true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer tx.Rollback()
 	b := tx.Bucket(bucketDecisions)
+	var through uint64
 	for _, item := range batch {
 		key := u64(item.id)
+		if item.outcome != nil {
+			if err := putOutcome(b, item.id, item.outcome); err != nil {
+				unset = append(unset, fmt.Errorf("set the outcome of ask %d: %w", item.id, err))
+				mark = false
+			}
+			through = item.seq
+			continue
+		}
 		if b.Get(key) != nil {
 			continue
 		}
 		if err := b.Put(key, item.value); err != nil {
-			return fmt.Errorf("put decision %d: %w", item.id, err)
+			return nil, fmt.Errorf("put decision %d: %w", item.id, err)
 		}
 	}
-	return tx.Commit()
+	if mark && through > 0 {
+		if err := tx.Bucket(bucketMeta).Put(keyOutcomesThrough, u64(through)); err != nil {
+			return nil, fmt.Errorf("move outcomes_through: %w", err)
+		}
+	}
+	return unset, tx.Commit()
+}
+
+func hasOutcome(batch []logItem) bool {
+	for _, item := range batch {
+		if item.outcome != nil {
+			return true
+		}
+	}
+	return false
 }

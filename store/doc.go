@@ -12,6 +12,11 @@
 //
 //   - An answer acknowledged is on disk. Answer commits its transaction,
 //     with fsync, before it returns; a crash after that cannot lose it.
+//     That transaction removes the pending ask and appends the answer to
+//     the answer log, which holds everything the outcome says; the outcome
+//     on the decision record is written behind by the batcher below, and
+//     Open writes any that a crash left unwritten (see Answers and
+//     outcomes).
 //   - Pending asks (AddPending, Expire) and policy versions (SetPolicy) are
 //     written synchronously the same way, each in one transaction.
 //   - Decisions that did not ask (allow and block) are written off the
@@ -33,10 +38,11 @@
 //
 // # Schema
 //
-// Version 1, drawn as bucket/key -> value:
+// Version 2, drawn as bucket/key -> value:
 //
 //	meta/schema_version      -> uint64 (big-endian)
 //	meta/id_reserved         -> uint64: ids below this may have been handed out
+//	meta/outcomes_through    -> uint64: the answers up to this seq have their outcome on their decision
 //	decisions/<id u64>       -> limenv1.Decision
 //	pending/<id u64>         -> limenv1.PendingAsk
 //	answers/<seq u64>        -> limenv1.AnswerRecord  (append-only; seq from bucket.NextSequence)
@@ -46,6 +52,24 @@
 // that the file has not seen yet, in one transaction, and writes the new
 // schema version. A file whose schema version is newer than this build
 // knows is refused with ErrSchemaTooNew rather than guessed at.
+//
+// Version 2 added meta/outcomes_through (version 1 set each outcome in
+// Answer's own transaction).
+//
+// # Answers and outcomes
+//
+// An answer touches two B-trees in its fsynced transaction (pending and
+// answers), not three: setting the outcome on the decision record in the
+// same transaction made every answer flush another tree's pages, about 1.4×
+// the commit of one key where the target was 1.2× (docs/BENCHMARKS.md).
+// Instead Answer hands the outcome to the batcher, which sets it with the
+// next batch of logged decisions and moves meta/outcomes_through in the
+// same transaction. Until then History, Decision and Decisions fill it in
+// from memory, so a reader never sees an answered ask without its outcome.
+// After a crash, Open sets the outcomes of the answers past the mark from
+// the answer log (the outcome is the answer's choice, scope, note, person
+// and time) and moves the mark: nothing a person answered is lost, and a
+// decision record is the same as if it had been written at once.
 //
 // # Caveats
 //

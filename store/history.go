@@ -67,6 +67,7 @@ func (s *Store) History(q HistoryQuery) ([]*limenv1.Decision, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
+	s.outcomes.fill(out...)
 	return out, nil
 }
 
@@ -76,6 +77,7 @@ func (s *Store) Decision(id uint64) (*limenv1.Decision, error) {
 	if err := s.get(bucketDecisions, id, d); err != nil {
 		return nil, fmt.Errorf("decision %d: %w", id, err)
 	}
+	s.outcomes.fill(d)
 	return d, nil
 }
 

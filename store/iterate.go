@@ -55,6 +55,7 @@ func (s *Store) Decisions(fn func(d *limenv1.Decision) error) error {
 		if err != nil {
 			return fmt.Errorf("read decisions: %w", err)
 		}
+		s.outcomes.fill(page...)
 		for _, d := range page {
 			if err := fn(d); err != nil {
 				return err

@@ -18,6 +18,9 @@ var (
 
 	keySchemaVersion = []byte("schema_version")
 	keyIDReserved    = []byte("id_reserved")
+	// keyOutcomesThrough is the seq of the last answer whose outcome is
+	// on its decision record, and of every answer before it (outcomes.go).
+	keyOutcomesThrough = []byte("outcomes_through")
 )
 
 // ErrSchemaTooNew is returned by Open for a database written by a newer limen
@@ -37,6 +40,7 @@ type migration struct {
 // reorder an entry that has shipped. Each one has a test in schema_test.go.
 var migrations = []migration{
 	{version: 1, name: "create buckets", apply: migrateCreateBuckets},
+	{version: 2, name: "answer outcomes written behind", apply: migrateOutcomesThrough},
 }
 
 // schemaVersion is the version this build writes.

@@ -35,8 +35,8 @@ func TestMigration1CreatesBuckets(t *testing.T) {
 	db := rawDB(t, path)
 	defer db.Close()
 	if err := db.View(func(tx *bolt.Tx) error {
-		if v := readSchemaVersion(tx); v != 1 {
-			t.Errorf("schema version = %d, want 1", v)
+		if v := readSchemaVersion(tx); v != schemaVersion() {
+			t.Errorf("schema version = %d, want %d", v, schemaVersion())
 		}
 		for _, name := range [][]byte{bucketMeta, bucketDecisions, bucketPending, bucketAnswers, bucketPolicies} {
 			if tx.Bucket(name) == nil {

@@ -94,6 +94,11 @@ type Store struct {
 	batcherDone chan struct{}
 	batcherErr  error // set by the batcher before batcherDone closes
 
+	// answerMu keeps answers handed to the batcher in the order of the
+	// answer log, so that meta/outcomes_through never passes a gap.
+	answerMu sync.Mutex
+	outcomes unapplied
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -137,6 +142,9 @@ func (s *Store) init() error {
 	defer tx.Rollback()
 	if err := migrate(tx); err != nil {
 		return err
+	}
+	if err := applyAnswerOutcomes(tx); err != nil {
+		return fmt.Errorf("apply the outcomes of the last answers: %w", err)
 	}
 	next := uint64(1) // 0 is never an id: it means "unset" in queries
 	if v := tx.Bucket(bucketMeta).Get(keyIDReserved); len(v) == 8 {

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/protobuf/proto"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// An answer's outcome is written behind (doc.go, "Answers and outcomes").
+// Answer commits only what must survive a crash — the pending ask removed
+// and the answer appended to the answer log, which holds everything the
+// outcome says — and hands the outcome to the batcher, which sets it on
+// the decision record with the next batch of decisions and advances
+// meta/outcomes_through in the same transaction. Writing the decision in
+// Answer's own transaction dirtied a third B-tree on every answer, and an
+// fsync's time grows with the pages it flushes. Open applies, from the
+// answer log, every outcome a crash kept from its decision; until the
+// batcher has written one, the readers of decisions see it from memory.
+
+// unapplied holds the outcomes handed to the batcher and not yet committed
+// to their decisions, by ask id.
+type unapplied struct {
+	mu sync.Mutex
+	m  map[uint64]*limenv1.AskOutcome
+}
+
+func (u *unapplied) add(id uint64, o *limenv1.AskOutcome) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.m == nil {
+		u.m = make(map[uint64]*limenv1.AskOutcome)
+	}
+	u.m[id] = o
+}
+
+func (u *unapplied) get(id uint64) *limenv1.AskOutcome {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.m[id]
+}
+
+// remove forgets the outcomes of batch once it is committed.
+func (u *unapplied) remove(batch []logItem) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, item := range batch {
+		if item.outcome != nil {
+			delete(u.m, item.id)
+		}
+	}
+}
+
+// fill sets, on each decision read from disk that has no outcome yet, the
+// outcome still on its way there. The decisions handed back are fresh
+// messages, so setting a field is safe; the outcome is shared read-only.
+func (u *unapplied) fill(ds ...*limenv1.Decision) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if len(u.m) == 0 {
+		return
+	}
+	for _, d := range ds {
+		if d.GetOutcome() != nil || d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
+			continue
+		}
+		if id, err := ParseID(d.GetDecisionId()); err == nil {
+			if o := u.m[id]; o != nil {
+				d.Outcome = proto.CloneOf(o)
+			}
+		}
+	}
+}
+
+// logOutcome hands an answer's outcome to the batcher. A closed store drops
+// it: the answer is on disk, and the next Open applies its outcome.
+func (s *Store) logOutcome(id, seq uint64, o *limenv1.AskOutcome) {
+	s.logMu.RLock()
+	defer s.logMu.RUnlock()
+	if s.closed {
+		return
+	}
+	s.logCh <- logItem{id: id, seq: seq, outcome: o}
+}
+
+// errDecode marks a stored record that does not decode.
+var errDecode = errors.New("stored record does not decode")
+
+// putOutcome sets o on decision id, unless it already has an outcome or
+// has no record (Answer then wrote the whole decision itself).
+func putOutcome(decisions *bolt.Bucket, id uint64, o *limenv1.AskOutcome) error {
+	key := u64(id)
+	v := decisions.Get(key)
+	if v == nil {
+		return nil
+	}
+	var d limenv1.Decision
+	if err := proto.Unmarshal(v, &d); err != nil {
+		return fmt.Errorf("decision %d: %w: %v", id, errDecode, err)
+	}
+	if d.GetOutcome() != nil {
+		return nil
+	}
+	d.Outcome = o
+	v, err := proto.Marshal(&d)
+	if err != nil {
+		return fmt.Errorf("encode decision %d: %w", id, err)
+	}
+	return decisions.Put(key, v)
+}
+
+// outcomeOf is the outcome an answer record describes.
+func outcomeOf(rec *limenv1.AnswerRecord) *limenv1.AskOutcome {
+	return &limenv1.AskOutcome{
+		State:      limenv1.AskState_ASK_STATE_ANSWERED,
+		Choice:     rec.GetChoice(),
+		Scope:      rec.GetScope(),
+		Note:       rec.GetNote(),
+		AnsweredBy: rec.GetAnsweredBy(),
+		Time:       rec.GetTime(),
+	}
+}
+
+// applyAnswerOutcomes sets on their decisions the outcomes of the answers
+// after meta/outcomes_through — those a crash kept the batcher from
+// writing — and moves the mark to the last answer. It runs in Open's
+// transaction. A decision record that does not decode is left as it is:
+// History reports it when it reads it, and limend must still start.
+func applyAnswerOutcomes(tx *bolt.Tx) error {
+	meta, answers, decisions := tx.Bucket(bucketMeta), tx.Bucket(bucketAnswers), tx.Bucket(bucketDecisions)
+	var through uint64
+	if v := meta.Get(keyOutcomesThrough); len(v) == 8 {
+		through = binary.BigEndian.Uint64(v)
+	}
+	last := through
+	c := answers.Cursor()
+	for k, v := c.Seek(u64(through + 1)); k != nil; k, v = c.Next() {
+		var rec limenv1.AnswerRecord
+		if err := proto.Unmarshal(v, &rec); err != nil {
+			return fmt.Errorf("decode answer %x: %w", k, err)
+		}
+		id, err := ParseID(rec.GetAskId())
+		if err != nil {
+			return fmt.Errorf("answer %x: %w", k, err)
+		}
+		if err := putOutcome(decisions, id, outcomeOf(&rec)); err != nil && !errors.Is(err, errDecode) {
+			return fmt.Errorf("answer %x: %w", k, err)
+		}
+		last = binary.BigEndian.Uint64(k)
+	}
+	if last == through {
+		return nil
+	}
+	return meta.Put(keyOutcomesThrough, u64(last))
+}
+
+// migrateOutcomesThrough starts the mark at the end of the answer log:
+// before version 2, Answer set each outcome in its own transaction.
+func migrateOutcomesThrough(tx *bolt.Tx) error {
+	return tx.Bucket(bucketMeta).Put(keyOutcomesThrough, u64(tx.Bucket(bucketAnswers).Sequence()))
+}
