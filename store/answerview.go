@@ -1,0 +1,186 @@
+package store
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/protobuf/encoding/protowire"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// AnswerView is what rebuilding the predictor reads of one stored answer,
+// decoded in place: its byte slices point into the database's memory map
+// and are valid only during the callback that receives it.
+type AnswerView struct {
+	// Seq is the answer's position in the log (its key).
+	Seq uint64
+	// User is the answered action's user (AnswerRecord.action.user).
+	User []byte
+	// Choice and Time are the record's.
+	Choice limenv1.Choice
+	Time   time.Time
+	// KeyScheme is the version of the key ladders that made Ladders.
+	KeyScheme uint32
+	// Ladders are the stored key ladders: Ladders[i][j] is key j of
+	// ladder i.
+	Ladders [][][]byte
+	// Record is the whole encoded AnswerRecord, for a caller that needs
+	// more than the fields above (proto.Unmarshal copies out of it).
+	Record []byte
+
+	keys [][]byte // every key of every ladder, one after the other
+	ends []int    // where each ladder ends in keys
+}
+
+// AnswerViews calls fn for every stored answer, in the order they were
+// given, like Answers, but decodes only the fields of AnswerView, in place:
+// it allocates nothing per record, which makes replaying a million answers
+// at start several times faster. The view and every slice in it are reused
+// and point into the database file: fn must not keep them after it returns
+// (copy what it needs). An error from fn stops the walk and is returned as
+// is.
+//
+// The fields it reads are decoded as proto.Unmarshal would decode them
+// (the last value of a field wins, repeated fields append, a field of an
+// unexpected wire type is ignored, a string that is not UTF-8 is an error);
+// fields it does not read are skipped unchecked. Like Answers, the walk is
+// one read transaction: call it at start, before serving, and keep fn quick.
+func (s *Store) AnswerViews(fn func(v *AnswerView) error) error {
+	var fnErr error
+	err := s.db.View(func(tx *bolt.Tx) error {
+		var v AnswerView
+		c := tx.Bucket(bucketAnswers).Cursor()
+		for k, b := c.First(); k != nil; k, b = c.Next() {
+			if len(k) != 8 {
+				return fmt.Errorf("answer key %x is not a sequence number", k)
+			}
+			if err := v.decode(b); err != nil {
+				return fmt.Errorf("decode answer %x: %w", k, err)
+			}
+			v.Seq = binary.BigEndian.Uint64(k)
+			if err := fn(&v); err != nil {
+				fnErr = err
+				return err
+			}
+		}
+		return nil
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("read answers: %w", err)
+	}
+	return nil
+}
+
+// Field numbers of the messages AnswerView reads (proto/limen/v1/limen.proto).
+const (
+	answerAction    = 3  // AnswerRecord.action
+	answerChoice    = 4  // AnswerRecord.choice
+	answerTime      = 8  // AnswerRecord.time
+	answerKeyScheme = 9  // AnswerRecord.key_scheme
+	answerLadders   = 10 // AnswerRecord.ladders
+	actionUser      = 1  // Action.user
+	ladderKeys      = 1  // Ladder.keys
+	timeSeconds     = 1  // google.protobuf.Timestamp.seconds
+	timeNanos       = 2  // google.protobuf.Timestamp.nanos
+)
+
+var errNotUTF8 = errors.New("string field contains invalid UTF-8")
+
+// decode fills v from the encoded AnswerRecord b, reusing v's slices.
+func (v *AnswerView) decode(b []byte) error {
+	*v = AnswerView{Record: b, Ladders: v.Ladders[:0], keys: v.keys[:0], ends: v.ends[:0]}
+	var sec, nsec int64
+	err := eachField(b, func(num protowire.Number, typ protowire.Type, val []byte, x uint64) error {
+		switch {
+		case num == answerAction && typ == protowire.BytesType:
+			return eachField(val, func(num protowire.Number, typ protowire.Type, val []byte, _ uint64) error {
+				if num == actionUser && typ == protowire.BytesType {
+					if !utf8.Valid(val) {
+						return errNotUTF8
+					}
+					v.User = val
+				}
+				return nil
+			})
+		case num == answerChoice && typ == protowire.VarintType:
+			v.Choice = limenv1.Choice(int32(x))
+		case num == answerTime && typ == protowire.BytesType:
+			return eachField(val, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) error {
+				switch {
+				case num == timeSeconds && typ == protowire.VarintType:
+					sec = int64(x)
+				case num == timeNanos && typ == protowire.VarintType:
+					nsec = int64(int32(x))
+				}
+				return nil
+			})
+		case num == answerKeyScheme && typ == protowire.VarintType:
+			v.KeyScheme = uint32(x)
+		case num == answerLadders && typ == protowire.BytesType:
+			err := eachField(val, func(num protowire.Number, typ protowire.Type, val []byte, _ uint64) error {
+				if num == ladderKeys && typ == protowire.BytesType {
+					if !utf8.Valid(val) {
+						return errNotUTF8
+					}
+					v.keys = append(v.keys, val)
+				}
+				return nil
+			})
+			v.ends = append(v.ends, len(v.keys))
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// As Timestamp.AsTime: a record without a time is at the Unix epoch.
+	v.Time = time.Unix(sec, nsec).UTC()
+	from := 0
+	for _, end := range v.ends {
+		v.Ladders = append(v.Ladders, v.keys[from:end:end])
+		from = end
+	}
+	return nil
+}
+
+// eachField calls fn for every field of the encoded message b: its number,
+// its wire type, and its value (the bytes of a length-delimited field, or
+// the number of a varint). Fields of other wire types are skipped.
+func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, val []byte, x uint64) error) error {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		var val []byte
+		var x uint64
+		switch typ {
+		case protowire.BytesType:
+			val, n = protowire.ConsumeBytes(b)
+		case protowire.VarintType:
+			x, n = protowire.ConsumeVarint(b)
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		b = b[n:]
+		if typ == protowire.BytesType || typ == protowire.VarintType {
+			if err := fn(num, typ, val, x); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,223 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// viewOf is what AnswerViews must yield for rec, taken from the full
+// decode.
+func viewOf(rec *limenv1.AnswerRecord) (user string, choice limenv1.Choice, at time.Time, scheme uint32, ladders [][]string) {
+	for _, l := range rec.GetLadders() {
+		ladders = append(ladders, l.GetKeys())
+	}
+	return rec.GetAction().GetUser(), rec.GetChoice(), rec.GetTime().AsTime(), rec.GetKeyScheme(), ladders
+}
+
+func checkView(t *testing.T, name string, v *AnswerView, want *limenv1.AnswerRecord) {
+	t.Helper()
+	user, choice, at, scheme, ladders := viewOf(want)
+	var got [][]string
+	for _, l := range v.Ladders {
+		ks := []string{}
+		for _, k := range l {
+			ks = append(ks, string(k))
+		}
+		got = append(got, ks)
+	}
+	for i := range ladders {
+		if ladders[i] == nil {
+			ladders[i] = []string{}
+		}
+	}
+	if string(v.User) != user || v.Choice != choice || !v.Time.Equal(at) || v.Time.Location() != at.Location() ||
+		v.KeyScheme != scheme || !slices.EqualFunc(got, ladders, slices.Equal) {
+		t.Errorf("%s: view = %q %v %v %d %q; proto.Unmarshal gives %q %v %v %d %q",
+			name, v.User, v.Choice, v.Time, v.KeyScheme, got, user, choice, at, scheme, ladders)
+	}
+}
+
+// TestAnswerViewsDecodeAsUnmarshal stores records through Answer and checks
+// that the in-place decoding reads the same fields as proto.Unmarshal.
+func TestAnswerViewsDecodeAsUnmarshal(t *testing.T) {
+	s := openStore(t, "", Options{})
+	recs := []*limenv1.AnswerRecord{
+		answerRecord(0, limenv1.Choice_CHOICE_DENY),
+		{}, // nothing but the seq and ask id Answer sets
+		{Action: &limenv1.Action{User: "bo", Tool: "Read", InputJson: `{"file_path":"x"}`, Cwd: "/home/bo"},
+			Choice: limenv1.Choice_CHOICE_APPROVE, Time: timestamppb.New(time.Date(2026, 5, 1, 2, 3, 4, 5, time.UTC)),
+			KeyScheme: 2, Note: "fine", Scope: limenv1.Scope_SCOPE_SESSION,
+			Ladders: []*limenv1.Ladder{{Keys: []string{"Read", "Read:workspace", "Read:/home/bo/x"}}, {}, {Keys: []string{"é", ""}}}},
+		{Action: &limenv1.Action{}, Time: &timestamppb.Timestamp{Seconds: -5, Nanos: 7}, Choice: limenv1.Choice(99)},
+	}
+	for _, rec := range recs {
+		id := addAsk(t, s, "ana")
+		if _, err := s.Answer(id, rec, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	i := 0
+	err := s.AnswerViews(func(v *AnswerView) error {
+		if v.Seq != uint64(i+1) {
+			t.Errorf("record %d: Seq = %d", i, v.Seq)
+		}
+		full := new(limenv1.AnswerRecord)
+		if err := proto.Unmarshal(v.Record, full); err != nil || !proto.Equal(full, recs[i]) {
+			t.Errorf("record %d: Record decodes to %v (%v); want %v", i, full, err, recs[i])
+		}
+		checkView(t, fmt.Sprint("record ", i), v, recs[i])
+		i++
+		return nil
+	})
+	if err != nil || i != len(recs) {
+		t.Fatalf("AnswerViews = %v after %d records; want nil after %d", err, i, len(recs))
+	}
+}
+
+// TestAnswerViewDecodeWireOddities feeds the decoder encodings proto.Marshal
+// does not write but proto.Unmarshal accepts: repeated singular fields
+// (the last wins, messages merge), fields of another wire type (ignored),
+// unknown fields and groups (skipped).
+func TestAnswerViewDecodeWireOddities(t *testing.T) {
+	msg := func(m proto.Message) []byte {
+		b, err := proto.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	bytesField := func(b []byte, num protowire.Number, v []byte) []byte {
+		return protowire.AppendBytes(protowire.AppendTag(b, num, protowire.BytesType), v)
+	}
+	varintField := func(b []byte, num protowire.Number, v uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
+	}
+	var b []byte
+	b = bytesField(b, answerAction, msg(&limenv1.Action{User: "first", Tool: "Bash"}))
+	b = bytesField(b, answerAction, msg(&limenv1.Action{Tool: "Read"})) // merges, keeps the user
+	b = varintField(b, answerChoice, 1)
+	b = varintField(b, answerChoice, 2)          // last wins
+	b = bytesField(b, answerChoice, []byte("x")) // wrong wire type: ignored
+	b = varintField(b, answerKeyScheme, 1<<32|2) // uint32 truncation
+	b = bytesField(b, answerTime, msg(&timestamppb.Timestamp{Seconds: 100, Nanos: 9}))
+	b = bytesField(b, answerTime, msg(&timestamppb.Timestamp{Nanos: 3})) // merges: seconds stay 100
+	b = bytesField(b, answerLadders, msg(&limenv1.Ladder{Keys: []string{"a", "b"}}))
+	b = protowire.AppendTag(b, 99, protowire.Fixed64Type)
+	b = protowire.AppendFixed64(b, 7)
+	b = protowire.AppendTag(b, 98, protowire.StartGroupType)
+	b = varintField(b, 1, 5)
+	b = protowire.AppendTag(b, 98, protowire.EndGroupType)
+	b = bytesField(b, answerLadders, msg(&limenv1.Ladder{Keys: []string{"c"}}))
+	b = bytesField(b, answerAction, msg(&limenv1.Action{User: "last"}))
+
+	want := new(limenv1.AnswerRecord)
+	if err := proto.Unmarshal(b, want); err != nil {
+		t.Fatal(err)
+	}
+	var v AnswerView
+	if err := v.decode(b); err != nil {
+		t.Fatal(err)
+	}
+	checkView(t, "odd record", &v, want)
+
+	// Reusing the view leaves nothing of the previous record behind.
+	if err := v.decode(msg(&limenv1.AnswerRecord{Choice: limenv1.Choice_CHOICE_DENY})); err != nil {
+		t.Fatal(err)
+	}
+	checkView(t, "reused view", &v, &limenv1.AnswerRecord{Choice: limenv1.Choice_CHOICE_DENY})
+}
+
+// TestAnswerViewDecodeRefusesWhatUnmarshalRefuses: truncated records and
+// strings that are not UTF-8, in the fields the view reads, are errors.
+func TestAnswerViewDecodeRefusesWhatUnmarshalRefuses(t *testing.T) {
+	good, err := proto.Marshal(answerRecord(1, limenv1.Choice_CHOICE_APPROVE))
+	if err != nil {
+		t.Fatal(err)
+	}
+	badUser := protowire.AppendBytes(protowire.AppendTag(nil, answerAction, protowire.BytesType),
+		protowire.AppendBytes(protowire.AppendTag(nil, actionUser, protowire.BytesType), []byte{0xff}))
+	badKey := protowire.AppendBytes(protowire.AppendTag(nil, answerLadders, protowire.BytesType),
+		protowire.AppendBytes(protowire.AppendTag(nil, ladderKeys, protowire.BytesType), []byte("a\xc0")))
+	for name, b := range map[string][]byte{
+		"truncated":      good[:len(good)-1],
+		"user not UTF-8": badUser,
+		"key not UTF-8":  badKey,
+		"end group":      protowire.AppendTag(nil, 5, protowire.EndGroupType),
+	} {
+		if err := proto.Unmarshal(b, new(limenv1.AnswerRecord)); err == nil {
+			t.Fatalf("%s: proto.Unmarshal accepts it; the test is wrong", name)
+		}
+		var v AnswerView
+		if err := v.decode(b); err == nil {
+			t.Errorf("%s: decoded without error", name)
+		}
+	}
+}
+
+func TestAnswerViewsReportsBadRecordsAndStopsOnCallbackError(t *testing.T) {
+	s := openStore(t, "", Options{})
+	for range 3 {
+		id := addAsk(t, s, "ana")
+		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop := errors.New("stop")
+	var seqs []uint64
+	err := s.AnswerViews(func(v *AnswerView) error {
+		seqs = append(seqs, v.Seq)
+		if len(seqs) == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || !slices.Equal(seqs, []uint64{1, 2}) {
+		t.Errorf("AnswerViews = %v after %v; want the callback's error unchanged after [1 2]", err, seqs)
+	}
+
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketAnswers).Put(u64(2), []byte{0x0a, 0x05, 'x'}) // truncated
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AnswerViews(func(*AnswerView) error { return nil }); err == nil {
+		t.Error("AnswerViews over a truncated record succeeded")
+	}
+}
+
+// TestAnswerViewsAllocateNothingPerRecord: the point of the views.
+func TestAnswerViewsAllocateNothingPerRecord(t *testing.T) {
+	s := openStore(t, "", Options{NoSync: true})
+	walk := func() {
+		if err := s.AnswerViews(func(*AnswerView) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addAnswers := func(n int) {
+		for range n {
+			id := addAsk(t, s, "ana")
+			rec := answerRecord(id, limenv1.Choice_CHOICE_APPROVE)
+			rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: []string{"Bash", "Bash:make"}})
+			if _, err := s.Answer(id, rec, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	addAnswers(10)
+	few := testing.AllocsPerRun(5, walk)
+	addAnswers(200)
+	many := testing.AllocsPerRun(5, walk)
+	if many > few+2 { // a deeper tree may take a longer cursor stack
+		t.Errorf("walking 210 answers allocates %v times, 10 answers %v: something is allocated per record", many, few)
+	}
+}
