@@ -218,18 +218,21 @@ type Estimator struct {
 	mu    sync.RWMutex
 	cfg   Config
 	users map[string]*person
-	novel map[string]*novelty // root key → pooled novelty
-	// keys interns every key ever answered, with everyone's first answer
-	// to it: how people answer that key when it is new to them. Both sit in
-	// the map's value, so one lookup finds them.
-	keys   map[string]keyRec
-	nextID int32
+	// keys interns every key ever answered; its id indexes info, so one
+	// lookup by text finds everything the organisation knows of a key.
+	keys  map[string]int32
+	info  []keyInfo
+	novel []*novelty // pooled novelty of a root, by keyInfo.novel-1
 }
 
-// keyRec is what the organisation knows of one key.
-type keyRec struct {
-	id    int32
+// keyInfo is what the organisation knows of one key.
+type keyInfo struct {
+	// first is everyone's first answer to the key: how people answer it
+	// when it is new to them.
 	first counts
+	// novel is 1 + the index in Estimator.novel of the key's pooled
+	// novelty when it is the root of a ladder that was answered, else 0.
+	novel int32
 }
 
 // NewEstimator returns an empty estimator.
@@ -237,8 +240,7 @@ func NewEstimator(cfg Config) *Estimator {
 	return &Estimator{
 		cfg:   cfg,
 		users: make(map[string]*person),
-		novel: make(map[string]*novelty),
-		keys:  make(map[string]keyRec),
+		keys:  make(map[string]int32),
 	}
 }
 
@@ -256,65 +258,103 @@ func (e *Estimator) SetHalfLife(h time.Duration) {
 	e.cfg.HalfLife = h
 }
 
-// intern returns the id of key k, giving it one if it has none.
-func (e *Estimator) intern(k string) int32 {
-	if r, ok := e.keys[k]; ok {
-		return r.id
-	}
-	id := e.nextID
-	e.nextID++
-	e.keys[k] = keyRec{id: id}
-	return id
-}
+// text is a key or user name, as a string or as bytes decoded in place.
+// Looking one up as m[string(b)] does not copy it; only a key or user seen
+// for the first time is copied into a string of its own.
+type text interface{ ~string | ~[]byte }
 
 // Observe records one answer of user for an action made of parts. Every key
 // of every ladder is counted once, even when two parts share it.
 func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	who := e.users[user]
+	observe(e, user, parts, approved, at.UnixNano())
+}
+
+// ObserveBytes is Observe for a caller that holds the user and the keys as
+// bytes, such as answers decoded in place from the store: parts[i][j] is
+// key j of ladder i. The bytes are copied only when the user or a key is
+// new, so replaying stored answers allocates almost nothing. The estimator
+// keeps no reference to the slices.
+func (e *Estimator) ObserveBytes(user []byte, parts [][][]byte, approved bool, at time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	observe(e, user, parts, approved, at.UnixNano())
+}
+
+// observe turns the user and the keys into their person and key ids and
+// counts the answer. The caller holds e.mu.
+func observe[T text, L ~[]T](e *Estimator, user T, parts []L, approved bool, now int64) {
+	who := e.users[string(user)]
 	if who == nil {
 		who = &person{}
-		e.users[user] = who
+		e.users[string(user)] = who
 	}
-	now, hl := at.UnixNano(), e.cfg.HalfLife
 	if !approved && len(parts) > 1 {
-		parts = e.blame(who, parts)
+		var buf [8]L
+		parts = blame(e, who, parts, buf[:0])
 	}
+	// Most actions have one part of a handful of keys: keep them on the
+	// stack.
+	var idBuf [32]int32
+	var endBuf [8]int
+	ids, ends := idBuf[:0], endBuf[:0]
+	for _, l := range parts {
+		for _, k := range l {
+			id, ok := e.keys[string(k)]
+			if !ok {
+				id = e.addKey(string(k))
+			}
+			ids = append(ids, id)
+		}
+		ends = append(ends, len(ids))
+	}
+	e.count(who, ids, ends, approved, now)
+}
 
+// addKey interns a new key.
+func (e *Estimator) addKey(k string) int32 {
+	id := int32(len(e.info))
+	e.info = append(e.info, keyInfo{})
+	e.keys[k] = id
+	return id
+}
+
+// count records one answer of who: ids are the key ids of every ladder of
+// the action, one after the other, and ends[i] is where ladder i ends.
+func (e *Estimator) count(who *person, ids []int32, ends []int, approved bool, now int64) {
+	hl := e.cfg.HalfLife
 	// Collect each distinct key once, with what was known before this
 	// answer, so that two parts sharing a key neither count it twice nor
 	// see each other's update as old news. Room for every key is made
 	// first, so that the node pointers stay put while they are used.
 	type step struct {
-		key    string
-		node   *node
-		known  bool
-		parent *node // the key above, when it was known before this answer
-		pa     bool  // the parent leaned towards approval
-		root   string
+		id     int32
+		root   int32
 		slot   int
+		node   *node
+		parent *node // the key above, when it was known before this answer
+		known  bool
+		pa     bool // the parent leaned towards approval
 	}
 	var buf [32]step
 	steps := buf[:0]
-	var seen map[string]bool // only for actions with many keys
-	total := 0
-	for _, l := range parts {
-		total += len(l)
+	var seen map[int32]bool // only for actions with many keys
+	if len(ids) > len(buf) {
+		seen = make(map[int32]bool, len(ids))
 	}
-	if total > len(buf) {
-		seen = make(map[string]bool, total)
-	}
-	who.reserve(total)
-	for pi, l := range parts {
+	who.reserve(len(ids))
+	start := 0
+	for _, end := range ends {
+		l := ids[start:end]
 		var parent *node
-		for i, k := range l {
-			n := who.add(e.intern(k))
-			if seenKey(parts, pi, i, k, seen) {
+		for i, id := range l {
+			n := who.add(id)
+			if seenID(ids, start+i, seen) {
 				parent = n
 				continue
 			}
-			s := step{key: k, node: n, known: n.own.a > 0 || n.own.d > 0, root: l[0], slot: slot(i, len(l))}
+			s := step{id: id, root: l[0], slot: slot(i, len(l)), node: n, known: n.own.a > 0 || n.own.d > 0}
 			if parent != nil && parent.own.a+parent.own.d > 0 {
 				s.parent = parent
 				s.pa = parent.own.a >= parent.own.d
@@ -322,20 +362,16 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 			steps = append(steps, s)
 			parent = n
 		}
+		start = end
 	}
-	for _, s := range steps {
+	for i := range steps {
+		s := &steps[i]
 		if !s.known {
-			nv := e.novel[s.root]
-			if nv == nil {
-				nv = &novelty{}
-				e.novel[s.root] = nv
-			}
+			nv := e.novelty(s.root)
 			if s.slot < 2 {
 				nv.root.bump(approved, now, hl)
 			} else {
-				r := e.keys[s.key]
-				r.first.bump(approved, now, hl)
-				e.keys[s.key] = r
+				e.info[s.id].first.bump(approved, now, hl)
 				if s.parent != nil {
 					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
 					s.parent.kids.bump(approved, now, hl)
@@ -346,16 +382,31 @@ func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.
 	}
 }
 
+// novelty returns the pooled novelty of root, making it if needed.
+func (e *Estimator) novelty(root int32) *novelty {
+	if i := e.info[root].novel; i > 0 {
+		return e.novel[i-1]
+	}
+	nv := &novelty{}
+	e.novel = append(e.novel, nv)
+	e.info[root].novel = int32(len(e.novel))
+	return nv
+}
+
 // blame returns the parts a denial of the whole action is counted on:
 // every part but those the person has approved exactly before and never
 // refused (all parts, if that leaves none). Refusing `cd src && rm -rf .`
 // says nothing against an approved `cd src`, and counting it there would
 // make the person's next harmless `cd src && make` look refused.
-func (e *Estimator) blame(who *person, parts []Ladder) []Ladder {
-	out := make([]Ladder, 0, len(parts))
+// The parts kept are appended to out.
+func blame[T text, L ~[]T](e *Estimator, who *person, parts, out []L) []L {
 	for _, l := range parts {
-		if r, ok := e.keys[l.Exact()]; ok {
-			if n := who.node(r.id); n != nil && n.own.a > 0 && n.own.d == 0 {
+		var exact T // an empty ladder's exact key is ""
+		if len(l) > 0 {
+			exact = l[len(l)-1]
+		}
+		if id, ok := e.keys[string(exact)]; ok {
+			if n := who.node(id); n != nil && n.own.a > 0 && n.own.d == 0 {
 				continue
 			}
 		}
@@ -367,25 +418,19 @@ func (e *Estimator) blame(who *person, parts []Ladder) []Ladder {
 	return out
 }
 
-// seenKey reports whether key k, at position i of ladder pi, already
-// appeared earlier in the action. With many keys it uses (and fills) seen.
-func seenKey(parts []Ladder, pi, i int, k string, seen map[string]bool) bool {
+// seenID reports whether the key at position i of ids already appeared
+// earlier in the action. With many keys it uses (and fills) seen.
+func seenID(ids []int32, i int, seen map[int32]bool) bool {
 	if seen != nil {
-		if seen[k] {
+		if seen[ids[i]] {
 			return true
 		}
-		seen[k] = true
+		seen[ids[i]] = true
 		return false
 	}
-	for p := 0; p <= pi; p++ {
-		l := parts[p]
-		if p == pi {
-			l = l[:i]
-		}
-		for _, o := range l {
-			if o == k {
-				return true
-			}
+	for _, o := range ids[:i] {
+		if o == ids[i] {
+			return true
 		}
 	}
 	return false
@@ -439,9 +484,12 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 	if len(ladder) == 0 {
 		return Prediction{P: cfg.PriorMean, Level: "prior", Effective: cfg.PriorStrength}
 	}
-	nv := e.novel[ladder[0]]
-	if nv == nil {
-		nv = &noNovelty
+	nv := &noNovelty
+	root, rootKnown := e.keys[ladder[0]]
+	if rootKnown {
+		if i := e.info[root].novel; i > 0 {
+			nv = e.novel[i-1]
+		}
 	}
 	// The root starts from the organisation's answers to roots new to a
 	// person, shrunk towards the configured prior.
@@ -452,13 +500,18 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 	var parent node
 	var hasParent bool
 	for i, k := range ladder {
-		r, known := e.keys[k]
-		id := r.id
-		if !known {
+		id, known := root, rootKnown
+		if i > 0 {
+			id, known = e.keys[k]
+		}
+		var first counts
+		if known {
+			first = e.info[id].first
+		} else {
 			id = -1
 		}
 		if i > 0 {
-			start = e.childStart(nv, r.first, parent, hasParent, slot(i, len(ladder)), est, now)
+			start = e.childStart(nv, first, parent, hasParent, slot(i, len(ladder)), est, now)
 		}
 		np := who.node(id)
 		var n node
