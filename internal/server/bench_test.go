@@ -3,6 +3,7 @@ package server
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -16,13 +17,23 @@ import (
 	"github.com/limenhq/limen/store"
 )
 
-var rebuildMillion = flag.Bool("limen.rebuild1m", false, "BenchmarkRebuild: also rebuild from 1,000,000 answers (filling the store takes minutes)")
+var (
+	rebuildMillion = flag.Bool("limen.rebuild1m", false, "BenchmarkRebuild: also rebuild from 1,000,000 answers (filling the store takes minutes)")
+	rebuildCache   = flag.String("limen.fixtures", "", "BenchmarkRebuild: keep the filled stores in this directory and reuse them on later runs")
+)
+
+// rebuildFixture names the cached store of n answers; bump the version
+// whenever fillAnswers changes what it stores.
+func rebuildFixture(n int) string { return fmt.Sprintf("rebuild-v1-%d.db", n) }
 
 // BenchmarkRebuild is limend's start: New loads the policy and replays
 // every stored answer into a fresh estimator. One op is one whole start;
 // ns/answer is the figure to watch. The answers are the fixture stream's
 // actions spread over 100 users, with their ladders stored as Answer
-// stores them. 1M answers run with -limen.rebuild1m.
+// stores them. 1M answers run with -limen.rebuild1m. Filling 1M answers
+// through the store's API takes minutes; -limen.fixtures DIR keeps each
+// filled store in DIR and opens it again on later runs, so that the rebuild,
+// still from a real bbolt file, can be measured over and over.
 func BenchmarkRebuild(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if *rebuildMillion {
@@ -30,12 +41,7 @@ func BenchmarkRebuild(b *testing.B) {
 	}
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("answers=%d", n), func(b *testing.B) {
-			st, err := store.Open(filepath.Join(b.TempDir(), "limen.db"), store.Options{NoSync: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer st.Close()
-			fillAnswers(b, st, n)
+			st := rebuildStore(b, n)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -46,6 +52,45 @@ func BenchmarkRebuild(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/answer")
 		})
 	}
+}
+
+// rebuildStore returns an open store of n answers, filled now or, with
+// -limen.fixtures, possibly on an earlier run.
+func rebuildStore(b *testing.B, n int) *store.Store {
+	path := filepath.Join(b.TempDir(), "limen.db")
+	cached := false
+	if *rebuildCache != "" {
+		path = filepath.Join(*rebuildCache, rebuildFixture(n))
+		_, err := os.Stat(path)
+		cached = err == nil
+	}
+	fill := path
+	if !cached && *rebuildCache != "" {
+		fill += ".filling" // renamed once complete, so an interrupted fill is not reused
+	}
+	st, err := store.Open(fill, store.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !cached {
+		fillAnswers(b, st, n)
+	}
+	if fill != path {
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(fill, path); err != nil {
+			b.Fatal(err)
+		}
+		if st, err = store.Open(path, store.Options{NoSync: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	if got, err := st.AnswerCount(); err != nil || got != n {
+		b.Fatalf("store %s holds %d answers (%v); want %d", path, got, err, n)
+	}
+	return st
 }
 
 // fillAnswers asks and answers n times through the store's own API.

@@ -127,32 +127,6 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// rebuild replays every stored answer into the estimator.
-func rebuild(est *predictor.Estimator, st *store.Store) error {
-	return st.Answers(func(rec *limenv1.AnswerRecord) error {
-		ladders := laddersOf(rec)
-		est.Observe(rec.GetAction().GetUser(), ladders, rec.GetChoice() == limenv1.Choice_CHOICE_APPROVE, rec.GetTime().AsTime())
-		return nil
-	})
-}
-
-// laddersOf returns the answer's stored ladders, or derives them again when
-// they were made by another version of the key scheme.
-func laddersOf(rec *limenv1.AnswerRecord) []predictor.Ladder {
-	if rec.GetKeyScheme() == predictor.KeyScheme {
-		out := make([]predictor.Ladder, len(rec.GetLadders()))
-		for i, l := range rec.GetLadders() {
-			out[i] = predictor.Ladder(l.GetKeys())
-		}
-		return out
-	}
-	act, err := toAction(rec.GetAction(), rec.GetTime().AsTime())
-	if err != nil {
-		return nil
-	}
-	return ladders(predictor.Parts(act))
-}
-
 func ladders(parts []predictor.Part) []predictor.Ladder {
 	out := make([]predictor.Ladder, len(parts))
 	for i, p := range parts {

@@ -1,0 +1,106 @@
+package server
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/limenhq/limen/internal/loadgen"
+	"github.com/limenhq/limen/predictor"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store"
+)
+
+// TestRebuildCountsAsTheFullDecode: rebuilding from answers read in place
+// gives the estimator exactly the counts that decoding every record in full
+// gave (the way limend rebuilt before), including answers stored under
+// older key schemes, whose stored ladders are ignored and derived again.
+func TestRebuildCountsAsTheFullDecode(t *testing.T) {
+	st, err := store.Open(filepath.Join(t.TempDir(), "limen.db"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	acts, err := loadgen.ReadActionsFile("", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := &limenv1.Ladder{Keys: []string{"Bash", "Bash:stale", "Bash:stale key"}}
+	t0 := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
+	users := []string{"ana", "bo", "cy"}
+	for i := range 2 * len(acts) {
+		a := acts[i%len(acts)]
+		msg := &limenv1.Action{User: users[i%len(users)], Tool: a.Action.GetTool(), InputJson: a.Action.GetInputJson(), Cwd: a.Action.GetCwd()}
+		if i%97 == 0 {
+			msg.InputJson = "not json" // no ladders can be derived again
+		}
+		at := t0.Add(time.Duration(i) * time.Minute)
+		rec := &limenv1.AnswerRecord{Action: msg, Choice: limenv1.Choice_CHOICE_DENY, Time: timestamppb.New(at)}
+		if a.Approve != (i%10 == 0) {
+			rec.Choice = limenv1.Choice_CHOICE_APPROVE
+		}
+		switch i % 4 {
+		case 0: // an older scheme: the stored ladders are stale
+			rec.KeyScheme = predictor.KeyScheme - 1
+			rec.Ladders = []*limenv1.Ladder{stale}
+		case 1: // written before the scheme was recorded
+		default:
+			rec.KeyScheme = predictor.KeyScheme
+			if act, err := toAction(msg, at); err == nil {
+				for _, l := range ladders(predictor.Parts(act)) {
+					rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
+				}
+			}
+		}
+		id, err := st.NextID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &limenv1.Decision{DecisionId: store.FormatID(id), AskId: store.FormatID(id), Action: msg, Verdict: limenv1.Verdict_VERDICT_ASK}
+		if err := st.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Answer(id, rec, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	fast := predictor.NewEstimator(predictor.DefaultConfig())
+	if err := rebuild(fast, st); err != nil {
+		t.Fatal(err)
+	}
+	full := predictor.NewEstimator(predictor.DefaultConfig())
+	if err := st.Answers(func(rec *limenv1.AnswerRecord) error {
+		full.Observe(rec.GetAction().GetUser(), laddersOf(rec), rec.GetChoice() == limenv1.Choice_CHOICE_APPROVE, rec.GetTime().AsTime())
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	now := t0.Add(1000 * time.Hour)
+	for _, user := range append(users, "dee") {
+		for _, a := range acts {
+			act, err := toAction(a.Action, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls := ladders(predictor.Parts(act))
+			got, want := fast.PredictEach(user, ls, now), full.PredictEach(user, ls, now)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s, %s part %d: rebuilt %+v, decoded in full %+v", user, a.Action.GetInputJson(), i, got[i], want[i])
+				}
+			}
+		}
+		p := fast.Predict(user, []predictor.Ladder{stale.GetKeys()}, now)
+		if p.Level == "Bash:stale" || p.Level == "Bash:stale key" {
+			t.Errorf("%s: a stale ladder stored under an old key scheme was counted: %+v", user, p)
+		}
+	}
+	if got := fmt.Sprint(fast.Predict("ana", nil, now)); got != fmt.Sprint(full.Predict("ana", nil, now)) {
+		t.Errorf("empty action: %s", got)
+	}
+}
