@@ -484,12 +484,27 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 	if len(ladder) == 0 {
 		return Prediction{P: cfg.PriorMean, Level: "prior", Effective: cfg.PriorStrength}
 	}
+	// Look every key up before any arithmetic: with a million answers most
+	// of these reads miss the cache, and issued together they overlap.
+	type keyLook struct {
+		first counts
+		node  *node
+	}
+	var buf [8]keyLook
+	looks := buf[:0]
+	if len(ladder) > len(buf) {
+		looks = make([]keyLook, 0, len(ladder))
+	}
 	nv := &noNovelty
-	root, rootKnown := e.keys[ladder[0]]
-	if rootKnown {
-		if i := e.info[root].novel; i > 0 {
-			nv = e.novel[i-1]
+	for i, k := range ladder {
+		var l keyLook
+		if id, ok := e.keys[k]; ok {
+			l.first, l.node = e.info[id].first, who.node(id)
+			if i == 0 && e.info[id].novel > 0 {
+				nv = e.novel[e.info[id].novel-1]
+			}
 		}
+		looks = append(looks, l)
 	}
 	// The root starts from the organisation's answers to roots new to a
 	// person, shrunk towards the configured prior.
@@ -497,38 +512,21 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 	start := rate(a, d, cfg.PriorMean, cfg.PriorStrength)
 	pred := Prediction{P: start, Level: "prior", Effective: cfg.PriorStrength + a + d}
 	var est float64
-	var parent node
-	var hasParent bool
-	for i, k := range ladder {
-		id, known := root, rootKnown
+	var parent *node
+	for i, l := range looks {
 		if i > 0 {
-			id, known = e.keys[k]
+			start = e.childStart(nv, l.first, parent, slot(i, len(ladder)), est, now)
 		}
-		var first counts
-		if known {
-			first = e.info[id].first
-		} else {
-			id = -1
-		}
-		if i > 0 {
-			start = e.childStart(nv, first, parent, hasParent, slot(i, len(ladder)), est, now)
-		}
-		np := who.node(id)
-		var n node
-		if np != nil {
-			n = *np
-		}
-		ok := np != nil
 		est = start
-		if ok {
-			a, d := n.own.at(now, hl)
+		if l.node != nil {
+			a, d := l.node.own.at(now, hl)
 			if a+d > 0 {
 				est = rate(a, d, start, cfg.Strength)
-				pred.Level, pred.Approvals, pred.Denials = k, a, d
+				pred.Level, pred.Approvals, pred.Denials = ladder[i], a, d
 				pred.Effective = a + d + cfg.Strength
 			}
 		}
-		parent, hasParent = n, ok
+		parent = l.node
 	}
 	pred.P = clampOpen(est)
 	pred.Key = ladder.Exact()
@@ -539,7 +537,7 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 // estimate is pe: the organisation's rate of approving new keys at this
 // depth, given how the parent leans, refined by this person's answers to
 // the parent's other new children.
-func (e *Estimator) childStart(nv *novelty, first counts, parent node, hasParent bool, s int, pe float64, now int64) float64 {
+func (e *Estimator) childStart(nv *novelty, first counts, parent *node, s int, pe float64, now int64) float64 {
 	cfg := e.cfg
 	hl := cfg.HalfLife
 	ya, yd := nv.byParent[s][1].at(now, hl)
@@ -559,7 +557,7 @@ func (e *Estimator) childStart(nv *novelty, first counts, parent node, hasParent
 	// How everyone else answered this very key when it was new to them.
 	fa, fd := first.at(now, hl)
 	m = rate(fa, fd, m, cfg.OrgStrength)
-	if !hasParent {
+	if parent == nil {
 		return m
 	}
 	ka, kd := parent.kids.at(now, hl)
