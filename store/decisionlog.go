@@ -14,8 +14,8 @@ import (
 // logItem is one message to the batcher: a record to write, or (flushed set)
 // a request to commit everything before it and report.
 type logItem struct {
-	id    uint64
-	value []byte
+	id       uint64
+	decision *limenv1.Decision // encoded by the batcher
 	// outcome, with seq its answer's place in the answer log, is an
 	// answered ask's outcome to set on decision id (outcomes.go).
 	outcome *limenv1.AskOutcome
@@ -27,21 +27,21 @@ type logItem struct {
 // LogDecision hands a decision record to the background batcher, which
 // commits it within Options.FlushInterval. It does not wait for the disk; it
 // blocks only when the batcher is Options.MaxBatch*2 (at least 1024) records
-// behind, so records are never dropped. d is encoded before LogDecision
-// returns, so the caller may change it afterwards.
+// behind, so records are never dropped. The batcher encodes d, so that
+// Decide's caller does not wait for it: d belongs to the store from then on,
+// and the caller may read it (gRPC encodes it into the reply) but must not
+// change it.
 //
 // A record whose id already exists is ignored: asks are written by
 // AddPending, and their outcome must not be overwritten. Errors (a bad
 // DecisionId, a failed write) are reported by the next Flush or by Close.
 // Records logged after Close are dropped.
 func (s *Store) LogDecision(d *limenv1.Decision) {
-	item := logItem{}
+	item := logItem{decision: d}
 	if id, err := ParseID(d.GetDecisionId()); err != nil {
 		item.err = fmt.Errorf("log decision: %w", err)
-	} else if b, err := proto.Marshal(d); err != nil {
-		item.err = fmt.Errorf("log decision %d: %w", id, err)
 	} else {
-		item.id, item.value = id, b
+		item.id = id
 	}
 	s.logMu.RLock()
 	defer s.logMu.RUnlock()
@@ -104,7 +104,7 @@ func (s *Store) runBatcher() {
 		if len(batch) == 0 {
 			return
 		}
-		unset, err := s.writeBatch(batch, !gap)
+		skipped, held, err := s.writeBatch(batch, !gap)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
 			// Outcomes in the lost batch stay in memory for readers and
@@ -114,10 +114,8 @@ func (s *Store) runBatcher() {
 		} else {
 			s.outcomes.remove(batch)
 		}
-		if len(unset) > 0 {
-			errs = append(errs, unset...)
-			gap = true
-		}
+		errs = append(errs, skipped...)
+		gap = gap || held
 		clear(batch) // drop references to the encoded records
 		batch = batch[:0]
 	}
@@ -154,13 +152,15 @@ func (s *Store) runBatcher() {
 // writeBatch commits batch in one transaction: new decision records (ids
 // already stored are skipped) and answered asks' outcomes, moving
 // meta/outcomes_through past the last outcome when mark is set and every
-// outcome was set. An outcome that cannot be set (its decision record does
-// not decode) costs neither the batch nor the answer, which is safe in the
-// answer log: it is skipped and returned in unset.
-func (s *Store) writeBatch(batch []logItem, mark bool) (unset []error, err error) {
+// outcome was set. A record that cannot be encoded, or an outcome that
+// cannot be set (its decision record does not decode, while the answer is
+// safe in the answer log), costs nothing else in the batch: it is skipped
+// and its error returned in skipped; held says an outcome was not set, so
+// the mark stayed where it was.
+func (s *Store) writeBatch(batch []logItem, mark bool) (skipped []error, held bool, err error) {
 	tx, err := s.db.Begin(true)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer tx.Rollback()
 	b := tx.Bucket(bucketDecisions)
@@ -169,8 +169,8 @@ func (s *Store) writeBatch(batch []logItem, mark bool) (unset []error, err error
 		key := u64(item.id)
 		if item.outcome != nil {
 			if err := putOutcome(b, item.id, item.outcome); err != nil {
-				unset = append(unset, fmt.Errorf("set the outcome of ask %d: %w", item.id, err))
-				mark = false
+				skipped = append(skipped, fmt.Errorf("set the outcome of ask %d: %w", item.id, err))
+				held = true
 			}
 			through = item.seq
 			continue
@@ -178,16 +178,21 @@ func (s *Store) writeBatch(batch []logItem, mark bool) (unset []error, err error
 		if b.Get(key) != nil {
 			continue
 		}
-		if err := b.Put(key, item.value); err != nil {
-			return nil, fmt.Errorf("put decision %d: %w", item.id, err)
+		v, err := proto.Marshal(item.decision)
+		if err != nil {
+			skipped = append(skipped, fmt.Errorf("encode decision %d: %w", item.id, err))
+			continue
+		}
+		if err := b.Put(key, v); err != nil {
+			return nil, false, fmt.Errorf("put decision %d: %w", item.id, err)
 		}
 	}
-	if mark && through > 0 {
+	if mark && !held && through > 0 {
 		if err := tx.Bucket(bucketMeta).Put(keyOutcomesThrough, u64(through)); err != nil {
-			return nil, fmt.Errorf("move outcomes_through: %w", err)
+			return nil, false, fmt.Errorf("move outcomes_through: %w", err)
 		}
 	}
-	return unset, tx.Commit()
+	return skipped, held, tx.Commit()
 }
 
 func hasOutcome(batch []logItem) bool {

@@ -180,7 +180,9 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	if err := s.guard.allow(principal); err != nil {
 		return nil, err
 	}
-	msg = proto.CloneOf(msg)
+	// The request is this call's own (gRPC decodes a fresh one, and the
+	// in-process callers build one per call), so it is not copied: the
+	// principal is written into it, and the decision records it as is.
 	msg.User = principal
 	ps := s.policy.Load()
 	pl, err := s.plans.get(ps, msg, start)
