@@ -48,34 +48,111 @@ type AnswerView struct {
 // The fields it reads are decoded as proto.Unmarshal would decode them
 // (the last value of a field wins, repeated fields append, a field of an
 // unexpected wire type is ignored, a string that is not UTF-8 is an error);
-// fields it does not read are skipped unchecked. Like Answers, the walk is
-// one read transaction: call it at start, before serving, and keep fn quick.
+// fields it does not read are skipped unchecked.
+//
+// Records are read and decoded a page ahead on another goroutine while fn
+// runs on the caller's, so that on two cores decoding and fn overlap. Like
+// Answers, the walk is one read transaction: call it at start, before
+// serving, and keep fn quick.
 func (s *Store) AnswerViews(fn func(v *AnswerView) error) error {
-	var fnErr error
-	err := s.db.View(func(tx *bolt.Tx) error {
-		var v AnswerView
-		c := tx.Bucket(bucketAnswers).Cursor()
-		for k, b := c.First(); k != nil; k, b = c.Next() {
-			if len(k) != 8 {
-				return fmt.Errorf("answer key %x is not a sequence number", k)
+	const pageLen = 256
+	full := make(chan []AnswerView, 2) // decoded pages, in order
+	free := make(chan []AnswerView, 3) // pages fn is done with
+	for range cap(free) {
+		free <- newViewPage(pageLen)
+	}
+	done := make(chan struct{}) // closed once fn reads no more pages
+	readErr := make(chan error, 1)
+	go func() {
+		began := false
+		err := s.db.View(func(tx *bolt.Tx) error {
+			began = true
+			// The views point into the transaction's memory map: keep it
+			// open until fn is done with the last page.
+			defer func() {
+				close(full)
+				<-done
+			}()
+			c := tx.Bucket(bucketAnswers).Cursor()
+			k, b := c.First()
+			for k != nil {
+				var page []AnswerView
+				select {
+				case page = <-free:
+				case <-done:
+					return nil
+				}
+				n := 0
+				var err error
+				for ; k != nil && n < len(page); k, b = c.Next() {
+					if err = page[n].decodeAt(k, b); err != nil {
+						break
+					}
+					n++
+				}
+				select {
+				case full <- page[:n]:
+				case <-done:
+					return nil
+				}
+				if err != nil {
+					return err
+				}
 			}
-			if err := v.decode(b); err != nil {
-				return fmt.Errorf("decode answer %x: %w", k, err)
-			}
-			v.Seq = binary.BigEndian.Uint64(k)
-			if err := fn(&v); err != nil {
-				fnErr = err
-				return err
-			}
+			return nil
+		})
+		if !began { // no transaction (the store is closed): no pages either
+			close(full)
 		}
-		return nil
-	})
+		readErr <- err
+	}()
+
+	var fnErr error
+	func() {
+		defer close(done) // even if fn panics: the reader must not hold the transaction forever
+		for page := range full {
+			for i := range page {
+				if fnErr = fn(&page[i]); fnErr != nil {
+					return
+				}
+			}
+			free <- page[:cap(page)]
+		}
+	}()
+	err := <-readErr
 	if fnErr != nil {
 		return fnErr
 	}
 	if err != nil {
 		return fmt.Errorf("read answers: %w", err)
 	}
+	return nil
+}
+
+// newViewPage returns n views whose buffers are cut from three shared
+// arrays, with room for a typical answer (up to 4 ladders, 16 keys); a
+// larger one grows its view's own.
+func newViewPage(n int) []AnswerView {
+	const ladders, keys = 4, 16
+	page := make([]AnswerView, n)
+	ls, ends, ks := make([][][]byte, n*ladders), make([]int, n*ladders), make([][]byte, n*keys)
+	for i := range page {
+		page[i].Ladders = ls[i*ladders : i*ladders : (i+1)*ladders]
+		page[i].ends = ends[i*ladders : i*ladders : (i+1)*ladders]
+		page[i].keys = ks[i*keys : i*keys : (i+1)*keys]
+	}
+	return page
+}
+
+// decodeAt fills v from the answer stored at key k.
+func (v *AnswerView) decodeAt(k, b []byte) error {
+	if len(k) != 8 {
+		return fmt.Errorf("answer key %x is not a sequence number", k)
+	}
+	if err := v.decode(b); err != nil {
+		return fmt.Errorf("decode answer %x: %w", k, err)
+	}
+	v.Seq = binary.BigEndian.Uint64(k)
 	return nil
 }
 

@@ -195,29 +195,102 @@ func TestAnswerViewsReportsBadRecordsAndStopsOnCallbackError(t *testing.T) {
 	}
 }
 
-// TestAnswerViewsAllocateNothingPerRecord: the point of the views.
+// TestAnswerViewsAllocateNothingPerRecord: the point of the views. A walk
+// allocates its pages of views and their buffers once, however many
+// records it reads.
 func TestAnswerViewsAllocateNothingPerRecord(t *testing.T) {
 	s := openStore(t, "", Options{NoSync: true})
 	walk := func() {
-		if err := s.AnswerViews(func(*AnswerView) error { return nil }); err != nil {
+		n := 0
+		if err := s.AnswerViews(func(*AnswerView) error { n++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	addAnswers := func(n int) {
-		for range n {
-			id := addAsk(t, s, "ana")
-			rec := answerRecord(id, limenv1.Choice_CHOICE_APPROVE)
-			rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: []string{"Bash", "Bash:make"}})
-			if _, err := s.Answer(id, rec, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	addAnswers(10)
-	few := testing.AllocsPerRun(5, walk)
-	addAnswers(200)
-	many := testing.AllocsPerRun(5, walk)
-	if many > few+2 { // a deeper tree may take a longer cursor stack
-		t.Errorf("walking 210 answers allocates %v times, 10 answers %v: something is allocated per record", many, few)
+	add := func(n int) { putAnswers(t, s, n) }
+	add(5000)
+	few := testing.AllocsPerRun(3, walk)
+	add(20000)
+	many := testing.AllocsPerRun(3, walk)
+	if many > few+20 || few > 100 {
+		t.Errorf("walking 5,000 answers allocates %v times, 25,000 answers %v: something is allocated per record", few, many)
 	}
 }
+
+// putAnswers appends n answers to the log in one transaction.
+func putAnswers(t *testing.T, s *Store, n int) {
+	t.Helper()
+	rec := answerRecord(1, limenv1.Choice_CHOICE_APPROVE)
+	rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: []string{"Bash", "Bash:make"}})
+	v, err := proto.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketAnswers)
+		for range n {
+			seq, err := b.NextSequence()
+			if err != nil {
+				return err
+			}
+			if err := b.Put(u64(seq), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAnswerViewsAcrossPages: records are decoded a page ahead on another
+// goroutine; fn still sees every record once, in order, and a stop or a
+// bad record in a later page ends the walk where it happens, with no
+// goroutine left behind (TestMain checks).
+func TestAnswerViewsAcrossPages(t *testing.T) {
+	s := openStore(t, "", Options{NoSync: true})
+	putAnswers(t, s, 2000)
+	walk := func(stopAt uint64) ([]uint64, error) {
+		var seqs []uint64
+		err := s.AnswerViews(func(v *AnswerView) error {
+			seqs = append(seqs, v.Seq)
+			if string(v.User) != "ana" || len(v.Ladders) != 2 {
+				t.Fatalf("record %d: %q, %d ladders", v.Seq, v.User, len(v.Ladders))
+			}
+			if v.Seq == stopAt {
+				return errStop
+			}
+			return nil
+		})
+		return seqs, err
+	}
+	upTo := func(n uint64) []uint64 {
+		var out []uint64
+		for i := uint64(1); i <= n; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	if seqs, err := walk(0); err != nil || !slices.Equal(seqs, upTo(2000)) {
+		t.Errorf("walk = %v after %d records; want all 2000 in order", err, len(seqs))
+	}
+	for _, stop := range []uint64{1, 700, 2000} {
+		if seqs, err := walk(stop); err != errStop || !slices.Equal(seqs, upTo(stop)) {
+			t.Errorf("stop at %d: walk = %v after %d records", stop, err, len(seqs))
+		}
+	}
+	if err := s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketAnswers).Put(u64(1500), []byte{0x0a, 0x05, 'x'}) // truncated
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if seqs, err := walk(0); err == nil || errors.Is(err, errStop) || !slices.Equal(seqs, upTo(1499)) {
+		t.Errorf("bad record 1500: walk = %v after %d records; want a decode error after 1499", err, len(seqs))
+	}
+
+	closeStore(t, s)
+	if seqs, err := walk(0); err == nil || len(seqs) != 0 {
+		t.Errorf("closed store: walk = %v after %d records; want an error", err, len(seqs))
+	}
+}
+
+var errStop = errors.New("stop")
