@@ -23,17 +23,15 @@ func TestFailClosed(t *testing.T) {
 		{"error", func(context.Context) (Prediction, error) { return Prediction{}, errors.New("counts unavailable") }, "predict: counts unavailable"},
 		{"panic", func(context.Context) (Prediction, error) { panic("boom") }, "predict: prediction panicked: boom"},
 		{"slow", func(context.Context) (Prediction, error) { time.Sleep(time.Hour); return ok, nil }, ErrTimeout.Error()},
-		{"late answer after the deadline", func(ctx context.Context) (Prediction, error) { <-ctx.Done(); return ok, nil }, ErrTimeout.Error()},
+		{"late answer after the deadline", func(ctx context.Context) (Prediction, error) { time.Sleep(21 * time.Millisecond); return ok, nil }, ErrTimeout.Error()},
 		{"p is one", func(context.Context) (Prediction, error) { return Prediction{P: 1}, nil }, "predict: probability 1 is outside (0, 1)"},
 		{"p is NaN", func(context.Context) (Prediction, error) { return Prediction{P: nan()}, nil }, "predict: probability NaN is outside (0, 1)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
-				defer cancel()
 				start := time.Now()
-				got, err := FailClosed(ctx, tt.predict)
+				got, err := FailClosed(t.Context(), 20*time.Millisecond, tt.predict)
 				// Let a straggling prediction finish (fake time), so the
 				// bubble proves it exits on its own once it is done.
 				defer time.Sleep(2 * time.Hour)
@@ -64,7 +62,7 @@ func TestFailClosedLateResultDoesNotLeak(t *testing.T) {
 	finished := make(chan struct{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := FailClosed(ctx, func(context.Context) (Prediction, error) {
+	_, err := FailClosed(ctx, time.Hour, func(context.Context) (Prediction, error) {
 		defer close(finished)
 		<-release
 		return Prediction{P: 0.5}, nil
@@ -74,6 +72,26 @@ func TestFailClosedLateResultDoesNotLeak(t *testing.T) {
 	}
 	close(release)
 	<-finished // the goroutine sent into the buffer and returned; goleak checks the rest
+}
+
+// The caller's own deadline ends the wait too, as a timeout.
+func TestFailClosedStopsAtTheCallersDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err := FailClosed(ctx, time.Hour, func(context.Context) (Prediction, error) {
+			time.Sleep(time.Minute)
+			return Prediction{P: 0.5}, nil
+		})
+		defer time.Sleep(2 * time.Minute) // let the prediction finish in fake time
+		if !errors.Is(err, ErrTimeout) {
+			t.Errorf("FailClosed = %v, want ErrTimeout", err)
+		}
+		if waited := time.Since(start); waited != 5*time.Millisecond {
+			t.Errorf("FailClosed waited %v, want the caller's 5ms", waited)
+		}
+	})
 }
 
 func nan() float64 { var zero float64; return zero / zero }

@@ -36,6 +36,7 @@ func (s *Store) AddPending(d *limenv1.Decision, p *limenv1.PendingAsk) error {
 	err = s.update(func(tx *bolt.Tx) error {
 		key := u64(id)
 		decisions := tx.Bucket(bucketDecisions)
+		decisions.FillPercent = appendFill
 		if old := decisions.Get(key); old != nil {
 			var prev limenv1.Decision
 			if err := proto.Unmarshal(old, &prev); err != nil {
@@ -110,6 +111,7 @@ func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord, outcome *limenv1
 			}
 		}
 		answers := tx.Bucket(bucketAnswers)
+		answers.FillPercent = appendFill
 		seq, err := answers.NextSequence()
 		if err != nil {
 			return err

@@ -164,6 +164,10 @@ func (s *Store) writeBatch(batch []logItem, mark bool) (skipped []error, held bo
 	}
 	defer tx.Rollback()
 	b := tx.Bucket(bucketDecisions)
+	// Ids grow, so records are appended: fill pages before splitting them
+	// rather than leaving each half empty (bbolt's default is for random
+	// keys). A little room stays for outcomes set on asks later.
+	b.FillPercent = appendFill
 	var through uint64
 	for _, item := range batch {
 		key := u64(item.id)
@@ -194,6 +198,9 @@ func (s *Store) writeBatch(batch []logItem, mark bool) (skipped []error, held bo
 	}
 	return skipped, held, tx.Commit()
 }
+
+// appendFill is the bbolt fill percent for trees whose keys are appended.
+const appendFill = 0.9
 
 func hasOutcome(batch []logItem) bool {
 	for _, item := range batch {

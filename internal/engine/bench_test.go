@@ -119,10 +119,8 @@ func BenchmarkPolicy(b *testing.B) {
 func BenchmarkFailClosed(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		ctx, cancel := context.WithTimeout(b.Context(), 20*time.Millisecond)
-		_, _ = predictor.FailClosed(ctx, func(context.Context) (predictor.Prediction, error) {
+		_, _ = predictor.FailClosed(b.Context(), 20*time.Millisecond, func(context.Context) (predictor.Prediction, error) {
 			return predictor.Prediction{P: 0.5}, nil
 		})
-		cancel()
 	}
 }

@@ -166,10 +166,8 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	for i, part := range open {
 		ladders[i] = part.Keys
 	}
-	ctx, cancel := context.WithTimeout(ctx, pol.PredictTimeout)
-	defer cancel()
 	var preds []predictor.Prediction
-	_, err := predictor.FailClosed(ctx, func(ctx context.Context) (predictor.Prediction, error) {
+	_, err := predictor.FailClosed(ctx, pol.PredictTimeout, func(ctx context.Context) (predictor.Prediction, error) {
 		var err error
 		preds, err = predict(ctx, ladders)
 		if err != nil {
