@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 // FuzzHookInput feeds arbitrary stdin to every format: parsing never
@@ -32,7 +34,7 @@ func FuzzHookInput(f *testing.F) {
 			if a.Verdict == Allow && limenVerdict != "allow" {
 				t.Fatalf("%s: limend said %q and the hook allows", format, limenVerdict)
 			}
-			if a.Verdict == Ask && noAsk(format, event) {
+			if a.Verdict == Ask && hookout.NoAsk(format, event) {
 				t.Fatalf("%s %s cannot ask, yet the answer is ask", format, event)
 			}
 			out := Render(format, event, a.Verdict, a.Reason)

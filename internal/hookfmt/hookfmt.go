@@ -1,68 +1,48 @@
 // Package hookfmt reads the tool-call JSON that agent runtimes hand their
 // hooks (Claude Code, Codex, Gemini CLI) and writes the answer each of them
-// understands. It also holds the small JSON protocol limen-hook speaks with
+// understands. It also holds the small JSON protocol clients speak with
 // limend over the HTTP socket.
 //
-// It imports only a few standard library packages: limen-hook links it, and
-// limen-hook has to start in a few milliseconds because the runtime starts a
-// new process for every tool call.
-//
-// The shapes, as of the versions we checked:
-//
-//	Claude Code PreToolUse:  {"hookSpecificOutput":{"hookEventName":"PreToolUse",
-//	                          "permissionDecision":"allow|deny|ask","permissionDecisionReason":"…"}}
-//	Claude Code / Codex PermissionRequest:
-//	                         {"hookSpecificOutput":{"hookEventName":"PermissionRequest",
-//	                          "decision":{"behavior":"allow|deny","message":"…"}}}
-//	Codex PreToolUse:        only "deny" is honoured; allow is {} (no opinion:
-//	                          Codex's own approval rules still apply)
-//	Gemini CLI BeforeTool:   {"decision":"allow|deny","reason":"…"}
+// Writing answers lives in hookout, which imports no encoding/json or fmt:
+// limen-hook links only that, because the runtime starts a new process for
+// every tool call, and leaves everything that parses JSON to limend (see
+// hookapi's /v1/hooks routes). The names below are hookout's, so callers
+// need only this package.
 package hookfmt
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/limenhq/limen/internal/paths"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 // Format names a runtime's hook protocol.
-type Format string
+type Format = hookout.Format
 
 // The formats limen-hook speaks.
 const (
-	ClaudeCode Format = "claude-code"
-	Codex      Format = "codex"
-	Gemini     Format = "gemini"
+	ClaudeCode = hookout.ClaudeCode
+	Codex      = hookout.Codex
+	Gemini     = hookout.Gemini
 )
 
 // Formats lists every format, for flag help and validation.
-var Formats = []Format{ClaudeCode, Codex, Gemini}
+var Formats = hookout.Formats
 
 // ParseFormat checks a --format value.
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	return "", fmt.Errorf("format %q: use claude-code, codex or gemini", s)
-}
-
-// Agent is the name limen records as the action's agent.
-func (f Format) Agent() string { return string(f) }
+func ParseFormat(s string) (Format, error) { return hookout.ParseFormat(s) }
 
 // Verdict is the answer a hook gives: allow, ask or deny.
-type Verdict string
+type Verdict = hookout.Verdict
 
 // The three answers. limend's "block" is Deny here, the runtimes' word.
 const (
-	Allow Verdict = "allow"
-	Ask   Verdict = "ask"
-	Deny  Verdict = "deny"
+	Allow = hookout.Allow
+	Ask   = hookout.Ask
+	Deny  = hookout.Deny
 )
 
 // FromLimen turns a verdict as limend words it (allow, ask, block) into a
@@ -79,15 +59,35 @@ func FromLimen(v string) Verdict {
 
 // Event names the hook events limen answers.
 const (
-	PreToolUse        = "PreToolUse"
-	PermissionRequest = "PermissionRequest"
-	BeforeTool        = "BeforeTool"
+	PreToolUse        = hookout.PreToolUse
+	PermissionRequest = hookout.PermissionRequest
+	BeforeTool        = hookout.BeforeTool
 )
 
-// MaxInput bounds the hook JSON read from stdin or an HTTP body. Tool input
-// beyond limend's 64 KiB is refused there anyway; this leaves room for the
-// envelope.
-const MaxInput = 1 << 20
+// MaxInput bounds the hook JSON read from stdin or an HTTP body.
+const MaxInput = hookout.MaxInput
+
+// Answer is a verdict with the text to show for it.
+type Answer = hookout.Answer
+
+// DefaultEvent is the event a format's hook is installed on, used when the
+// input does not say (or cannot be read).
+func DefaultEvent(f Format) string { return hookout.DefaultEvent(f) }
+
+// HTTPSocketFor is where limend serves the hook API beside a gRPC socket.
+func HTTPSocketFor(grpcSocket string) string { return hookout.HTTPSocketFor(grpcSocket) }
+
+// DefaultHTTPSocket is the HTTP socket a client uses when told none.
+func DefaultHTTPSocket() (string, error) { return hookout.DefaultHTTPSocket() }
+
+// Render writes the answer for a format and event, one line of JSON.
+func Render(f Format, event string, v Verdict, reason string) []byte {
+	return hookout.Render(f, event, v, reason)
+}
+
+// FailClosed is the answer when limen could not decide: ask with the
+// reason, or deny where the runtime has no ask. Never allow.
+func FailClosed(f Format, event string, err error) Answer { return hookout.FailClosed(f, event, err) }
 
 // Call is one tool call as a hook receives it, whatever the runtime.
 type Call struct {
@@ -146,37 +146,6 @@ func Parse(f Format, data []byte) (Call, error) {
 	return c, nil
 }
 
-// DefaultEvent is the event a format's hook is installed on, used when the
-// input does not say (or cannot be read).
-func DefaultEvent(f Format) string {
-	if f == Gemini {
-		return BeforeTool
-	}
-	return PreToolUse
-}
-
-// HTTPSocketFor is where limend serves the hook API when only its gRPC
-// socket was chosen: beside it, "limend.sock" → "limend-http.sock". The
-// default socket so gives the default HTTP socket, and two limends started
-// with different --socket values do not fight over one HTTP socket.
-func HTTPSocketFor(grpcSocket string) string {
-	return strings.TrimSuffix(grpcSocket, ".sock") + "-http.sock"
-}
-
-// DefaultHTTPSocket is the HTTP socket a client uses when told none:
-// $LIMEN_HTTP_SOCKET, else the one beside the gRPC socket ($LIMEN_SOCKET or
-// the default), the same rule limend follows.
-func DefaultHTTPSocket() (string, error) {
-	if s := os.Getenv(paths.EnvHTTPSocket); s != "" {
-		return s, nil
-	}
-	sock, err := paths.Socket()
-	if err != nil {
-		return "", err
-	}
-	return HTTPSocketFor(sock), nil
-}
-
 // DecideRequest is what limen-hook POSTs to limend's /v1/decide.
 type DecideRequest struct {
 	Agent     string          `json:"agent"`
@@ -220,76 +189,6 @@ type ErrorResponse struct {
 	Error string `json:"error"`
 }
 
-// Render writes the answer for a format and event. reason is shown to the
-// model (deny, and ask in non-interactive runs) or to the person (ask).
-func Render(f Format, event string, v Verdict, reason string) []byte {
-	var out any
-	switch {
-	case f == Gemini:
-		// Gemini CLI has no ask: a person must approve in limen.
-		if v == Allow {
-			out = geminiOut{Decision: "allow", Reason: reason}
-		} else {
-			out = geminiOut{Decision: "deny", Reason: reason}
-		}
-	case event == PermissionRequest:
-		switch v {
-		case Allow:
-			out = hookOut{Specific: specific{Event: PermissionRequest, Decision: &permDecision{Behavior: "allow"}}}
-		case Deny:
-			out = hookOut{Specific: specific{Event: PermissionRequest, Decision: &permDecision{Behavior: "deny", Message: reason}}}
-		default:
-			// No decision: the runtime shows its own approval prompt, which
-			// is a person deciding.
-			out = hookOut{Specific: specific{Event: PermissionRequest}}
-		}
-	case f == Codex:
-		// Codex's PreToolUse honours only deny; allow leaves Codex's own
-		// approval rules in charge, and ask must be a deny that says how a
-		// person approves.
-		if v == Allow {
-			out = struct{}{}
-		} else {
-			out = hookOut{Specific: specific{Event: PreToolUse, Permission: "deny", Reason: reason}}
-		}
-	default:
-		out = hookOut{Specific: specific{Event: PreToolUse, Permission: string(v), Reason: reason}}
-	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		// Cannot happen with these types; keep the ask anyway.
-		return []byte(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"limen could not encode its answer"}}`)
-	}
-	return b
-}
-
-type hookOut struct {
-	Specific specific `json:"hookSpecificOutput"`
-}
-
-type specific struct {
-	Event      string        `json:"hookEventName"`
-	Permission string        `json:"permissionDecision,omitempty"`
-	Reason     string        `json:"permissionDecisionReason,omitempty"`
-	Decision   *permDecision `json:"decision,omitempty"`
-}
-
-type permDecision struct {
-	Behavior string `json:"behavior"`
-	Message  string `json:"message,omitempty"`
-}
-
-type geminiOut struct {
-	Decision string `json:"decision"`
-	Reason   string `json:"reason,omitempty"`
-}
-
-// Answer is a verdict with the text to show for it.
-type Answer struct {
-	Verdict Verdict
-	Reason  string
-}
-
 // Explain words limend's answer for the runtime: what happened and, for ask
 // and deny, what the model should do next. The format matters because a
 // runtime without ask (Codex PreToolUse, Gemini CLI) gets a deny that must
@@ -299,45 +198,12 @@ func Explain(f Format, event string, r DecideResponse) Answer {
 	reason := strings.TrimSpace(r.Reason)
 	switch v {
 	case Allow:
-		return Answer{Allow, "limen allows this: " + reason}
+		return Answer{Verdict: Allow, Reason: "limen allows this: " + reason}
 	case Deny:
 		if r.State == "expired" {
-			return Answer{Deny, fmt.Sprintf("limen: nobody answered ask %s in time, so this call is denied. Ask the user to approve it in limen (`limenctl answer` or the limen TUI), then try again.", r.AskID)}
+			return Answer{Verdict: Deny, Reason: fmt.Sprintf("limen: nobody answered ask %s in time, so this call is denied. Ask the user to approve it in limen (`limenctl answer` or the limen TUI), then try again.", r.AskID)}
 		}
-		return Answer{Deny, "limen blocks this: " + reason + ". Do not retry the same action; tell the user what was blocked and why, or find another way."}
+		return Answer{Verdict: Deny, Reason: "limen blocks this: " + reason + ". Do not retry the same action; tell the user what was blocked and why, or find another way."}
 	}
-	return askAnswer(f, event, r.AskID, reason, r.WaitedMS > 0)
-}
-
-// askAnswer words an ask. waited says limend already waited for a person.
-func askAnswer(f Format, event, askID, reason string, waited bool) Answer {
-	var b strings.Builder
-	if askID != "" {
-		if waited {
-			fmt.Fprintf(&b, "limen: ask %s is still waiting for a person (%s). ", askID, reason)
-		} else {
-			fmt.Fprintf(&b, "limen asks a person about this (ask %s): %s. ", askID, reason)
-		}
-		fmt.Fprintf(&b, "A person (not the agent: limen blocks agents from answering) can approve it with `limenctl answer %s --approve` in their own terminal, or in the limen TUI. ", askID)
-	} else {
-		fmt.Fprintf(&b, "limen needs a person to approve this: %s. ", reason)
-	}
-	if noAsk(f, event) {
-		b.WriteString("This runtime cannot ask, so the call is denied until then: tell the user it needs approval in limen, then retry once approved.")
-		return Answer{Deny, b.String()}
-	}
-	b.WriteString("If nobody can answer now, tell the user this waits for approval in limen and carry on with work that does not need it.")
-	return Answer{Ask, b.String()}
-}
-
-// noAsk reports runtimes and events where ask cannot be expressed.
-func noAsk(f Format, event string) bool {
-	return f == Gemini || (f == Codex && event != PermissionRequest)
-}
-
-// FailClosed is the answer when limen could not decide (limend unreachable,
-// too slow, malformed input or reply, any internal error): ask with the
-// reason, or deny where the runtime has no ask. Never allow.
-func FailClosed(f Format, event string, err error) Answer {
-	return askAnswer(f, event, "", "limen could not decide ("+err.Error()+"), so it fails closed", false)
+	return hookout.AskAnswer(f, event, r.AskID, reason, r.WaitedMS > 0)
 }
