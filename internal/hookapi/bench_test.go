@@ -7,15 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limenhq/limen/internal/daemon"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
-// BenchmarkDecide is limend's share of a hook call: one /v1/decide over a
-// new Unix socket connection, as limen-hook makes it, against the same
+// BenchmarkDecide is limend's share of a hook call: one /v1/decide, and one
+// /v1/hooks/claude-code as limen-hook makes it, over a new Unix socket
+// connection, against the same
 // decision made over gRPC by a connected client. Read is allowed by a rule,
 // so no ask is queued.
 func BenchmarkDecide(b *testing.B) {
-	l := start(b)
+	// Thousands of decisions a second are the point here, not a runaway
+	// agent: lift the rate limit.
+	l := start(b, func(c *daemon.Config) { c.Limits.Rate, c.Limits.Burst = 1e9, 1e9 })
 	doc, err := l.c.API.GetPolicy(b.Context(), &limenv1.GetPolicyRequest{})
 	if err != nil {
 		b.Fatal(err)
@@ -38,6 +42,25 @@ func BenchmarkDecide(b *testing.B) {
 			resp, _ := io.ReadAll(c)
 			c.Close()
 			if !bytes.Contains(resp, []byte(`"verdict":"allow"`)) {
+				b.Fatalf("reply %s", resp)
+			}
+		}
+	})
+	// What limen-hook sends since limend parses and renders for it: the
+	// runtime's own JSON to /v1/hooks, the finished answer back.
+	call := `{"session_id":"s","cwd":"/home/ana/shop","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"/home/ana/shop/README.md"},"tool_use_id":"t"}`
+	hookReq := []byte("POST /v1/hooks/claude-code HTTP/1.1\r\nHost: limend\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+		itoa(len(call)) + "\r\n\r\n" + call)
+	b.Run("http-unix-new-connection-hooks-route", func(b *testing.B) {
+		for b.Loop() {
+			c, err := net.Dial("unix", addr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c.Write(hookReq)
+			resp, _ := io.ReadAll(c)
+			c.Close()
+			if !bytes.Contains(resp, []byte(`"permissionDecision":"allow"`)) || !bytes.Contains(resp, []byte("Limen-Verdict: allow")) {
 				b.Fatalf("reply %s", resp)
 			}
 		}

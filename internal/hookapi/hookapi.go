@@ -1,6 +1,7 @@
 // Package hookapi serves limen's decisions as HTTP/JSON, for callers that
 // must not link gRPC: limen-hook (a process per tool call, which has to
-// start fast) and runtimes that call a URL instead of a command, such as
+// start fast, so it posts the runtime's JSON to /v1/hooks unread and prints
+// the answer) and runtimes that call a URL instead of a command, such as
 // Claude Code's "type": "http" hooks.
 //
 // It calls the same DecisionService in-process, so every request goes
@@ -20,7 +21,8 @@
 // ask before replying. They always answer 200 with the runtime's JSON, even
 // on bad input or an internal error (then ask, or deny where the runtime has
 // no ask), because a runtime treats a non-2xx reply as "no opinion" and falls
-// through to its own rules.
+// through to its own rules. The reply has a Content-Length and a
+// Limen-Verdict header (allow, ask or deny) saying what the body answers.
 package hookapi
 
 import (
@@ -33,6 +35,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,7 +139,17 @@ func (h *Handler) await(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, resp)
 }
 
-// hook answers a runtime's own hook JSON with the runtime's own answer.
+// VerdictHeader names the reply header of the /v1/hooks routes that says
+// which verdict the body renders: allow, ask or deny. limen-hook prints a
+// reply only when the header and the body agree (hookout.Allows), so a
+// garbled reply never becomes an allow.
+const VerdictHeader = "Limen-Verdict"
+
+// hook answers a runtime's own hook JSON with the runtime's own answer. It
+// serves the runtimes' "type": "http" hooks and limen-hook alike: limen-hook
+// posts its stdin here unread and prints the reply, so that all JSON
+// parsing and rendering happens in limend, not in a process started per
+// tool call.
 func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 	f, err := hookfmt.ParseFormat(r.PathValue("format"))
 	if err != nil {
@@ -145,9 +158,12 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	event := hookfmt.DefaultEvent(f)
 	answer := func(a hookfmt.Answer) {
+		b := hookfmt.Render(f, event, a.Verdict, a.Reason)
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.Header().Set(VerdictHeader, string(a.Verdict))
 		w.WriteHeader(http.StatusOK)
-		w.Write(hookfmt.Render(f, event, a.Verdict, a.Reason))
+		w.Write(b)
 	}
 	var wait time.Duration
 	if s := r.URL.Query().Get("wait"); s != "" {
@@ -163,13 +179,13 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 	}
 	call, err := hookfmt.Parse(f, body)
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, err))
+		answer(hookfmt.FailClosed(f, event, fmt.Errorf("malformed hook input: %w", err)))
 		return
 	}
 	event = call.Event
 	resp, err := h.run(r.Context(), hookfmt.RequestFor(f, call, wait.Milliseconds()))
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, errors.New(status.Convert(err).Message())))
+		answer(hookfmt.FailClosed(f, event, errors.New("limend refused the call: "+status.Convert(err).Message())))
 		return
 	}
 	answer(hookfmt.Explain(f, event, resp))

@@ -1,6 +1,7 @@
 package hookapi_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/hookapi"
 	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -28,17 +31,21 @@ type limend struct {
 	c *client.Client
 }
 
-func start(t testing.TB) limend {
+func start(t testing.TB, opts ...func(*daemon.Config)) limend {
 	t.Helper()
 	dir := t.TempDir()
-	d, err := daemon.Start(daemon.Config{
+	cfg := daemon.Config{
 		Socket:          filepath.Join(dir, "g.sock"),
 		HTTPSocket:      filepath.Join(dir, "h.sock"),
 		HTTPTCP:         "127.0.0.1:0",
 		DB:              filepath.Join(dir, "limen.db"),
 		ShutdownTimeout: 2 * time.Second,
 		LockTimeout:     200 * time.Millisecond,
-	}, nil)
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	d, err := daemon.Start(cfg, nil)
 	if err != nil {
 		t.Fatalf("start limend: %v", err)
 	}
@@ -267,4 +274,55 @@ func get(t *testing.T, addr net.Addr, path string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// TestHookVerdictHeader: every /v1/hooks reply says in Limen-Verdict what
+// its body answers, with a Content-Length: limen-hook checks both before it
+// prints the body.
+func TestHookVerdictHeader(t *testing.T) {
+	l := start(t)
+	doc, err := l.c.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(doc.GetPolicy().GetDocument(), "allow = []", `allow = ["Read"]`, 1)
+	if _, err := l.c.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: doc.GetPolicy().GetVersion(), Document: text}); err != nil {
+		t.Fatal(err)
+	}
+	read := strings.Replace(strings.Replace(bashCall, `"Bash"`, `"Read"`, 1), `{"command":"npm test"}`, `{"file_path":"/home/ana/shop/README.md"}`, 1)
+	tests := []struct {
+		name, path, body, verdict string
+	}{
+		{"allow", "/v1/hooks/claude-code", read, "allow"},
+		{"ask", "/v1/hooks/claude-code", bashCall, "ask"},
+		{"block", "/v1/hooks/claude-code", strings.Replace(bashCall, "npm test", "rm -rf /", 1), "deny"},
+		{"malformed", "/v1/hooks/claude-code", `{"tool_input":{}}`, "ask"},
+		{"codex allow", "/v1/hooks/codex", read, "allow"},
+		{"codex ask", "/v1/hooks/codex", bashCall, "deny"},
+		{"gemini ask", "/v1/hooks/gemini", bashCall, "deny"},
+	}
+	addr := l.d.HTTPAddrs()[0].String()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := net.Dial("unix", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			io.WriteString(c, "POST "+tt.path+" HTTP/1.1\r\nHost: limend\r\nConnection: close\r\nContent-Length: "+strconv.Itoa(len(tt.body))+"\r\n\r\n"+tt.body)
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get(hookapi.VerdictHeader) != tt.verdict || resp.ContentLength != int64(len(body)) {
+				t.Fatalf("= %d %s=%q Content-Length %d, %s; want 200 %s with the body's length", resp.StatusCode, hookapi.VerdictHeader,
+					resp.Header.Get(hookapi.VerdictHeader), resp.ContentLength, body, tt.verdict)
+			}
+			if hookout.Allows(body) != (tt.verdict == "allow") {
+				t.Fatalf("body %s does not answer %s", body, tt.verdict)
+			}
+		})
+	}
 }
