@@ -1,24 +1,153 @@
 package main
 
 import (
-	"io"
+	"errors"
 	"os"
 	"syscall"
+	"time"
+	"unsafe"
 )
 
-// dialUnix connects to limend's socket with plain blocking system calls.
-// The net package would do the same through the runtime's network poller,
-// whose set-up alone costs limen-hook about 0.5 ms on every tool call
-// (docs/BENCHMARKS.md, "Hook start"). No deadline is needed here: run's
-// timer prints ask and exits at --timeout, however stuck this call is.
-func dialUnix(socket string) (io.ReadWriteCloser, error) {
+// limen-hook does its I/O with plain blocking system calls, each bounded
+// by the deadline: poll(2) before reading stdin, SO_SNDTIMEO and
+// SO_RCVTIMEO on the socket. The net package would go through the
+// runtime's network poller, whose set-up alone cost about 0.5 ms on every
+// tool call, and a goroutine with a timer watching a blocked call costs
+// more than these few system calls (docs/BENCHMARKS.md, "Hook start").
+
+// errDeadline is a blocking call that ran into the deadline.
+var errDeadline = errors.New("deadline reached")
+
+// dialUnix connects to limend's socket before the deadline.
+func dialUnix(socket string, deadline time.Time) (int, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, &os.SyscallError{Syscall: "socket", Err: err}
+		return -1, &os.SyscallError{Syscall: "socket", Err: err}
 	}
-	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: socket}); err != nil {
+	for {
+		// Connecting to a Unix socket blocks only while the listener's
+		// backlog is full; SO_SNDTIMEO bounds that wait.
+		if err = setTimeout(fd, syscall.SO_SNDTIMEO, deadline); err != nil {
+			break
+		}
+		if err = syscall.Connect(fd, &syscall.SockaddrUnix{Name: socket}); err != syscall.EINTR {
+			break
+		}
+	}
+	if err == syscall.EAGAIN {
+		err = errDeadline
+	}
+	if err != nil {
 		syscall.Close(fd)
-		return nil, &os.PathError{Op: "connect", Path: socket, Err: err}
+		if err == errDeadline {
+			return -1, err
+		}
+		return -1, &os.PathError{Op: "connect", Path: socket, Err: err}
 	}
-	return os.NewFile(uintptr(fd), socket), nil
+	return fd, nil
+}
+
+// setTimeout sets a socket's SO_SNDTIMEO or SO_RCVTIMEO to the time left
+// before the deadline.
+func setTimeout(fd, opt int, deadline time.Time) error {
+	left := time.Until(deadline)
+	if left <= 0 {
+		return errDeadline
+	}
+	tv := syscall.NsecToTimeval(int64(left))
+	if tv.Sec == 0 && tv.Usec == 0 {
+		tv.Usec = 1 // zero would mean no timeout at all
+	}
+	if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
+		return &os.SyscallError{Syscall: "setsockopt", Err: err}
+	}
+	return nil
+}
+
+// writeAll writes b to the socket before the deadline.
+func writeAll(fd int, b []byte, deadline time.Time) error {
+	for len(b) > 0 {
+		if err := setTimeout(fd, syscall.SO_SNDTIMEO, deadline); err != nil {
+			return err
+		}
+		n, err := syscall.Write(fd, b)
+		if n > 0 {
+			b = b[n:]
+		}
+		switch err {
+		case nil, syscall.EINTR:
+		case syscall.EAGAIN:
+			return errDeadline
+		default:
+			return &os.SyscallError{Syscall: "write", Err: err}
+		}
+	}
+	return nil
+}
+
+// readSocket reads from the socket before the deadline; 0, nil is the end.
+func readSocket(fd int, p []byte, deadline time.Time) (int, error) {
+	for {
+		if err := setTimeout(fd, syscall.SO_RCVTIMEO, deadline); err != nil {
+			return 0, err
+		}
+		n, err := syscall.Read(fd, p)
+		switch err {
+		case nil:
+			return n, nil
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return 0, errDeadline
+		default:
+			return 0, &os.SyscallError{Syscall: "read", Err: err}
+		}
+	}
+}
+
+// readFile reads from a file descriptor (stdin: a pipe, a file, a
+// terminal), waiting in poll(2) no longer than the deadline; 0, nil is the
+// end. It also copes with a descriptor left non-blocking by the runtime.
+func readFile(fd int, p []byte, deadline time.Time) (int, error) {
+	for {
+		if err := pollIn(fd, deadline); err != nil {
+			return 0, err
+		}
+		n, err := syscall.Read(fd, p)
+		switch err {
+		case nil:
+			return n, nil
+		case syscall.EINTR, syscall.EAGAIN:
+		default:
+			return 0, &os.SyscallError{Syscall: "read", Err: err}
+		}
+	}
+}
+
+type pollFd struct {
+	fd      int32
+	events  int16
+	revents int16
+}
+
+const pollIn1 = 0x1 // POLLIN
+
+// pollIn waits until fd is readable (or at its end, or in error, which
+// the read then reports) or the deadline passes.
+func pollIn(fd int, deadline time.Time) error {
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errDeadline
+		}
+		ts := syscall.NsecToTimespec(int64(left))
+		pfd := pollFd{fd: int32(fd), events: pollIn1}
+		n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
+		switch {
+		case e == syscall.EINTR:
+		case e != 0:
+			return &os.SyscallError{Syscall: "ppoll", Err: e}
+		case n > 0:
+			return nil
+		}
+	}
 }

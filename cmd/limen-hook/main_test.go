@@ -286,6 +286,9 @@ func TestWait(t *testing.T) {
 // within the hook's own deadline.
 func TestFailsClosed(t *testing.T) {
 	bash := golden(t, "bash.json")
+	// limend parses the input; the hook only finds where it ends.
+	l := start(t)
+	daemon := func(*testing.T) []string { return []string{"--socket", l.http} }
 	tests := []struct {
 		name   string
 		stdin  []byte
@@ -304,8 +307,12 @@ func TestFailsClosed(t *testing.T) {
 		}, "did not answer within", 1500 * time.Millisecond},
 		{"not JSON", []byte("Bash ls"), nil, "malformed hook input", 2 * time.Second},
 		{"empty stdin", nil, nil, "malformed hook input", 2 * time.Second},
-		{"no tool_name", []byte(`{"tool_input":{"command":"ls"}}`), nil, "no tool_name", 2 * time.Second},
-		{"tool_input not an object", []byte(`{"tool_name":"Bash","tool_input":["ls"]}`), nil, "tool_input is not a JSON object", 2 * time.Second},
+		{"not an object", []byte(`["Bash"]`), nil, "malformed hook input", 2 * time.Second},
+		{"cut short", bash[:len(bash)/2], nil, "malformed hook input", 2 * time.Second},
+		{"no tool_name", []byte(`{"tool_input":{"command":"ls"}}`), daemon, "malformed hook input: hook input has no tool_name", 2 * time.Second},
+		{"tool_input not an object", []byte(`{"tool_name":"Bash","tool_input":["ls"]}`), daemon, "tool_input is not a JSON object", 2 * time.Second},
+		{"invalid JSON inside", []byte(`{"tool_name":"Bash" "tool_input":{}}`), daemon, "malformed hook input", 2 * time.Second},
+		{"too big", []byte(`{"tool_name":"Bash","tool_input":{"c":"` + strings.Repeat("x", 1<<20) + `"}}`), daemon, "larger than", 2 * time.Second},
 		{"unknown format", bash, func(*testing.T) []string { return []string{"--format", "cursor"} }, "format \"cursor\"", 2 * time.Second},
 		{"unknown on-ask", bash, func(*testing.T) []string { return []string{"--on-ask", "later"} }, "--on-ask", 2 * time.Second},
 		{"unknown flag", bash, func(*testing.T) []string { return []string{"--colour"} }, "misconfigured", 2 * time.Second},
@@ -376,31 +383,38 @@ func TestFormats(t *testing.T) {
 
 func TestParseResponse(t *testing.T) {
 	tests := []struct {
-		name string
-		raw  string
-		code int
-		body string
-		err  string
+		name    string
+		raw     string
+		eof     bool
+		done    bool
+		code    int
+		verdict string
+		body    string
+		err     string
 	}{
-		{"content length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", 200, "{}", ""},
-		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 200, "{}", ""},
-		{"error code", "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", 400, "", ""},
-		{"cut short", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", 0, "", "cut short"},
-		{"no headers end", "HTTP/1.1 200 OK\r\n", 0, "", "before its headers"},
-		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", 0, "", "not HTTP"},
-		{"bad chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 0, "", "chunk size"},
+		{"content length", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nLimen-Verdict: ask\r\n\r\n{}", false, true, 200, "ask", "{}", ""},
+		{"header case", "HTTP/1.1 200 OK\r\ncontent-length:2\r\nlimen-verdict:  allow \r\n\r\n{}trailing", false, true, 200, "allow", "{}", ""},
+		{"body to come", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", false, false, 0, "", "", ""},
+		{"headers to come", "HTTP/1.1 200 OK\r\n", false, false, 0, "", "", ""},
+		{"no length, to the end", "HTTP/1.1 200 OK\r\n\r\n{}", true, true, 200, "", "{}", ""},
+		{"error code", "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", false, true, 400, "", "", ""},
+		{"cut short", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n{}", true, false, 0, "", "", "cut short"},
+		{"no headers end", "HTTP/1.1 200 OK\r\n", true, false, 0, "", "", "before its headers"},
+		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", false, false, 0, "", "", "not HTTP"},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", false, false, 0, "", "", "Content-Length"},
+		{"chunked", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", true, false, 0, "", "", "Transfer-Encoding"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, body, err := parseResponse([]byte(tt.raw))
+			r, done, err := parseResponse([]byte(tt.raw), tt.eof)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v; want one mentioning %q", err, tt.err)
 				}
 				return
 			}
-			if err != nil || code != tt.code || string(body) != tt.body {
-				t.Fatalf("= %d %q %v; want %d %q", code, body, err, tt.code, tt.body)
+			if err != nil || done != tt.done || r.code != tt.code || r.verdict != tt.verdict || string(r.body) != tt.body {
+				t.Fatalf("= %d %q %q %v %v; want %d %q %q %v", r.code, r.verdict, r.body, done, err, tt.code, tt.verdict, tt.body, tt.done)
 			}
 		})
 	}
@@ -431,5 +445,33 @@ func TestStdinLeftOpen(t *testing.T) {
 	}
 	if took := time.Since(began); took > 5*time.Second || !strings.Contains(stdout.String(), `"permissionDecision":"allow"`) {
 		t.Fatalf("printed %s after %v with stdin open; want allow at once", stdout.String(), took)
+	}
+}
+
+// TestStdinLeftOpenEmpty: a runtime that keeps stdin open and writes
+// nothing gets ask at the deadline, not a hook that hangs.
+func TestStdinLeftOpenEmpty(t *testing.T) {
+	l := start(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, hookBin, "--socket", l.http, "--timeout", "300ms")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Write([]byte(`{"tool_name":"Bash",`)) // and then nothing more
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 1500*time.Millisecond || !strings.Contains(stdout.String(), `"permissionDecision":"ask"`) ||
+		!strings.Contains(stdout.String(), "did not finish writing the hook input within limen-hook's --timeout of 300ms") {
+		t.Fatalf("printed %s after %v; want ask at the 300ms deadline", stdout.String(), took)
 	}
 }

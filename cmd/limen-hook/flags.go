@@ -1,0 +1,137 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strconv"
+	"time"
+)
+
+// The flags are parsed by hand, the way the flag package parses them
+// (-name value, -name=value, one or two dashes, -- and the first non-flag
+// argument end them, -h and -help print the usage), because the flag
+// package brings fmt and reflect with it, and their start-up cost is paid
+// on every tool call. TestUsageIsFlagPackage checks the help text against
+// what the flag package would print.
+
+const usage = `limen-hook asks limend whether an agent may make a tool call.
+
+The agent runtime runs it before each tool call with the call as JSON on
+stdin; it prints the runtime's answer on stdout and exits 0. Install it in
+Claude Code with:
+
+  limenctl hook install claude-code
+
+What happens to an ask is chosen with --on-ask:
+  prompt  print ask at once, so the runtime asks the person its own way
+  wait    wait for an answer in limen (limenctl answer, the TUI) until
+          --timeout, then print allow or deny; ask if nobody answered
+
+At --timeout it prints ask and exits, whatever it was doing: keep --timeout
+well below the runtime's hook timeout (Claude Code kills a late hook and
+ignores its answer).
+
+Examples:
+  limen-hook < call.json
+  limen-hook --on-ask=wait --timeout=50s
+  limen-hook --format codex
+  limen-hook --format gemini --socket /run/user/1000/limen/limend-http.sock
+
+Flags:
+`
+
+// The flags' help, as flag.PrintDefaults would print it.
+const flagDefaults = `  -format string
+    	` + formatHelp + ` (default "claude-code")
+  -on-ask string
+    	` + onAskHelp + ` (default "prompt")
+  -socket string
+    	` + socketHelp + `
+  -timeout duration
+    	` + timeoutHelp + ` (default 5s)
+`
+
+const (
+	formatHelp  = "the runtime's hook format: claude-code, codex or gemini"
+	onAskHelp   = "prompt: print ask at once; wait: wait for an answer in limen until --timeout"
+	socketHelp  = "limend's HTTP socket (default $LIMEN_HTTP_SOCKET, else beside $LIMEN_SOCKET, else $XDG_RUNTIME_DIR/limen/limend-http.sock)"
+	timeoutHelp = "print ask and exit at this deadline; keep it below the runtime's hook timeout"
+
+	defaultTimeout = 5 * time.Second
+)
+
+// errHelp is -h or -help: the usage was printed and no answer is due.
+var errHelp = errors.New("help requested")
+
+type options struct {
+	format  string
+	onAsk   string
+	timeout time.Duration
+	socket  string
+}
+
+// parseFlags reads the command line. On an error it has already printed
+// the error and the usage on stderr, as the flag package does.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	o := options{format: "claude-code", onAsk: "prompt", timeout: defaultTimeout}
+	fail := func(msg string) (options, error) {
+		io.WriteString(stderr, msg+"\n"+usage+flagDefaults)
+		return o, errors.New(msg)
+	}
+	for len(args) > 0 {
+		s := args[0]
+		if len(s) < 2 || s[0] != '-' {
+			break
+		}
+		dashes := 1
+		if s[1] == '-' {
+			dashes++
+			if len(s) == 2 { // "--" ends the flags
+				break
+			}
+		}
+		name := s[dashes:]
+		if name == "" || name[0] == '-' || name[0] == '=' {
+			return fail("bad flag syntax: " + s)
+		}
+		args = args[1:]
+		value, hasValue := "", false
+		for i := 1; i < len(name); i++ {
+			if name[i] == '=' {
+				name, value, hasValue = name[:i], name[i+1:], true
+				break
+			}
+		}
+		var dst *string
+		switch name {
+		case "format":
+			dst = &o.format
+		case "on-ask":
+			dst = &o.onAsk
+		case "socket":
+			dst = &o.socket
+		case "timeout":
+		case "help", "h":
+			io.WriteString(stderr, usage+flagDefaults)
+			return o, errHelp
+		default:
+			return fail("flag provided but not defined: -" + name)
+		}
+		if !hasValue {
+			if len(args) == 0 {
+				return fail("flag needs an argument: -" + name)
+			}
+			value, args = args[0], args[1:]
+		}
+		if dst != nil {
+			*dst = value
+			continue
+		}
+		d, err := time.ParseDuration(value)
+		if err != nil {
+			return fail("invalid value " + strconv.Quote(value) + " for flag -" + name + ": parse error")
+		}
+		o.timeout = d
+	}
+	return o, nil
+}
