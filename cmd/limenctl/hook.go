@@ -170,7 +170,8 @@ func newHookUninstallCmd(a *app) *cobra.Command {
 		Short: "Remove limen's hook from Claude Code's settings",
 		Long: `uninstall removes the PreToolUse entry that install added (the one that runs
 limen-hook), and the "PreToolUse" and "hooks" keys if install created them.
-Everything else in the file is left exactly as it was.`,
+Everything else in the file is left exactly as it was. A settings file that
+install created, and that holds nothing else since, is removed.`,
 		Example: `  limenctl hook uninstall claude-code
   limenctl hook uninstall claude-code --project`,
 		Args: cobra.ExactArgs(1),
@@ -189,14 +190,19 @@ Everything else in the file is left exactly as it was.`,
 			if err != nil {
 				return err
 			}
+			_, statErr := os.Stat(path)
+			removed := changed && errors.Is(statErr, fs.ErrNotExist)
 			if a.json {
-				return a.printJSON(map[string]any{"settings": path, "changed": changed})
+				return a.printJSON(map[string]any{"settings": path, "changed": changed, "removed": removed})
 			}
-			if !changed {
+			switch {
+			case !changed:
 				fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
-				return nil
+			case removed:
+				fmt.Fprintf(a.out, "removed %s: install had created it, and it held nothing but limen's hook\n", path)
+			default:
+				fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
 			}
-			fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
 			return nil
 		},
 	}
@@ -262,8 +268,9 @@ func findHookBin(given string) (string, error) {
 }
 
 // editSettings applies edit to the settings file, creating it (and its
-// directory) if needed, and replaces it atomically, keeping its mode. A file
-// that is not valid JSON is refused and left alone.
+// directory) if needed, and replaces it atomically, keeping its mode; an
+// edit that returns a nil document removes the file. A file that is not
+// valid JSON is refused and left alone.
 func editSettings(path string, edit func([]byte) ([]byte, bool, error)) (bool, error) {
 	doc, err := os.ReadFile(path)
 	mode := fs.FileMode(0o644)
@@ -283,6 +290,12 @@ func editSettings(path string, edit func([]byte) ([]byte, bool, error)) (bool, e
 	}
 	if !changed {
 		return false, nil
+	}
+	if out == nil {
+		if err := os.Remove(path); err != nil {
+			return false, fmt.Errorf("remove %s: %w", path, err)
+		}
+		return true, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, fmt.Errorf("create %s: %w", filepath.Dir(path), err)

@@ -364,7 +364,9 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 
 // uninstallEntry removes limen's entry, and the PreToolUse and hooks
 // containers when that leaves them empty. It reports false when there is no
-// limen entry.
+// limen entry. A file that holds exactly what install wrote into a new file
+// (nothing was there before, nothing was added since) is to be removed: it
+// returns a nil document for that, rather than leave "{}" behind.
 func uninstallEntry(doc []byte) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return doc, false, nil
@@ -387,6 +389,14 @@ func uninstallEntry(doc []byte) ([]byte, bool, error) {
 	i := findLimenEntry(doc, pre)
 	if i < 0 {
 		return doc, false, nil
+	}
+	var entry claudeHookEntry
+	if e := pre.elems[i]; json.Unmarshal(doc[e.start:e.end], &entry) == nil {
+		// Re-rendering drops anything a person added to the entry, so only
+		// an untouched file compares equal.
+		if fresh, _, err := installEntry(nil, entry); err == nil && bytes.Equal(fresh, doc) {
+			return nil, true, nil
+		}
 	}
 	// Remove the entry, and each container around it that install created
 	// for it: one it found empty is kept (tight marks those).

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -145,13 +147,15 @@ func TestHookInstallUninstall(t *testing.T) {
 				t.Fatalf("uninstall: exit %d: %s", code, out)
 			}
 			after, err := os.ReadFile(path)
-			if err != nil {
+			switch {
+			case orig == nil:
+				// install created the file, so uninstall removes it.
+				if !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("after install and uninstall the file install created is still there: %q, %v", after, err)
+				}
+			case err != nil:
 				t.Fatal(err)
-			}
-			if orig == nil {
-				orig = []byte("{}\n")
-			}
-			if !bytes.Equal(after, orig) {
+			case !bytes.Equal(after, orig):
 				t.Errorf("after install and uninstall the file is\n%q\nwant it byte for byte as it was\n%q", after, orig)
 			}
 			if code, out := limenctl(t, "hook", "uninstall", "claude-code", "--settings", path); code != 0 || !strings.Contains(out, "not in") {
@@ -250,4 +254,75 @@ func TestHookInstallRefuses(t *testing.T) {
 	if code, out := limenctl(t, "hook", "install", "codex", "--hook-bin", bin); code != exitUsage || !strings.Contains(out, "docs/integrations.md") {
 		t.Errorf("install codex: %d %q; want a usage error pointing at the docs", code, out)
 	}
+}
+
+// TestHookUninstallCreatedFile: a settings file that install created goes
+// away on uninstall, unless something else was put in it since.
+func TestHookUninstallCreatedFile(t *testing.T) {
+	bin := fakeHookBin(t)
+	t.Setenv("LIMEN_HTTP_SOCKET", "/run/user/1000/limen/limend-http.sock")
+	install := func(t *testing.T) string {
+		path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+		if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin); code != 0 {
+			t.Fatalf("install: exit %d: %s", code, out)
+		}
+		return path
+	}
+	uninstall := func(t *testing.T, path string) string {
+		code, out := limenctl(t, "hook", "uninstall", "claude-code", "--settings", path)
+		if code != 0 {
+			t.Fatalf("uninstall: exit %d: %s", code, out)
+		}
+		return out
+	}
+
+	t.Run("untouched", func(t *testing.T) {
+		path := install(t)
+		if out := uninstall(t, path); !strings.Contains(out, "held nothing but limen's hook") {
+			t.Errorf("uninstall said %q; want it to say it removed the file", out)
+		}
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("settings file install created is still there (%v)", err)
+		}
+		if _, err := os.Stat(filepath.Dir(path)); err != nil {
+			t.Errorf("its directory is gone too: %v", err)
+		}
+	})
+	t.Run("a setting added since", func(t *testing.T) {
+		path := install(t)
+		doc, _ := os.ReadFile(path)
+		doc = bytes.Replace(doc, []byte("{\n"), []byte("{\n  \"model\": \"opus\",\n"), 1)
+		os.WriteFile(path, doc, 0o644)
+		uninstall(t, path)
+		if after, err := os.ReadFile(path); err != nil || string(after) != "{\n  \"model\": \"opus\"\n}\n" {
+			t.Errorf("after uninstall: %q, %v; want the person's setting kept", after, err)
+		}
+	})
+	t.Run("limen's entry edited since", func(t *testing.T) {
+		// Still nothing but limen's hook in the file: it goes.
+		path := install(t)
+		doc, _ := os.ReadFile(path)
+		os.WriteFile(path, bytes.Replace(doc, []byte(`"timeout": 10`), []byte(`"timeout": 30`), 1), 0o644)
+		uninstall(t, path)
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("settings file install created is still there (%v)", err)
+		}
+	})
+	t.Run("rewritten since", func(t *testing.T) {
+		// Laid out by someone else: perhaps not install's file at all.
+		path := install(t)
+		doc, _ := os.ReadFile(path)
+		os.WriteFile(path, bytes.ReplaceAll(doc, []byte("  "), []byte("\t")), 0o644)
+		uninstall(t, path)
+		if after, err := os.ReadFile(path); err != nil || bytes.Contains(after, []byte("limen-hook")) || !json.Valid(after) {
+			t.Errorf("after uninstall: %q, %v; want the file kept, without limen's entry", after, err)
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		path := install(t)
+		code, out := limenctl(t, "--json", "hook", "uninstall", "claude-code", "--settings", path)
+		if code != 0 || !strings.Contains(out, `"removed": true`) {
+			t.Errorf("--json uninstall: exit %d %s; want removed true", code, out)
+		}
+	})
 }
