@@ -162,21 +162,12 @@ func BenchmarkPredict(b *testing.B) {
 func BenchmarkRebuild(b *testing.B) {
 	answers := benchAnswersOnce()
 	b.ReportAllocs()
-	var e *Estimator
 	for b.Loop() {
-		e = rebuild(answers)
+		rebuild(answers)
 	}
 	b.StopTimer()
-	e = nil
-	runtime.GC()
-	var before runtime.MemStats
-	runtime.ReadMemStats(&before)
-	e = rebuild(answers)
-	runtime.GC()
-	var after runtime.MemStats
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(e)
-	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MiB")
+	heap, e := heldBy(func() *Estimator { return rebuild(answers) })
+	b.ReportMetric(heap, "heap-MiB")
 	b.ReportMetric(float64(len(e.users)), "users")
 	keys := 0
 	for _, p := range e.users {
@@ -191,4 +182,93 @@ func BenchmarkRebuild(b *testing.B) {
 		text += len(k)
 	}
 	b.ReportMetric(float64(text)/(1<<20), "key-text-MiB")
+}
+
+// storedAnswers is benchmark answers laid out as limend reads them from
+// the store: the user and key bytes of every answer in one block (which
+// the garbage collector need not scan), handed to ObserveBytes as slices.
+type storedAnswers struct {
+	text     []byte
+	spans    []int32 // per answer: user start and end, ladder count; per ladder: key count; per key: start and end
+	at       []int64
+	approved []bool
+}
+
+func storeAnswers(answers []benchAnswer) *storedAnswers {
+	s := &storedAnswers{}
+	add := func(t string) {
+		s.spans = append(s.spans, int32(len(s.text)))
+		s.text = append(s.text, t...)
+		s.spans = append(s.spans, int32(len(s.text)))
+	}
+	for _, a := range answers {
+		add(a.user)
+		s.spans = append(s.spans, int32(len(a.ladders)))
+		for _, l := range a.ladders {
+			s.spans = append(s.spans, int32(len(l)))
+			for _, k := range l {
+				add(k)
+			}
+		}
+		s.at = append(s.at, a.at.UnixNano())
+		s.approved = append(s.approved, a.approved)
+	}
+	return s
+}
+
+// replay observes every answer, as the server's rebuild does.
+func (s *storedAnswers) replay(e *Estimator) {
+	var parts [][][]byte
+	var keys [][]byte
+	sp := s.spans
+	for i := range s.at {
+		user := s.text[sp[0]:sp[1]]
+		n := int(sp[2])
+		sp = sp[3:]
+		parts, keys = parts[:0], keys[:0]
+		for range n {
+			k := int(sp[0])
+			sp = sp[1:]
+			from := len(keys)
+			for range k {
+				keys = append(keys, s.text[sp[0]:sp[1]])
+				sp = sp[2:]
+			}
+			parts = append(parts, keys[from:len(keys):len(keys)])
+		}
+		e.ObserveBytes(user, parts, s.approved[i], time.Unix(0, s.at[i]))
+	}
+}
+
+// BenchmarkRebuildBytes is BenchmarkRebuild as limend's start does it:
+// the answers come as bytes (decoded in place from the store, here from
+// one block) through ObserveBytes, which copies every new key and user.
+// The heap it reports includes the key text.
+func BenchmarkRebuildBytes(b *testing.B) {
+	stored := storeAnswers(benchAnswersOnce())
+	rebuild := func() *Estimator {
+		e := NewEstimator(DefaultConfig())
+		stored.replay(e)
+		return e
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rebuild()
+	}
+	b.StopTimer()
+	heap, _ := heldBy(rebuild)
+	b.ReportMetric(heap, "heap-MiB")
+}
+
+// heldBy returns the heap, in MiB, that the estimator build returns holds,
+// and the estimator.
+func heldBy(build func() *Estimator) (float64, *Estimator) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	e := build()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(build) // and what it holds, such as the answers
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20), e
 }

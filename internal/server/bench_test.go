@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -50,8 +51,26 @@ func BenchmarkRebuild(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/answer")
+			b.StopTimer()
+			b.ReportMetric(heapAfter(b, st), "heap-MiB")
 		})
 	}
+}
+
+// heapAfter reports the heap a fresh server holds once started: the
+// predictor's counts, for the most part.
+func heapAfter(b *testing.B, st *store.Store) float64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := New(Options{Store: st})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s)
+	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
 }
 
 // rebuildStore returns an open store of n answers, filled now or, with
