@@ -64,4 +64,38 @@ func BenchmarkStart(b *testing.B) {
 	b.Run("limen-hook-no-daemon", func(b *testing.B) {
 		run(b, `"permissionDecision":"ask"`, hookBin, read, "--socket", filepath.Join(b.TempDir(), "none.sock"))
 	})
+	// The two alternately, one pair per iteration, so that a busy moment
+	// slows both: the ratios of this one are the steadiest on a shared
+	// machine.
+	b.Run("interleaved", func(b *testing.B) {
+		var empties, hooks []time.Duration
+		for b.Loop() {
+			for _, bin := range []string{empty, hookBin} {
+				cmd := exec.Command(bin, "--socket", l.http)
+				cmd.Stdin = bytes.NewReader(read)
+				var out bytes.Buffer
+				cmd.Stdout = &out
+				began := time.Now()
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+				took := time.Since(began)
+				if bin == empty {
+					empties = append(empties, took)
+					continue
+				}
+				hooks = append(hooks, took)
+				if !bytes.Contains(out.Bytes(), []byte(`"permissionDecision":"allow"`)) {
+					b.Fatalf("limen-hook printed %s; want allow", out.Bytes())
+				}
+			}
+		}
+		slices.Sort(empties)
+		slices.Sort(hooks)
+		med := func(d []time.Duration) float64 { return float64(d[len(d)/2]) }
+		b.ReportMetric(float64(empties[len(empties)/2].Microseconds()), "empty-median-µs")
+		b.ReportMetric(float64(hooks[len(hooks)/2].Microseconds()), "hook-median-µs")
+		b.ReportMetric(med(hooks)/med(empties), "ratio-median")
+		b.ReportMetric(float64(hooks[0])/float64(empties[0]), "ratio-min")
+	})
 }
