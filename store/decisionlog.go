@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/proto"
@@ -43,20 +44,26 @@ func (s *Store) LogDecision(d *limenv1.Decision) {
 	} else {
 		item.id = id
 	}
+	s.enqueue(item)
+}
+
+// enqueue hands item to the batcher, unless the store is closed.
+func (s *Store) enqueue(item logItem) bool {
 	s.logMu.RLock()
 	defer s.logMu.RUnlock()
 	if s.closed {
-		return
+		return false
 	}
-	s.logCh <- item
+	s.log.put(item)
+	return true
 }
 
 // Flush returns once every record handed to LogDecision before the call is
 // committed, with any error the batcher met since the previous Flush.
 func (s *Store) Flush(ctx context.Context) error {
 	done := make(chan error, 1) // buffered: the batcher never waits for us
-	if err := s.sendFlush(ctx, done); err != nil {
-		return err
+	if !s.enqueue(logItem{flushed: done}) {
+		return fmt.Errorf("flush decision log: %w", ErrClosed)
 	}
 	select {
 	case err := <-done:
@@ -69,38 +76,94 @@ func (s *Store) Flush(ctx context.Context) error {
 	}
 }
 
-func (s *Store) sendFlush(ctx context.Context, done chan error) error {
-	s.logMu.RLock()
-	defer s.logMu.RUnlock()
-	if s.closed {
-		return fmt.Errorf("flush decision log: %w", ErrClosed)
+// logQueue passes records to the batcher without waking it for each one.
+// A channel send per record woke the batcher's goroutine, and on an idle
+// core a thread, on every Decide; now a record is appended under a mutex,
+// and the batcher is woken only when a batch starts (to arm its timer),
+// fills, or must be committed at once (a Flush, Close).
+type logQueue struct {
+	mu      sync.Mutex
+	room    sync.Cond // broadcast when the batcher takes records, or at close
+	items   []logItem
+	flushes int // Flush requests among items
+	closed  bool
+	batch   int // Options.MaxBatch: a batch this long is committed at once
+	limit   int // put waits while this many records are queued
+	wake    chan struct{}
+}
+
+func newLogQueue(batch int) *logQueue {
+	q := &logQueue{batch: batch, limit: max(1024, 2*batch), wake: make(chan struct{}, 1)}
+	q.room.L = &q.mu
+	return q
+}
+
+// put appends item, waiting while the queue is full.
+func (q *logQueue) put(item logItem) {
+	q.mu.Lock()
+	for len(q.items) >= q.limit && !q.closed {
+		q.room.Wait()
 	}
-	select {
-	case s.logCh <- logItem{flushed: done}:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("flush decision log: %w", ctx.Err())
+	q.items = append(q.items, item)
+	if item.flushed != nil {
+		q.flushes++
+	}
+	wake := len(q.items) == 1 || len(q.items) >= q.batch || item.flushed != nil
+	q.mu.Unlock()
+	if wake {
+		q.poke()
 	}
 }
 
-// runBatcher collects LogDecision records and commits them in one
-// transaction per MaxBatch records or FlushInterval, whichever comes first.
-// It exits, after a last commit, when Close closes logCh.
+func (q *logQueue) poke() {
+	select {
+	case q.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+}
+
+// close makes the batcher take what is left and stop.
+func (q *logQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.room.Broadcast()
+	q.mu.Unlock()
+	q.poke()
+}
+
+// due says whether the queued records must be committed now rather than
+// when the batch's timer fires, and whether any are queued at all.
+func (q *logQueue) due() (now, any bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.closed || q.flushes > 0 || len(q.items) >= q.batch, len(q.items) > 0
+}
+
+// take removes and returns every queued record (into spare's storage) and
+// whether the queue is closed.
+func (q *logQueue) take(spare []logItem) ([]logItem, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	items := q.items
+	q.items, q.flushes = spare[:0], 0
+	q.room.Broadcast()
+	return items, q.closed
+}
+
+// runBatcher commits queued records in one transaction per MaxBatch
+// records or FlushInterval, whichever comes first, and at once for a Flush.
+// It exits, after a last commit, when Close closes the queue.
 func (s *Store) runBatcher() {
 	defer close(s.batcherDone)
 	var (
-		batch   []logItem
-		errs    []error // since the last Flush
-		timer   = time.NewTimer(time.Hour)
-		pending bool // timer armed for the current batch
-		gap     bool // a batch with outcomes failed: stop moving outcomes_through
+		spare []logItem // the previous batch's storage, handed back to the queue
+		errs  []error   // since the last Flush
+		timer = time.NewTimer(time.Hour)
+		armed bool // timer running for the queued batch
+		gap   bool // a batch with outcomes failed: stop moving outcomes_through
 	)
 	timer.Stop()
-	commit := func() {
-		if pending {
-			timer.Stop()
-			pending = false
-		}
+	commit := func(batch []logItem) {
 		if len(batch) == 0 {
 			return
 		}
@@ -116,35 +179,47 @@ func (s *Store) runBatcher() {
 		}
 		errs = append(errs, skipped...)
 		gap = gap || held
-		clear(batch) // drop references to the encoded records
-		batch = batch[:0]
 	}
 	for {
+		fired := false
 		select {
-		case item, ok := <-s.logCh:
+		case <-s.log.wake:
+		case <-timer.C:
+			armed, fired = false, true
+		}
+		now, any := s.log.due()
+		if !now && !fired {
+			if any && !armed {
+				timer.Reset(s.opts.FlushInterval)
+				armed = true
+			}
+			continue
+		}
+		if armed {
+			timer.Stop()
+			armed = false
+		}
+		items, closed := s.log.take(spare)
+		batch := items[:0] // records between two Flush requests, in order
+		for _, item := range items {
 			switch {
-			case !ok:
-				commit()
-				s.batcherErr = errors.Join(errs...)
-				return
 			case item.flushed != nil:
-				commit()
+				commit(batch)
+				batch = batch[len(batch):]
 				item.flushed <- errors.Join(errs...)
 				errs = nil
 			case item.err != nil:
 				errs = append(errs, item.err)
 			default:
 				batch = append(batch, item)
-				if len(batch) >= s.opts.MaxBatch {
-					commit()
-				} else if !pending {
-					timer.Reset(s.opts.FlushInterval)
-					pending = true
-				}
 			}
-		case <-timer.C:
-			pending = false
-			commit()
+		}
+		commit(batch)
+		clear(items) // drop references to the records
+		spare = items
+		if closed {
+			s.batcherErr = errors.Join(errs...)
+			return
 		}
 	}
 }

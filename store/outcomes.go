@@ -80,12 +80,7 @@ func (u *unapplied) fill(ds ...*limenv1.Decision) {
 // logOutcome hands an answer's outcome to the batcher. A closed store drops
 // it: the answer is on disk, and the next Open applies its outcome.
 func (s *Store) logOutcome(id, seq uint64, o *limenv1.AskOutcome) {
-	s.logMu.RLock()
-	defer s.logMu.RUnlock()
-	if s.closed {
-		return
-	}
-	s.logCh <- logItem{id: id, seq: seq, outcome: o}
+	s.enqueue(logItem{id: id, seq: seq, outcome: o})
 }
 
 // errDecode marks a stored record that does not decode.

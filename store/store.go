@@ -86,11 +86,12 @@ type Store struct {
 	// background tracks reservations running ahead; Close waits for them.
 	background sync.WaitGroup
 
-	// logMu guards closed against sends on logCh: LogDecision and Flush hold
-	// it for reading, Close for writing before it closes logCh.
+	// logMu guards closed against records handed to the batcher after
+	// Close: LogDecision and Flush hold it for reading, Close for writing
+	// before it closes log.
 	logMu       sync.RWMutex
 	closed      bool
-	logCh       chan logItem
+	log         *logQueue
 	batcherDone chan struct{}
 	batcherErr  error // set by the batcher before batcherDone closes
 
@@ -122,7 +123,7 @@ func Open(path string, opts Options) (*Store, error) {
 		db:          db,
 		path:        path,
 		opts:        opts,
-		logCh:       make(chan logItem, max(1024, 2*opts.MaxBatch)),
+		log:         newLogQueue(opts.MaxBatch),
 		batcherDone: make(chan struct{}),
 	}
 	if err := s.init(); err != nil {
@@ -168,7 +169,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.logMu.Lock()
 		s.closed = true
-		close(s.logCh)
+		s.log.close()
 		s.logMu.Unlock()
 		<-s.batcherDone
 		s.background.Wait()
