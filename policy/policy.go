@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -213,12 +214,43 @@ type document struct {
 		PredictTimeout *string `toml:"predict_timeout"`
 	} `toml:"asks"`
 	Rules struct {
-		Allow []string `toml:"allow"`
-		Ask   []string `toml:"ask"`
-		Block []string `toml:"block"`
+		Allow *[]string `toml:"allow"`
+		Ask   *[]string `toml:"ask"`
+		Block *[]string `toml:"block"`
 	} `toml:"rules"`
 	Class []classDoc `toml:"class"`
 }
+
+// withDefaults fills in, from the shipped document, the rule lists and the
+// classes d leaves out, so that a short hand-written document changes what
+// it says and keeps the shipped protections: the block rules that stop
+// rm -rf / or an agent answering its own asks, and the risk classes. An
+// empty list (block = []) or a document of its own classes is kept as
+// written.
+func (d *document) withDefaults() {
+	def := shippedDocument()
+	if d.Rules.Allow == nil {
+		d.Rules.Allow = def.Rules.Allow
+	}
+	if d.Rules.Ask == nil {
+		d.Rules.Ask = def.Rules.Ask
+	}
+	if d.Rules.Block == nil {
+		d.Rules.Block = def.Rules.Block
+	}
+	if len(d.Class) == 0 {
+		d.Class = def.Class
+	}
+}
+
+// shippedDocument is DefaultDocument decoded, once.
+var shippedDocument = sync.OnceValue(func() document {
+	var d document
+	if err := toml.NewDecoder(strings.NewReader(DefaultDocument)).DisallowUnknownFields().Decode(&d); err != nil {
+		panic("policy: the default document does not decode: " + err.Error())
+	}
+	return d
+})
 
 type costsDoc struct {
 	Allow *float64 `toml:"allow"`
@@ -262,15 +294,17 @@ var classNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // What the document leaves out takes its default: costs 20/2/1 (a partial
 // costs table fills the rest from them; a class's from the top-level
 // costs), exploration 0.01, half_life 2160h, asks.timeout 10m,
-// asks.predict_timeout 100ms. Classes are not defaulted: the document lists
-// all of them, and an unknown class with the top-level costs is added last
-// if it does not name one.
+// asks.predict_timeout 100ms, and each of rules.allow, rules.ask and
+// rules.block and the classes as DefaultDocument has them (see
+// withDefaults). A document with classes lists all of them, and an unknown
+// class with the top-level costs is added last if it does not name one.
 func Parse(doc string) (*Policy, error) {
 	var d document
 	dec := toml.NewDecoder(strings.NewReader(doc)).DisallowUnknownFields()
 	if err := dec.Decode(&d); err != nil {
 		return nil, decodeError(err)
 	}
+	d.withDefaults()
 	var errs []error
 	add := func(prefix string, err error) {
 		if err == nil {
@@ -314,6 +348,9 @@ func Parse(doc string) (*Policy, error) {
 	p.PredictTimeout = duration("asks.predict_timeout", d.Asks.PredictTimeout, DefaultPredictTimeout, false)
 
 	rules := func(field string, v Verdict, patterns []string) []Rule {
+		if patterns == nil {
+			return nil
+		}
 		out := make([]Rule, 0, len(patterns))
 		for i, s := range patterns {
 			r, err := ParseRule(v, s)
@@ -325,9 +362,9 @@ func Parse(doc string) (*Policy, error) {
 		}
 		return out
 	}
-	p.Allow = rules("rules.allow", Allow, d.Rules.Allow)
-	p.Ask = rules("rules.ask", Ask, d.Rules.Ask)
-	p.Block = rules("rules.block", Block, d.Rules.Block)
+	p.Allow = rules("rules.allow", Allow, *d.Rules.Allow)
+	p.Ask = rules("rules.ask", Ask, *d.Rules.Ask)
+	p.Block = rules("rules.block", Block, *d.Rules.Block)
 
 	seen := map[string]int{}
 	for i, cd := range d.Class {

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/limenhq/limen/predictor"
@@ -132,12 +133,49 @@ keys = ["Bash:rm*"]
 	if p.HalfLife != 0 || p.Exploration != DefaultExploration || p.AskTimeout != DefaultAskTimeout {
 		t.Errorf("settings = %v %v %v", p.HalfLife, p.Exploration, p.AskTimeout)
 	}
-	empty := mustParse(t, "")
-	if empty.Costs != DefaultCosts || len(empty.Classes) != 1 || empty.Classes[0].Name != UnknownClass {
-		t.Errorf("empty document = %+v", empty)
+	if p.Class("destructive") != nil {
+		t.Error("a document with classes of its own got the shipped ones too")
+	}
+	if len(p.Block) == 0 {
+		t.Error("a document without [rules] lost the shipped block rules")
 	}
 	if p.Class("nope") != nil {
 		t.Error("Class of an unknown name is not nil")
+	}
+}
+
+// A short hand-written document changes what it says and keeps the
+// shipped rules and classes: an empty file is the shipped policy, not one
+// without protections. Only what is written out replaces them.
+func TestLeftOutRulesAndClassesAreTheShippedOnes(t *testing.T) {
+	shipped := Default()
+	names := func(p *Policy) (out []string) {
+		for _, c := range p.Classes {
+			out = append(out, c.Name)
+		}
+		return out
+	}
+	patterns := func(rs []Rule) (out []string) {
+		for _, r := range rs {
+			out = append(out, r.Pattern)
+		}
+		return out
+	}
+	for _, doc := range []string{"", "[costs]\nallow = 40.0\n", "[rules]\nallow = [\"Bash(make *)\"]\n"} {
+		p := mustParse(t, doc)
+		if !slices.Equal(names(p), names(shipped)) {
+			t.Errorf("%q: classes %v, want the shipped %v", doc, names(p), names(shipped))
+		}
+		if !slices.Equal(patterns(p.Block), patterns(shipped.Block)) || !slices.Equal(patterns(p.Ask), patterns(shipped.Ask)) {
+			t.Errorf("%q: block %v ask %v, want the shipped ones", doc, patterns(p.Block), patterns(p.Ask))
+		}
+	}
+	if p := mustParse(t, "[rules]\nallow = [\"Bash(make *)\"]\n"); !slices.Equal(patterns(p.Allow), []string{"Bash(make *)"}) {
+		t.Errorf("allow = %v, want the document's own", patterns(p.Allow))
+	}
+	bare := mustParse(t, "[rules]\nblock = []\n\n[[class]]\nname = \"unknown\"\n")
+	if len(bare.Block) != 0 || len(bare.Classes) != 1 {
+		t.Errorf("written-out empty lists: block %v, classes %v; want none and only unknown", patterns(bare.Block), names(bare))
 	}
 }
 
