@@ -141,20 +141,18 @@ func (m *Model) openRule(ask *limenv1.PendingAsk) tea.Cmd {
 	m.input.Reset()
 	m.input.Prompt = "rule: "
 	m.input.Placeholder = "Bash(git status), Read(./src/**), mcp__github__*"
-	m.input.SetValue(suggestRule(ask.GetDecision()))
+	suggestion, _ := suggestRule(ask.GetDecision()) // a refusal is shown by checkRule
+	m.input.SetValue(suggestion)
 	m.input.CursorEnd()
 	m.checkRule()
 	return tea.Batch(m.input.Focus(), m.fetchHistory())
 }
 
 // checkRule parses the pattern being edited and recomputes its preview.
+// A rule that does not decide the ask itself is an error: saving it would
+// answer the ask beyond what the rule says.
 func (m *Model) checkRule() {
-	r, err := policy.ParseRule(m.ruleVerdict, m.input.Value())
-	m.ruleErr = err
-	m.ruleCovered = nil
-	if err == nil {
-		m.ruleCovered = preview(r, m.history)
-	}
+	m.ruleCovered, m.ruleErr = checkRule(m.ruleVerdict, m.input.Value(), m.pending[m.target].GetDecision(), m.history)
 }
 
 func (m *Model) ruleKey(msg tea.KeyMsg) tea.Cmd {

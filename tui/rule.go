@@ -3,10 +3,13 @@ package tui
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
@@ -33,24 +36,113 @@ func envOf(a predictor.Action) policy.Env {
 	return policy.Env{Cwd: a.Cwd, Home: predictor.HomeDir(a)}
 }
 
-var subcommandRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+// subWordRE is a word a prefix rule may take as a subcommand: letters,
+// digits, dashes (also _ and :, as in db_migrate or build:prod), optionally
+// a leading flag dash as in python -m; never a path, URL, file name or
+// quoted text, which would make the rule cover one file rather than a kind
+// of command.
+var subWordRE = regexp.MustCompile(`^-{0,2}[A-Za-z0-9][A-Za-z0-9_:-]*$`)
+
+// probeArg is appended to a command to read its subcommand off the
+// predictor's ladder: a relative path is never taken as a subcommand, and
+// with it the exact key can no longer coincide with the subcommand's.
+const probeArg = "./limen-probe"
+
+// subcommandOf returns the subcommand of a shell part ("push" for git push,
+// "run test" for npm run test, "-m pytest" for python -m pytest) as the
+// predictor decides it, or "" when the command has none. The predictor
+// keeps the subcommand as a level of the part's ladder; the command is
+// keyed again with a probe argument so that level is told apart from the
+// exact command. Only words that look like a subcommand are kept.
+func subcommandOf(words []string) string {
+	if len(words) < 2 {
+		return ""
+	}
+	quoted := make([]string, 0, len(words)+1)
+	for _, w := range words {
+		q, err := syntax.Quote(w, syntax.LangBash)
+		if err != nil {
+			return ""
+		}
+		quoted = append(quoted, q)
+	}
+	quoted = append(quoted, probeArg)
+	parts := predictor.Parts(predictor.Action{Tool: "Bash", Input: map[string]any{"command": strings.Join(quoted, " ")}})
+	if len(parts) != 1 || parts[0].Opaque || len(parts[0].Keys) < 4 {
+		return ""
+	}
+	keys := parts[0].Keys
+	// Bash → Bash:prog → Bash:prog sub → … → the exact command.
+	sub, ok := strings.CutPrefix(keys[2], keys[1]+" ")
+	if !ok || strings.HasPrefix(sub, "[") { // a level of risky flags, not a subcommand
+		return ""
+	}
+	var kept []string
+	for _, w := range strings.Fields(sub) {
+		if !subWordRE.MatchString(w) {
+			break
+		}
+		kept = append(kept, w)
+	}
+	for len(kept) > 0 && strings.HasPrefix(kept[len(kept)-1], "-") {
+		kept = kept[:len(kept)-1] // python -m x.y: a flag alone is no subcommand
+	}
+	// The subcommand's words must be the command's own next words, so the
+	// prefix rule matches the command.
+	if len(kept) == 0 || len(kept) > len(words)-1 || !slices.Equal(kept, words[1:1+len(kept)]) {
+		return ""
+	}
+	return strings.Join(kept, " ")
+}
 
 // suggestRule proposes a hard rule that covers this decision's action and
 // its close relatives: Bash(<program> <subcommand>:*) for a shell command,
 // Tool(path) for a file tool, WebFetch(domain:host) for a fetch, and the
 // bare tool name otherwise. The person edits it before it is saved.
-func suggestRule(d *limenv1.Decision) string {
+//
+// The suggestion always covers the whole action as an allow rule would
+// (every part of a compound command). When no one rule does, it returns
+// "" and an error that says why and what to do instead.
+func suggestRule(d *limenv1.Decision) (string, error) {
 	act := actionOf(d.GetAction())
 	parts := predictor.Parts(act)
 	if len(parts) == 0 {
-		return act.Tool
+		return act.Tool, nil
 	}
-	part := parts[0]
+	env := envOf(act)
+	var rules []string
 	for _, p := range parts {
-		if p.Keys.Exact() == d.GetKey() {
-			part = p
+		if p.Opaque {
+			return "", fmt.Errorf("limen could not parse this command (%s), and no allow rule covers a command limen cannot read; "+
+				"write a block rule (tab) or answer the ask without a rule", shorten(p.Subject, 60))
+		}
+		s := suggestPart(act, p)
+		if r, err := policy.ParseRule(policy.Allow, s); err != nil || !r.Matches(p, env) {
+			// The broader form does not match (an unusual program name):
+			// fall back to the exact command.
+			s = act.Tool + "(" + escapeRule(p.Subject) + ")"
+			if r, err := policy.ParseRule(policy.Allow, s); err != nil || !r.Matches(p, env) {
+				return "", fmt.Errorf("no rule could be made that covers %q; write one below or use limenctl policy edit", p.Subject)
+			}
+		}
+		if !slices.Contains(rules, s) {
+			rules = append(rules, s)
 		}
 	}
+	if len(rules) == 1 {
+		return rules[0], nil
+	}
+	subjects := make([]string, len(parts))
+	for i, p := range parts {
+		subjects[i] = p.Subject
+	}
+	return "", fmt.Errorf("this command has several parts (%s); a rule would have to cover each (%s): add them in limenctl policy edit, "+
+		"or write one rule below that covers every part",
+		strings.Join(subjects, "; "), strings.Join(rules, ", "))
+}
+
+// suggestPart proposes a rule for one part of an action.
+func suggestPart(act predictor.Action, part predictor.Part) string {
 	switch {
 	case act.Tool == "Bash":
 		words := strings.Fields(part.Subject)
@@ -58,8 +150,8 @@ func suggestRule(d *limenv1.Decision) string {
 			return "Bash"
 		}
 		prefix := words[0]
-		if len(words) > 1 && subcommandRE.MatchString(words[1]) {
-			prefix += " " + words[1]
+		if sub := subcommandOf(words); sub != "" {
+			prefix += " " + sub
 		}
 		if predictor.IsPrivileged(part) {
 			prefix = strings.TrimPrefix(part.Keys[1], "Bash:") + " " + prefix
@@ -102,13 +194,56 @@ func covers(r policy.Rule, a *limenv1.Action) bool {
 	return true
 }
 
+// checkRule parses the pattern being edited for the ask and returns the
+// recent decisions it also covers (besides the ask's own action). The error
+// says why the rule cannot be saved: it does not parse, or it does not
+// decide the ask the way saving it would (an allow rule that misses a part
+// of the ask would still approve the whole ask). An empty pattern whose
+// suggestion was refused gets the reason for the refusal.
+func checkRule(v policy.Verdict, pattern string, ask *limenv1.Decision, recent []*limenv1.Decision) ([]*limenv1.Decision, error) {
+	if strings.TrimSpace(pattern) == "" {
+		if _, why := suggestRule(ask); why != nil {
+			return nil, why
+		}
+	}
+	r, err := policy.ParseRule(v, pattern)
+	if err != nil {
+		return nil, err
+	}
+	covered := preview(r, ask.GetAction(), recent)
+	act := actionOf(ask.GetAction())
+	env := envOf(act)
+	var missed []string
+	for _, p := range predictor.Parts(act) {
+		if !r.Matches(p, env) {
+			missed = append(missed, p.Subject)
+		}
+	}
+	switch {
+	case v == policy.Block && !covers(r, ask.GetAction()):
+		return covered, fmt.Errorf("%s matches no part of this ask; a rule made here must cover the ask it answers", pattern)
+	case v != policy.Block && len(missed) > 0:
+		what := "this ask"
+		if len(missed) < len(predictor.Parts(act)) {
+			what = "the part " + strings.Join(missed, "; ")
+		}
+		return covered, fmt.Errorf("%s does not cover %s, yet saving it would approve the whole ask; "+
+			"widen the rule, or add one rule per part in limenctl policy edit", pattern, what)
+	}
+	return covered, nil
+}
+
 // preview returns the recent decisions whose actions the rule would
-// decide, each action once, newest first.
-func preview(r policy.Rule, recent []*limenv1.Decision) []*limenv1.Decision {
+// decide, each action once, newest first, leaving out the ask's own action
+// (it is counted apart).
+func preview(r policy.Rule, ask *limenv1.Action, recent []*limenv1.Decision) []*limenv1.Decision {
 	var out []*limenv1.Decision
-	seen := map[string]bool{}
+	key := func(a *limenv1.Action) string {
+		return a.GetTool() + "\x00" + a.GetInputJson() + "\x00" + a.GetCwd()
+	}
+	seen := map[string]bool{key(ask): true}
 	for _, d := range recent {
-		k := d.GetAction().GetTool() + "\x00" + d.GetAction().GetInputJson() + "\x00" + d.GetAction().GetCwd()
+		k := key(d.GetAction())
 		if seen[k] {
 			continue
 		}

@@ -371,7 +371,7 @@ func (m *Model) ruleView(w int) string {
 	case m.historyErr != nil:
 		lines = append(lines, s.StatusErr.Render("no preview: "+m.historyErr.Error()))
 	default:
-		lines = append(lines, s.Heading.Render(fmt.Sprintf("Covers %d of the last %d recorded actions", len(m.ruleCovered), len(m.history))))
+		lines = append(lines, s.Heading.Render(fmt.Sprintf("Covers ask %s and %d of the last %d recorded actions", m.target, len(m.ruleCovered), len(m.history))))
 		for i, d := range m.ruleCovered {
 			if i == 8 {
 				lines = append(lines, s.Muted.Render(fmt.Sprintf("  … and %d more", len(m.ruleCovered)-i)))
