@@ -100,6 +100,7 @@ func TestHookRoutes(t *testing.T) {
 		{"claude code wait runs out", "/v1/hooks/claude-code?wait=100ms", bashCall, []string{`"permissionDecision":"ask"`, "still waiting"}},
 		{"bad wait", "/v1/hooks/claude-code?wait=soon", bashCall, []string{`"permissionDecision":"ask"`, `wait=\"soon\"`}},
 		{"malformed call", "/v1/hooks/claude-code", `{"tool_input":{}}`, []string{`"permissionDecision":"ask"`, "no tool_name"}},
+		{"Bash without a command", "/v1/hooks/claude-code", `{"hook_event_name":"PreToolUse","tool_name":"Bash"}`, []string{`"permissionDecision":"ask"`, `has no \"command\"`}},
 		{"tool_input an array", "/v1/hooks/claude-code", strings.Replace(bashCall, `{"command":"npm test"}`, strings.Repeat("[", 40)+strings.Repeat("]", 40), 1), []string{`"permissionDecision":"ask"`, "tool_input is not a JSON object"}},
 		{"codex ask is deny", "/v1/hooks/codex", bashCall, []string{`"permissionDecision":"deny"`, "This runtime cannot ask"}},
 		{"gemini ask is deny", "/v1/hooks/gemini", strings.Replace(bashCall, "PreToolUse", "BeforeTool", 1), []string{`{"decision":"deny"`, "limenctl answer"}},
@@ -116,6 +117,16 @@ func TestHookRoutes(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A malformed call is refused, not queued for a person to puzzle over.
+	pending, err := l.d.Store().Pending()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pending {
+		if in := p.GetDecision().GetAction().GetInputJson(); !strings.Contains(in, "npm test") {
+			t.Errorf("a malformed call was queued as an ask: %s", in)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/user"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,6 +59,68 @@ func toAction(a *limenv1.Action, at time.Time) (predictor.Action, error) {
 		User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(), Tool: a.GetTool(),
 		Input: input, Cwd: a.GetCwd(), Time: at,
 	}, nil
+}
+
+// requiredArg is the argument without which a tool call of a known tool
+// means nothing: deciding "Bash with no command" would queue an ask nobody
+// can judge (a new-user trial found such asks in the queue as "Bash {}").
+var requiredArg = map[string]string{
+	"Bash":         "command",
+	"Read":         "file_path",
+	"Edit":         "file_path",
+	"Write":        "file_path",
+	"MultiEdit":    "file_path",
+	"NotebookEdit": "notebook_path",
+	"WebFetch":     "url",
+}
+
+// checkArgs refuses a call of a known tool whose required argument is
+// missing, empty or not a string.
+func checkArgs(a predictor.Action) error {
+	name, ok := requiredArg[a.Tool]
+	if !ok {
+		return nil
+	}
+	switch v := a.Input[name].(type) {
+	case string:
+		if strings.TrimSpace(v) != "" {
+			return nil
+		}
+		return fmt.Errorf("action.input_json.%s is empty: a %s call needs its %s, such as %s", name, a.Tool, name, argExample(a.Tool))
+	case nil:
+		return fmt.Errorf("action.input_json has no %q: a %s call needs it, such as %s", name, a.Tool, argExample(a.Tool))
+	default:
+		return fmt.Errorf("action.input_json.%s is %s, not a string: send it as %s", name, jsonKind(v), argExample(a.Tool))
+	}
+}
+
+// jsonKind names the JSON type of a value decoded with UseNumber.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return "null"
+	}
+}
+
+func argExample(tool string) string {
+	switch tool {
+	case "Bash":
+		return `{"command":"ls -la"}`
+	case "WebFetch":
+		return `{"url":"https://example.com"}`
+	case "NotebookEdit":
+		return `{"notebook_path":"analysis.ipynb"}`
+	default:
+		return `{"file_path":"src/main.go"}`
+	}
 }
 
 func toVerdict(v policy.Verdict) limenv1.Verdict {

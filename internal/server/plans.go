@@ -45,7 +45,8 @@ type plannedAction struct {
 
 // get returns the plan of msg (whose user is already the principal) under
 // ps, from the cache or made now. It fails only when msg's input_json does
-// not decode, with toAction's error.
+// not decode, with toAction's error, or lacks its tool's required argument
+// (checkArgs).
 func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*plannedAction, error) {
 	k := planKey{msg.GetUser(), msg.GetTool(), msg.GetInputJson(), msg.GetCwd()}
 	c.mu.RLock()
@@ -59,6 +60,9 @@ func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*planne
 	}
 	act, err := toAction(msg, at)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkArgs(act); err != nil {
 		return nil, err
 	}
 	parts := predictor.Parts(act)
