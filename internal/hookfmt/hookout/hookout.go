@@ -215,19 +215,25 @@ func Allows(answer []byte) bool {
 
 // AskAnswer words an ask. waited says limend already waited for a person.
 // Runtimes and events that cannot ask get a deny that says how a person
-// approves.
+// approves. Without an ask id nothing waits in limen (it failed closed, or
+// its queue was full), so the answer does not send anyone there.
 func AskAnswer(f Format, event, askID, reason string, waited bool) Answer {
 	var b strings.Builder
-	if askID != "" {
-		if waited {
-			b.WriteString("limen: ask " + askID + " is still waiting for a person (" + reason + "). ")
-		} else {
-			b.WriteString("limen asks a person about this (ask " + askID + "): " + reason + ". ")
+	if askID == "" {
+		b.WriteString("limen needs a person to decide this: " + reason + ". ")
+		if NoAsk(f, event) {
+			b.WriteString("This runtime cannot ask, so the call is denied; nothing waits for approval in limen: tell the user, and retry once the cause is fixed.")
+			return Answer{Deny, b.String()}
 		}
-		b.WriteString("A person (not the agent: limen blocks agents from answering) can approve it with `limenctl answer " + askID + " --approve` in their own terminal, or in the limen TUI. ")
-	} else {
-		b.WriteString("limen needs a person to approve this: " + reason + ". ")
+		b.WriteString("Nothing waits for approval in limen: the person decides in this runtime's own permission prompt.")
+		return Answer{Ask, b.String()}
 	}
+	if waited {
+		b.WriteString("limen: ask " + askID + " is still waiting for a person (" + reason + "). ")
+	} else {
+		b.WriteString("limen asks a person about this (ask " + askID + "): " + reason + ". ")
+	}
+	b.WriteString("A person (not the agent: limen blocks agents from answering) can approve it with `limenctl answer " + askID + " --approve` in their own terminal, or in the limen TUI. ")
 	if NoAsk(f, event) {
 		b.WriteString("This runtime cannot ask, so the call is denied until then: tell the user it needs approval in limen, then retry once approved.")
 		return Answer{Deny, b.String()}

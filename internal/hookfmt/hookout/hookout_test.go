@@ -124,6 +124,30 @@ func TestFailClosedNeverAllows(t *testing.T) {
 	}
 }
 
+// When limen could not decide, nothing waits in its queue: the answer must
+// not send the person (or the agent) to look for it there.
+func TestFailClosedDoesNotPointAtAQueue(t *testing.T) {
+	err := errors.New("limend is unreachable")
+	for _, tt := range []struct {
+		f       Format
+		event   string
+		verdict Verdict
+		says    string
+	}{
+		{ClaudeCode, PreToolUse, Ask, "own permission prompt"},
+		{Codex, PreToolUse, Deny, "nothing waits for approval in limen"},
+		{Gemini, DefaultEvent(Gemini), Deny, "nothing waits for approval in limen"},
+	} {
+		a := FailClosed(tt.f, tt.event, err)
+		if a.Verdict != tt.verdict || !strings.Contains(a.Reason, tt.says) || !strings.Contains(a.Reason, "unreachable") {
+			t.Errorf("%s: %v %q; want %v saying %q and the cause", tt.f, a.Verdict, a.Reason, tt.verdict, tt.says)
+		}
+		if strings.Contains(a.Reason, "waits for approval in limen and") || strings.Contains(a.Reason, "limenctl answer") {
+			t.Errorf("%s: %q sends people to a queue that holds nothing", tt.f, a.Reason)
+		}
+	}
+}
+
 func TestParse(t *testing.T) {
 	if _, err := ParseFormat("cursor"); err == nil || err.Error() != `format "cursor": use claude-code, codex or gemini` {
 		t.Errorf("ParseFormat(cursor) = %v", err)
