@@ -31,6 +31,20 @@ func (s *hookScope) flags(cmd *cobra.Command) {
 	cmd.MarkFlagsMutuallyExclusive("user", "project", "local", "settings")
 }
 
+// flag is the scope as the flag that names it, for hints that give a whole
+// command ("" for the default, --user).
+func (s *hookScope) flag() string {
+	switch {
+	case s.settings != "":
+		return " --settings " + shellQuote(s.settings)
+	case s.project:
+		return " --project"
+	case s.local:
+		return " --local"
+	}
+	return ""
+}
+
 // path returns the settings file the scope names.
 func (s *hookScope) path() (string, error) {
 	switch {
@@ -147,10 +161,14 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
 				return a.printJSON(map[string]any{"settings": path, "command": command, "changed": changed})
 			}
 			if !changed {
-				fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: limenctl hook uninstall claude-code first to change its flags\n", path)
+				fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: to change its flags, run limenctl hook uninstall claude-code%s, then install again\n", path, scope.flag())
 				return nil
 			}
 			fmt.Fprintf(a.out, "installed limen's PreToolUse hook in %s\n  command  %s\n  on ask   %s\nClaude Code now asks limen before every tool call; make sure limend is running.\n", path, command, onAsk)
+			if scope.project {
+				// The command names this machine's limen-hook and socket.
+				fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
+			}
 			return nil
 		},
 	}

@@ -326,3 +326,22 @@ func TestHookUninstallCreatedFile(t *testing.T) {
 		}
 	})
 }
+
+// --project writes this machine's paths into a file that is usually
+// committed: install says so, and a second install's hint keeps the scope.
+func TestHookInstallProjectScope(t *testing.T) {
+	bin := fakeHookBin(t)
+	t.Setenv("LIMEN_HTTP_SOCKET", "/run/user/1000/limen/limend-http.sock")
+	t.Chdir(t.TempDir())
+	code, out := limenctl(t, "hook", "install", "claude-code", "--project", "--hook-bin", bin)
+	if code != 0 || !strings.Contains(out, "--local keeps it to you") {
+		t.Errorf("install --project: exit %d %q; want a note about the shared file", code, out)
+	}
+	code, out = limenctl(t, "hook", "install", "claude-code", "--project", "--hook-bin", bin, "--on-ask", "wait")
+	if code != 0 || !strings.Contains(out, "limenctl hook uninstall claude-code --project, then install again") {
+		t.Errorf("second install: exit %d %q; want a hint that names --project", code, out)
+	}
+	if _, out := limenctl(t, "hook", "install", "claude-code", "--local", "--hook-bin", bin); strings.Contains(out, "note:") {
+		t.Errorf("install --local printed %q; the note is for the shared file only", out)
+	}
+}
