@@ -25,7 +25,7 @@ of the agent's session without asking.`,
 		Example: `  limenctl answer 12 --approve
   limenctl answer 12 --deny --note "never push to main"
   limenctl answer 12 --approve --session`,
-		Args: cobra.ExactArgs(1),
+		Args: needArgs(1, "the ask id, as shown by limenctl pending", "limenctl answer ID --approve|--deny"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if approve == deny {
 				return usagef("say --approve or --deny (exactly one)")
@@ -78,7 +78,7 @@ final verdict: allow if approved, block if denied or expired. It exits 0 only
 for allow: 5 while the ask is still pending (--for ran out), 6 for block.`,
 		Example: `  limenctl await 12
   limenctl await 12 --for 30s    # give up after 30s (prints ask)`,
-		Args: cobra.ExactArgs(1),
+		Args: needArgs(1, "the ask id, as shown by limenctl pending or decide", "limenctl await ID [--for 30s]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkAskID(args[0]); err != nil {
 				return err

@@ -46,7 +46,7 @@ second and per-decision p50/p99.`,
   limenctl eval dev.jsonl --per-user
   limenctl eval dev.jsonl --costs allow=20,block=2,ask=1 --json > report.json
   limenctl eval dev.jsonl --policy my-policy.toml --seed 7`,
-		Args: cobra.ExactArgs(1),
+		Args: needArgs(1, "the labelled stream to replay (a .jsonl file, such as eval/testdata/smoke.jsonl)", "limenctl eval STREAM.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			pol := policy.Default()
 			if policyFile != "" {

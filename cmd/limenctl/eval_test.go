@@ -78,7 +78,7 @@ func TestEvalRefusesBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no stream", nil, exitUsage, "accepts 1 arg"},
+		{"no stream", nil, exitUsage, "eval needs the labelled stream"},
 		{"missing file", []string{filepath.Join(t.TempDir(), "nope.jsonl")}, exitFailure, "hint: give the path of a .jsonl stream"},
 		{"bad label", []string{bad}, exitFailure, `line 1: "truth" is "maybe"`},
 		{"costs not name=value", []string{smokeStream, "--costs", "20,2,1"}, exitUsage, `--costs: "20" is not name=value`},

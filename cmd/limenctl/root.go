@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/paths"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -103,12 +104,13 @@ func (a *app) printJSON(v any) error {
 }
 
 func execute(args []string, stdout, stderr io.Writer) int {
-	a := &app{out: stdout, errOut: stderr}
+	out := &countingWriter{w: stdout}
+	a := &app{out: out, errOut: stderr}
 	root := newRoot(a)
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(context.Background())
+	cmd, err := root.ExecuteContextC(context.Background())
 	if err == nil {
 		return exitOK
 	}
@@ -116,36 +118,138 @@ func execute(args []string, stdout, stderr io.Writer) int {
 	if errors.As(err, &ve) {
 		return ve.code
 	}
-	code, msg := classify(err, a.socket)
+	if cmd == nil {
+		cmd = root
+	}
+	code, msg := classify(err, a.socket, cmd.CommandPath())
+	if a.json && out.n == 0 && jsonErrors(cmd) {
+		// A script asked for JSON: it gets JSON on stdout even when the
+		// command failed, and decide and await say what a runtime must do
+		// without limend: ask a person.
+		text, hint, _ := strings.Cut(msg, "\nhint: ")
+		v := struct {
+			Verdict  string `json:"verdict,omitempty"`
+			Error    string `json:"error"`
+			Hint     string `json:"hint,omitempty"`
+			ExitCode int    `json:"exit_code"`
+		}{Error: text, Hint: hint, ExitCode: code}
+		if name := cmd.Name(); (name == "decide" || name == "await") && cmd.Parent() == root && code != exitUsage {
+			v.Verdict = limenv1.Verdict_VERDICT_ASK.String()
+		}
+		_ = a.printJSON(v)
+	}
 	fmt.Fprintln(stderr, "limenctl:", msg)
 	return code
 }
 
-// classify picks the exit code and words the error with a hint.
-func classify(err error, socket string) (int, string) {
+// jsonErrors reports whether a failed command prints its error as JSON
+// under --json: every command but those whose stdout belongs to a protocol
+// (hook, mcp-gate) or a screen (tui).
+func jsonErrors(cmd *cobra.Command) bool {
+	for c := cmd; c != nil && c.HasParent(); c = c.Parent() {
+		if c.Parent().HasParent() {
+			continue
+		}
+		switch c.Name() {
+		case "hook", "mcp-gate", "tui":
+			return false
+		}
+	}
+	return true
+}
+
+// countingWriter counts what a command printed, so an error is given as
+// JSON only when the command printed nothing.
+type countingWriter struct {
+	w io.Writer
+	n int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += n
+	return n, err
+}
+
+// classify picks the exit code and words the error with a hint; cmdPath is
+// the command that failed ("limenctl answer"), whose help the hint names.
+func classify(err error, socket, cmdPath string) (int, string) {
 	var ue usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
-		return exitUsage, err.Error() + "\nhint: see limenctl --help"
+		return exitUsage, err.Error() + "\nhint: see " + cmdPath + " --help"
 	}
 	st, ok := status.FromError(err)
 	if !ok {
 		return exitFailure, err.Error()
 	}
+	// The text without gRPC's "rpc error: code = … desc = " wrapping, with
+	// whatever the command wrapped around it (a hint, say) kept once.
+	text := grpcText(err, st)
 	switch st.Code() {
 	case codes.Unavailable, codes.DeadlineExceeded:
 		if socket == "" {
-			socket = "the default socket"
+			if s, err := paths.Socket(); err == nil {
+				socket = s
+			} else {
+				socket = "the default socket"
+			}
 		}
-		return exitUnreachable, fmt.Sprintf("cannot reach limend at %s: %s\nhint: start it with `limend` (or `go run ./cmd/limend` in the source tree), or pass --socket", socket, st.Message())
+		if isHTTPSocket(text) {
+			return exitUnreachable, fmt.Sprintf("%s is not limend's gRPC socket: it answers HTTP (%s)\n"+
+				"hint: this is limend's HTTP hook socket (limend-http.sock); point --socket at the gRPC socket (limend.sock)", socket, text)
+		}
+		return exitUnreachable, fmt.Sprintf("cannot reach limend at %s: %s\nhint: start it with `limend` (or `go run ./cmd/limend` in the source tree), or pass --socket", socket, text)
 	case codes.InvalidArgument, codes.NotFound, codes.FailedPrecondition, codes.Aborted,
 		codes.PermissionDenied, codes.ResourceExhausted, codes.AlreadyExists, codes.OutOfRange:
-		msg := "refused: " + st.Message()
-		if _, hint, ok := strings.Cut(err.Error(), "\nhint: "); ok {
-			msg += "\nhint: " + hint
-		}
-		return exitRefused, msg
+		return exitRefused, "refused: " + text
 	}
-	return exitFailure, st.Message()
+	return exitFailure, text
+}
+
+// grpcText returns err's text with the gRPC status error inside it worded
+// as its message alone. status.FromError gives a wrapped error's whole text
+// (rpc error: code = Aborted desc = … plus what was wrapped around it).
+func grpcText(err error, st *status.Status) string {
+	var inner interface {
+		error
+		GRPCStatus() *status.Status
+	}
+	if !errors.As(err, &inner) {
+		return st.Message()
+	}
+	msg := inner.GRPCStatus().Message()
+	if inner == err {
+		return msg
+	}
+	return strings.Replace(err.Error(), inner.Error(), msg, 1)
+}
+
+// isHTTPSocket reports whether a connection error says the peer speaks
+// HTTP/1 rather than gRPC: what gRPC reports when --socket names limend's
+// HTTP hook socket.
+func isHTTPSocket(text string) bool {
+	for _, s := range []string{"http2: frame too large", "HTTP/1.", "malformed HTTP", "http2: failed reading the frame payload"} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// needArgs is an Args validator that says what a command's arguments are
+// when they are missing or too many, with the usage line: cobra's own says
+// only "accepts 1 arg(s), received 0".
+func needArgs(n int, what, usage string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) < n:
+			return usagef("%s needs %s: %s", cmd.Name(), what, usage)
+		case len(args) > n:
+			extra := args[n:]
+			return usagef("%s takes %s, and no more (left over: %s): %s", cmd.Name(), what, strings.Join(extra, " "), usage)
+		}
+		return nil
+	}
 }
 
 func isCobraUsage(err error) bool {

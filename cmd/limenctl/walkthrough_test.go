@@ -106,6 +106,9 @@ func TestPolicySetRefusesAStaleFile(t *testing.T) {
 	if code != exitRefused || !strings.Contains(errOut, "policy diff 1 2") {
 		t.Fatalf("setting a file exported from version 1 over version 2 = %d %q; want refused with a hint", code, errOut)
 	}
+	if strings.Contains(errOut, "rpc error") || strings.Count(errOut, "hint:") != 1 {
+		t.Errorf("the refusal is printed raw or with its hint twice: %q", errOut)
+	}
 	doc, _, _ := run("policy", "show", "--document")
 	if !strings.Contains(doc, "allow = 40") {
 		t.Fatalf("the refused set changed the policy:\n%s", doc)
