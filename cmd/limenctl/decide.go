@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/types/known/durationpb"
+	"mvdan.cc/sh/v3/syntax"
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -27,6 +28,9 @@ func newDecideCmd(a *app) *cobra.Command {
 		Long: `decide asks limend for a verdict on one action, exactly as an agent runtime
 would: allow, ask (a person decides) or block. A shell command can be given as
 arguments; any other tool with --tool and --input (its arguments as JSON).
+One argument is the command as written ('rm -rf build && make'); several are
+quoted again as the shell needs them, so decide git commit -m "fix bug"
+decides git commit -m 'fix bug'.
 
 An ask is queued for a person: answer it with limenctl answer, or pass --wait
 to wait here for the answer.
@@ -46,7 +50,11 @@ decide exits 0 only when the verdict is allow: 5 for ask, 6 for block, so
 				if act.Tool != "Bash" {
 					return usagef("arguments are a shell command, which only makes sense with --tool Bash; use --input for %s", act.Tool)
 				}
-				b, _ := json.Marshal(map[string]string{"command": strings.Join(args, " ")})
+				command, err := shellCommand(args)
+				if err != nil {
+					return err
+				}
+				b, _ := json.Marshal(map[string]string{"command": command})
 				input = string(b)
 			case input == "":
 				return usagef("nothing to decide: give a shell command (limenctl decide git status) or --tool and --input")
@@ -109,6 +117,26 @@ decide exits 0 only when the verdict is allow: 5 for ask, 6 for block, so
 	f.BoolVar(&wait, "wait", false, "if limend asks, wait here for a person's answer")
 	f.DurationVar(&waitFor, "wait-timeout", 0, "with --wait, give up after this long (default: until the ask expires)")
 	return cmd
+}
+
+// shellCommand makes the command limend decides from decide's arguments.
+// One argument is the command as written ('rm -rf build && make'); several
+// are the words the shell already split, so each is quoted as the shell
+// would need it: decide git commit -m "fix bug" decides
+// git commit -m 'fix bug', not git commit -m fix bug.
+func shellCommand(args []string) (string, error) {
+	if len(args) == 1 {
+		return args[0], nil
+	}
+	words := make([]string, len(args))
+	for i, arg := range args {
+		q, err := syntax.Quote(arg, syntax.LangBash)
+		if err != nil {
+			return "", usagef("argument %d (%q) cannot be quoted for the shell: %v; give the whole command as one quoted argument", i+1, arg, err)
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " "), nil
 }
 
 func printDecision(a *app, d *limenv1.Decision) {
