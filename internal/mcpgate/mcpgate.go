@@ -231,31 +231,31 @@ func (g *gate) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			params, _ := p.(*mcp.ListToolsParams)
 			r, err := g.up.ListTools(ctx, params)
 			return fresh(r, err, func() *mcp.ListToolsResult {
-				return &mcp.ListToolsResult{Meta: own(r.Meta), NextCursor: r.NextCursor, Tools: r.Tools}
+				return &mcp.ListToolsResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, Tools: r.Tools}
 			})
 		case "resources/list":
 			params, _ := p.(*mcp.ListResourcesParams)
 			r, err := g.up.ListResources(ctx, params)
 			return fresh(r, err, func() *mcp.ListResourcesResult {
-				return &mcp.ListResourcesResult{Meta: own(r.Meta), NextCursor: r.NextCursor, Resources: r.Resources}
+				return &mcp.ListResourcesResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, Resources: r.Resources}
 			})
 		case "resources/templates/list":
 			params, _ := p.(*mcp.ListResourceTemplatesParams)
 			r, err := g.up.ListResourceTemplates(ctx, params)
 			return fresh(r, err, func() *mcp.ListResourceTemplatesResult {
-				return &mcp.ListResourceTemplatesResult{Meta: own(r.Meta), NextCursor: r.NextCursor, ResourceTemplates: r.ResourceTemplates}
+				return &mcp.ListResourceTemplatesResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, ResourceTemplates: r.ResourceTemplates}
 			})
 		case "resources/read":
 			params, _ := p.(*mcp.ReadResourceParams)
 			r, err := g.up.ReadResource(ctx, params)
 			return fresh(r, err, func() *mcp.ReadResourceResult {
-				return &mcp.ReadResourceResult{Meta: own(r.Meta), Contents: r.Contents}
+				return &mcp.ReadResourceResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), Contents: r.Contents}
 			})
 		case "prompts/list":
 			params, _ := p.(*mcp.ListPromptsParams)
 			r, err := g.up.ListPrompts(ctx, params)
 			return fresh(r, err, func() *mcp.ListPromptsResult {
-				return &mcp.ListPromptsResult{Meta: own(r.Meta), NextCursor: r.NextCursor, Prompts: r.Prompts}
+				return &mcp.ListPromptsResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, Prompts: r.Prompts}
 			})
 		case "prompts/get":
 			params, _ := p.(*mcp.GetPromptParams)
@@ -277,13 +277,28 @@ func (g *gate) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // fresh returns the server's result rebuilt from its content fields. The
 // gate's two sides may speak different protocol versions (the server's
 // side negotiates its own), so the version-specific fields the SDK filled in
-// on one side (result type, cache hints) are left for the other side's SDK
-// to fill in for its own version.
+// on one side (result type) are left for the other side's SDK to fill in
+// for its own version; the cache hints are the server's (see cacheable).
 func fresh[R mcp.Result](r R, err error, rebuild func() R) (mcp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
 	return rebuild(), nil
+}
+
+// cacheable is the server's cache hint (ttlMs, cacheScope) as the gate
+// passes it on. The SDK writes both fields into every list result whatever
+// the protocol version (they have no omitempty), and fills an unset
+// cacheScope with the protocol default only in its own handlers, which the
+// gate's results bypass: without this the client got the server's hint
+// dropped and an invalid "cacheScope":"". A server that sent no hint gets
+// the default, as a go-sdk server's own lists do: ttlMs 0 (stale at once,
+// right for a gate that asks the server every time) and public.
+func cacheable(c mcp.Cacheable) mcp.Cacheable {
+	if c.CacheScope == "" {
+		c.CacheScope = "public"
+	}
+	return c
 }
 
 // own drops the protocol's reserved _meta keys (io.modelcontextprotocol/…),
