@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,7 +15,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/mcpgate"
 )
 
@@ -78,6 +83,18 @@ command becomes limenctl, and the server's command and arguments follow
 			defer c.Close()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// Say at once when limend is not there: each call is refused
+			// anyway, but silently starting would look like a working gate.
+			// The check runs beside the server's start, not before it.
+			checkCtx, cancelCheck := context.WithCancel(ctx)
+			checked := make(chan struct{})
+			defer func() { cancelCheck(); <-checked }()
+			go func() {
+				defer close(checked)
+				if err := checkLimend(checkCtx, c, a.timeout); err != nil && checkCtx.Err() == nil {
+					log.Warn(fmt.Sprintf("limend is not reachable at %s; every tools/call will be refused until it is", c.Socket()), "error", err)
+				}
+			}()
 			server := exec.Command(args[0], args[1:]...)
 			server.Stderr = a.errOut // the server's own logs, next to ours
 			cwd, _ := os.Getwd()
@@ -96,6 +113,27 @@ command becomes limenctl, and the server's command and arguments follow
 	f.DurationVar(&askTimeout, "ask-timeout", mcpgate.DefaultAskTimeout, "how long a tool call waits for a person's answer to an ask; then it is refused")
 	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
 	return cmd
+}
+
+// checkLimend asks limend's health service whether it serves, within
+// timeout (at most 2s). The error is worded as limenctl words it.
+func checkLimend(ctx context.Context, c *client.Client, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, min(timeout, 2*time.Second))
+	defer cancel()
+	h, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		if st, ok := status.FromError(err); ok {
+			if text := grpcText(err, st); isHTTPSocket(text) {
+				return fmt.Errorf("this is limend's HTTP hook socket (limend-http.sock); point --socket at the gRPC socket (limend.sock)")
+			}
+			return errors.New(grpcText(err, st))
+		}
+		return err
+	}
+	if h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		return fmt.Errorf("limend reports %s", h.GetStatus())
+	}
+	return nil
 }
 
 // serverName derives a name from the server command: its base name without

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -62,17 +65,19 @@ func TestMCPGateEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	connect := func(t *testing.T, socket, calls string) *mcp.ClientSession {
+	connect := func(t *testing.T, socket, calls string) (*mcp.ClientSession, *lockedBuffer) {
 		t.Helper()
 		cmd := exec.Command(limenctlBin, "--socket", socket, "mcp-gate", "--name", "echo", "--ask-timeout", "300ms", "--log-level", "warn", "--", serverBin, calls)
-		cmd.Stderr = os.Stderr
+		stderr := &lockedBuffer{}
+		cmd.Stderr = io.MultiWriter(os.Stderr, stderr)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
 			t.Fatalf("start the gate: %v", err)
 		}
 		t.Cleanup(func() { cs.Close() })
-		return cs
+		return cs, stderr
 	}
+	const warning = "every tools/call will be refused until it is"
 	reached := func(t *testing.T, calls, tool string) bool {
 		t.Helper()
 		m, _ := filepath.Glob(filepath.Join(calls, tool+"-*"))
@@ -81,10 +86,13 @@ func TestMCPGateEndToEnd(t *testing.T) {
 
 	t.Run("limend up", func(t *testing.T) {
 		calls := t.TempDir()
-		cs := connect(t, d.Socket(), calls)
+		cs, stderr := connect(t, d.Socket(), calls)
 		tools, err := cs.ListTools(t.Context(), nil)
 		if err != nil || len(tools.Tools) != 3 {
 			t.Fatalf("tools/list through the gate = %v, %v; want the server's 3 tools", tools, err)
+		}
+		if tools.CacheScope == "" {
+			t.Errorf("tools/list through the gate has an empty cacheScope")
 		}
 		tests := []struct {
 			tool    string
@@ -108,11 +116,15 @@ func TestMCPGateEndToEnd(t *testing.T) {
 				t.Errorf("%s: reached the server = %v; want %v", tt.tool, !tt.isError, !tt.isError)
 			}
 		}
+		if strings.Contains(stderr.String(), warning) {
+			t.Errorf("the gate warns that a running limend is unreachable:\n%s", stderr)
+		}
 	})
 
 	t.Run("limend down", func(t *testing.T) {
 		calls := t.TempDir()
-		cs := connect(t, filepath.Join(t.TempDir(), "nobody.sock"), calls)
+		nobody := filepath.Join(t.TempDir(), "nobody.sock")
+		cs, stderr := connect(t, nobody, calls)
 		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +132,32 @@ func TestMCPGateEndToEnd(t *testing.T) {
 		if !res.IsError || reached(t, calls, "echo") {
 			t.Fatalf("with limend down: isError=%v, reached the server=%v; want a tool error and nothing forwarded", res.IsError, reached(t, calls, "echo"))
 		}
+		// The warning is printed at start, beside the server's start.
+		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(stderr.String(), warning) && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := stderr.String(); !strings.Contains(got, "limend is not reachable at "+nobody) || !strings.Contains(got, warning) {
+			t.Errorf("with limend down the gate's stderr is %q; want a warning naming the socket", got)
+		}
 	})
+}
+
+// lockedBuffer collects a process's stderr while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestServerName(t *testing.T) {
