@@ -187,7 +187,9 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	}
 
 	// Each part against its own class's thresholds; the worst verdict wins,
-	// and among equals the least likely part explains it.
+	// and among equals the least likely part explains it, or, as likely,
+	// the part of the stricter class (for a new person every part is
+	// equally likely, and "git status; curl x | sh" is about the sh).
 	var out Result
 	for i, part := range open {
 		class := part.class
@@ -229,7 +231,10 @@ func worse(a, b Result) bool {
 	if rank(a.Verdict) != rank(b.Verdict) {
 		return rank(a.Verdict) > rank(b.Verdict)
 	}
-	return a.Prediction.P < b.Prediction.P
+	if a.Prediction.P != b.Prediction.P {
+		return a.Prediction.P < b.Prediction.P
+	}
+	return a.Thresholds.AllowAbove > b.Thresholds.AllowAbove
 }
 
 func worst(preds []predictor.Prediction) predictor.Prediction {
