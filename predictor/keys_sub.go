@@ -75,6 +75,18 @@ var noSubcommand = set(
 	"vmstat", "iostat", "journalctl", "dmesg", "lsblk", "blkid", "fdisk", "mkfs", "crontab", "at",
 )
 
+// Subcommand returns the subcommand the key ladder gives a simple command
+// of program prog with literal arguments args: "push" for git push, "run
+// test" for npm run test, "-m pytest" for python -m pytest, or "". It is
+// what a prefix rule suggested from a decision should name.
+func Subcommand(prog string, args []string) string {
+	ws := make([]word, len(args))
+	for i, a := range args {
+		ws[i] = word{text: a, lit: true}
+	}
+	return subcommand(prog, ws)
+}
+
 // subcommand returns the subcommand level of a command: "push" for git
 // push, "run test" for npm run test, "-m pytest" for python -m pytest, the
 // script for an interpreter, or "".

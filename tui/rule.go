@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
-
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -43,40 +41,15 @@ func envOf(a predictor.Action) policy.Env {
 // of command.
 var subWordRE = regexp.MustCompile(`^-{0,2}[A-Za-z0-9][A-Za-z0-9_:-]*$`)
 
-// probeArg is appended to a command to read its subcommand off the
-// predictor's ladder: a relative path is never taken as a subcommand, and
-// with it the exact key can no longer coincide with the subcommand's.
-const probeArg = "./limen-probe"
-
 // subcommandOf returns the subcommand of a shell part ("push" for git push,
 // "run test" for npm run test, "-m pytest" for python -m pytest) as the
-// predictor decides it, or "" when the command has none. The predictor
-// keeps the subcommand as a level of the part's ladder; the command is
-// keyed again with a probe argument so that level is told apart from the
-// exact command. Only words that look like a subcommand are kept.
+// predictor's key ladder has it, or "" when the command has none. Only
+// words that look like a subcommand are kept.
 func subcommandOf(words []string) string {
 	if len(words) < 2 {
 		return ""
 	}
-	quoted := make([]string, 0, len(words)+1)
-	for _, w := range words {
-		q, err := syntax.Quote(w, syntax.LangBash)
-		if err != nil {
-			return ""
-		}
-		quoted = append(quoted, q)
-	}
-	quoted = append(quoted, probeArg)
-	parts := predictor.Parts(predictor.Action{Tool: "Bash", Input: map[string]any{"command": strings.Join(quoted, " ")}})
-	if len(parts) != 1 || parts[0].Opaque || len(parts[0].Keys) < 4 {
-		return ""
-	}
-	keys := parts[0].Keys
-	// Bash → Bash:prog → Bash:prog sub → … → the exact command.
-	sub, ok := strings.CutPrefix(keys[2], keys[1]+" ")
-	if !ok || strings.HasPrefix(sub, "[") { // a level of risky flags, not a subcommand
-		return ""
-	}
+	sub := predictor.Subcommand(words[0], words[1:])
 	var kept []string
 	for _, w := range strings.Fields(sub) {
 		if !subWordRE.MatchString(w) {
