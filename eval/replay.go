@@ -201,13 +201,16 @@ type UserMetrics struct {
 	Metrics
 }
 
+// NoRisk is the ByRisk key of actions whose stream line has no risk label.
+const NoRisk = "none"
+
 // Result is one strategy's outcome on a stream.
 type Result struct {
 	// Strategy is the strategy's name.
 	Strategy string `json:"strategy"`
 	// Overall covers every action of the stream.
 	Overall Metrics `json:"overall"`
-	// ByRisk splits the outcomes by the stream's risk label ("" for
+	// ByRisk splits the outcomes by the stream's risk label ("none" for
 	// actions without one); strategies never see that label.
 	ByRisk map[string]Metrics `json:"by_risk"`
 	// PerUser is each user's metrics, by user id, when Options.PerUser
@@ -307,7 +310,11 @@ func (ru *run) step(l labelled, costs policy.Costs) {
 	ru.spent += time.Since(start)
 	ru.lat = append(ru.lat, took)
 	ru.all.add(d, l.approve, costs)
-	counts(ru.byRisk, l.risk).add(d, l.approve, costs)
+	risk := l.risk
+	if risk == "" {
+		risk = NoRisk
+	}
+	counts(ru.byRisk, risk).add(d, l.approve, costs)
 	counts(ru.perUser, l.act.User).add(d, l.approve, costs)
 }
 
