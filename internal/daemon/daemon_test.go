@@ -391,3 +391,28 @@ func TestOneDenialDoesNotBlockEverythingNew(t *testing.T) {
 		t.Errorf("the denied command again: %v (%s); want it blocked on the person's own denial", d.GetVerdict(), d.GetReason())
 	}
 }
+
+// A block rule set after an ask was queued outranks a person's approval,
+// as it would have outranked it when limen decided; the ask can still be
+// denied, and a refused approval stores nothing.
+func TestApprovalYieldsToABlockRuleAddedSince(t *testing.T) {
+	d, c := start(t, t.TempDir())
+	ask := decide(t, c, bash("make deploy"))
+	if ask.GetAskId() == "" {
+		t.Fatalf("make deploy: %v, want an ask", ask)
+	}
+	if err := setPolicy(t, c, "[rules]\nblock = [\"Bash(make deploy)\"]\n"); err != nil {
+		t.Fatal(err)
+	}
+	before := counts(t, d)
+	err := answer(c, ask.GetAskId(), limenv1.Choice_CHOICE_APPROVE)
+	if st, _ := status.FromError(err); st.Code() != codes.FailedPrecondition || !strings.Contains(st.Message(), "Bash(make deploy)") {
+		t.Fatalf("approve: %v; want FailedPrecondition naming the rule", err)
+	}
+	if after := counts(t, d); after != before {
+		t.Errorf("the refused approval changed the store: %+v → %+v", before, after)
+	}
+	if err := answer(c, ask.GetAskId(), limenv1.Choice_CHOICE_DENY); err != nil {
+		t.Errorf("deny after the refused approval: %v", err)
+	}
+}

@@ -19,6 +19,9 @@ var (
 // invalid is a refused request; msg names the field and the fix.
 func invalid(msg string) error { return status.Error(codes.InvalidArgument, msg) }
 
+// precondition refuses a call that the state of limen does not allow now.
+func precondition(msg string) error { return status.Error(codes.FailedPrecondition, msg) }
+
 func parseAskID(s string) (uint64, error) {
 	if s == "" {
 		return 0, invalid("ask_id is empty: pass the ask id from Decide or `limenctl pending`")

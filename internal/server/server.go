@@ -416,6 +416,17 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		return nil, toStatus(fmt.Errorf("decode the asked action: %w", err))
 	}
 	parts := predictor.Parts(act)
+	if req.GetChoice() == limenv1.Choice_CHOICE_APPROVE {
+		// The policy may have changed since the ask was queued: a block
+		// rule in force now outranks a person's approval, as it would
+		// have outranked it at decision time.
+		if pol := s.policy.Load().pol; pol != nil {
+			env := policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)}
+			if r, ok := pol.RulesFor(parts, env); ok && r.Verdict == policy.Block {
+				return nil, precondition(fmt.Sprintf("ask %s cannot be approved: the policy in force now blocks it (rule %s), added after it was asked; deny it, or change the rule with limenctl policy edit", req.GetAskId(), r.Pattern))
+			}
+		}
+	}
 	ls := ladders(parts)
 	rec := &limenv1.AnswerRecord{
 		AskId: req.GetAskId(), Action: dec.GetAction(), Choice: req.GetChoice(), Scope: scope,
