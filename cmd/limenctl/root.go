@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -194,7 +195,7 @@ func classify(err error, socket, cmdPath string) (int, string) {
 				socket = "the default socket"
 			}
 		}
-		if isHTTPSocket(text) {
+		if isHTTPSocket(text) || answersHTTP(socket) {
 			return exitUnreachable, fmt.Sprintf("%s is not limend's gRPC socket: it answers HTTP (%s)\n"+
 				"hint: this is limend's HTTP hook socket (limend-http.sock); point --socket at the gRPC socket (limend.sock)", socket, text)
 		}
@@ -234,6 +235,24 @@ func isHTTPSocket(text string) bool {
 		}
 	}
 	return false
+}
+
+// answersHTTP reports whether the Unix socket at path speaks HTTP/1: what
+// gRPC's error says depends on how far its handshake got, so on a failure
+// limenctl asks the socket itself.
+func answersHTTP(path string) bool {
+	conn, err := net.DialTimeout("unix", path, 500*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := io.WriteString(conn, "HEAD / HTTP/1.1\r\nHost: limend\r\nConnection: close\r\n\r\n"); err != nil {
+		return false
+	}
+	reply := make([]byte, 7)
+	_, err = io.ReadFull(conn, reply)
+	return err == nil && string(reply) == "HTTP/1."
 }
 
 // needArgs is an Args validator that says what a command's arguments are
