@@ -31,3 +31,23 @@ func TestEnvironmentSetsFlagDefaults(t *testing.T) {
 		t.Errorf("LIMEN_MAX_PENDING=many exited %d; want 2 (a usage error naming the variable)", code)
 	}
 }
+
+// Limits that would switch a protection off by accident are refused before
+// anything is created: a rate of 0 or below used to mean "no limit".
+func TestLimitsThatSwitchProtectionOffAreRefused(t *testing.T) {
+	for _, env := range [][2]string{
+		{"LIMEN_RATE", "0"}, {"LIMEN_RATE", "-5"}, {"LIMEN_RATE", "NaN"},
+		{"LIMEN_MAX_PENDING", "-1"}, {"LIMEN_MAX_AWAITS", "0"},
+	} {
+		t.Run(env[0]+"="+env[1], func(t *testing.T) {
+			t.Setenv(env[0], env[1])
+			dir := t.TempDir()
+			if code := run([]string{"--socket", filepath.Join(dir, "s.sock"), "--db", filepath.Join(dir, "db")}); code != 2 {
+				t.Errorf("exited %d; want 2 (usage)", code)
+			}
+			if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
+				t.Errorf("a refused start left %v behind", m)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -58,8 +59,11 @@ func run(args []string) int {
 			if err != nil {
 				return err
 			}
-			if !cmd.Flags().Changed("http-socket") && os.Getenv(paths.EnvHTTPSocket) == "" {
+			if _, set := os.LookupEnv(paths.EnvHTTPSocket); !cmd.Flags().Changed("http-socket") && !set {
 				cfg.HTTPSocket = hookfmt.HTTPSocketFor(cfg.Socket) // follows --socket
+			}
+			if err := checkLimits(cfg.Limits); err != nil {
+				return err
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.Limits.Burst = int(2 * cfg.Limits.Rate)
@@ -99,7 +103,7 @@ func run(args []string) int {
 			return
 		}
 		if err := fl.Value.Set(v); err != nil && envErr == nil {
-			envErr = fmt.Errorf("%w: %s=%q: %v", errUsage, name, v, err)
+			envErr = fmt.Errorf("%w: %s=%q is not a valid --%s: give %s such as %s", errUsage, name, v, fl.Name, kindOf(fl.Value.Type()), fl.DefValue)
 		}
 		fl.DefValue = fl.Value.String()
 	})
@@ -119,6 +123,35 @@ func run(args []string) int {
 }
 
 var errUsage = errors.New("usage")
+
+// kindOf words a pflag value type for a person.
+func kindOf(typ string) string {
+	switch typ {
+	case "float64", "int":
+		return "a number"
+	case "duration":
+		return "a duration"
+	case "bool":
+		return "true or false,"
+	case "stringSlice":
+		return "a comma-separated list"
+	}
+	return "a " + typ
+}
+
+// checkLimits refuses limits that would switch a protection off by
+// accident: a rate of 0 or below used to mean "no limit".
+func checkLimits(l server.Limits) error {
+	switch {
+	case math.IsNaN(l.Rate) || math.IsInf(l.Rate, 0) || l.Rate <= 0:
+		return fmt.Errorf("%w: --rate %v (LIMEN_RATE): decisions per second per user must be above 0, such as 2000; for a benchmark give a large number", errUsage, l.Rate)
+	case l.MaxPendingPerUser < 0:
+		return fmt.Errorf("%w: --max-pending %d (LIMEN_MAX_PENDING): must be 0 or more (0 queues no ask; the runtime then asks in its own way)", errUsage, l.MaxPendingPerUser)
+	case l.MaxAwaits < 1:
+		return fmt.Errorf("%w: --max-awaits %d (LIMEN_MAX_AWAITS): must be 1 or more, or nobody can wait for an answer", errUsage, l.MaxAwaits)
+	}
+	return nil
+}
 
 func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
 	if debugAddr != "" {

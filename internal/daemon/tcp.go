@@ -41,6 +41,8 @@ func (t TLS) configured() bool {
 func checkTCP(addr string, t TLS) error {
 	if t.configured() {
 		switch {
+		case t.Cert == "" && t.Key == "":
+			return errors.New("--tls-client-ca and --token-file authenticate clients over TLS: they need --tls-cert and --tls-key too (a token sent in plaintext could be read on the way)")
 		case t.Cert == "" || t.Key == "":
 			return errors.New("--tls-cert and --tls-key go together: give both to serve TCP over TLS")
 		case t.ClientCA == "" && t.TokenFile == "":
