@@ -23,6 +23,7 @@ type importReport struct {
 	Added    map[string][]string `json:"added"`    // list → rules added to it
 	Present  map[string][]string `json:"present"`  // list → rules it already had
 	Removed  map[string][]string `json:"removed"`  // list → rules dropped (without --merge)
+	Kept     []string            `json:"kept"`     // shipped block rules --merge=false keeps
 	Refused  []string            `json:"refused"`  // rules that do not parse, with why
 	Warnings []string            `json:"warnings"` // rules that import but may not mean the same
 	Version  uint64              `json:"version,omitempty"`
@@ -43,8 +44,10 @@ the policy in force, then sets it. It shows what was added, what was already
 there, and which rules were refused and why; a refused rule changes nothing
 else. With --merge (the default) the imported rules join the ones already
 there; --merge=false replaces the three lists with the imported ones, and
-lists what that drops. The rest of the document, comments included, stays
-as it was.`,
+lists what that drops, except the shipped block rules in force (those that
+stop an agent answering its own asks, unhooking limen or running rm -rf /):
+they stay, and are listed as kept; remove one with limenctl policy edit if
+you must. The rest of the document, comments included, stays as it was.`,
 		Example: `  limenctl policy import-claude ~/.claude/settings.json
   limenctl policy import-claude --dry-run .claude/settings.local.json
   limenctl policy import-claude --merge=false .claude/settings.json`,
@@ -86,10 +89,21 @@ as it was.`,
 
 			rep := importReport{Added: map[string][]string{}, Present: map[string][]string{}, Removed: map[string][]string{}}
 			want := map[string][]string{}
+			shipped := patterns(policy.Default().Block)
 			for _, list := range ruleLists {
 				var out []string
-				if merge {
+				switch {
+				case merge:
 					out = slices.Clone(existing[list])
+				case list == "block":
+					// Replacing the lists must not quietly hand an agent
+					// the means to approve its own asks.
+					for _, r := range existing[list] {
+						if slices.Contains(shipped, r) {
+							out = append(out, r)
+							rep.Kept = append(rep.Kept, r)
+						}
+					}
 				}
 				for _, r := range imported[list] {
 					switch {
@@ -157,6 +171,9 @@ func printImport(a *app, file string, rep importReport, was uint64, changed, dry
 	row("already in", rep.Present)
 	row("removed from", rep.Removed)
 	w.Flush()
+	if len(rep.Kept) > 0 {
+		fmt.Fprintf(a.out, "  kept %d shipped block rules (they stop an agent answering its own asks, unhooking limen, rm -rf /); remove one with limenctl policy edit if you must\n", len(rep.Kept))
+	}
 	for _, r := range rep.Refused {
 		fmt.Fprintf(a.out, "  refused: %s\n", r)
 	}

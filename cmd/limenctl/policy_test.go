@@ -7,6 +7,7 @@ import (
 	"github.com/limenhq/limen/internal/limentest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -413,11 +414,17 @@ func TestPolicyImportClaude(t *testing.T) {
 	if v := polCurrent(t, api).GetVersion(); v != 2 {
 		t.Errorf("dry run changed the policy to v%d", v)
 	}
+	// Replacing the lists keeps the shipped block rules: an agent must not
+	// be able to answer its own asks because a settings file was imported.
 	out, _, _ = run("policy", "import-claude", "--merge=false", mixed)
-	polContains(t, "replace", out, "removed from  rules.block  Bash(rm -rf /)", "removed from  rules.allow  Bash(gh:*)", "policy is now version 3")
+	shipped := patterns(policy.Default().Block)
+	polContains(t, "replace", out, "removed from  rules.allow  Bash(gh:*)", fmt.Sprintf("kept %d shipped block rules", len(shipped)), "policy is now version 3")
+	if strings.Contains(out, "removed from  rules.block") {
+		t.Errorf("--merge=false dropped shipped block rules:\n%s", out)
+	}
 	pol, _ = policy.Parse(polCurrent(t, api).GetDocument())
-	if got := patterns(pol.Block); len(got) != 1 || got[0] != "Bash(curl:*)" || len(pol.Allow) != 1 {
-		t.Errorf("after --merge=false: block %q, allow %q", got, patterns(pol.Allow))
+	if got := patterns(pol.Block); !slices.Equal(got, append(shipped, "Bash(curl:*)")) || len(pol.Allow) != 1 {
+		t.Errorf("after --merge=false: block %q, allow %q; want the shipped block rules and Bash(curl:*)", got, patterns(pol.Allow))
 	}
 
 	notSettings := polWriteFile(t, "x.json", `{"permissions": {"allow": "Bash"}}`, 0o600)
