@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -179,7 +180,12 @@ changes only the default costs with --costs. The document is validated here
 and again by limend; nothing changes unless it is valid. The change is a
 compare-and-set: a file written by policy show --document names the version
 it came from, and set refuses it (exit 4) if the policy changed since, so an
-old file cannot silently undo someone else's change.`,
+old file cannot silently undo someone else's change.
+
+The document replaces the one in force. Keys it leaves out take the shipped
+defaults, not the values in force: an empty file is the shipped policy, and
+a file with only [costs] keeps the shipped rules and classes but drops any
+rule added since. set lists every rule and class the new version drops.`,
 		Example: `  limenctl policy set --costs allow=20,block=2,ask=1
   limenctl policy show --document > p.toml && $EDITOR p.toml && limenctl policy set p.toml`,
 		Args: cobra.MaximumNArgs(1),
@@ -240,6 +246,7 @@ old file cannot silently undo someone else's change.`,
 				fmt.Fprintf(a.out, "replaced version %d (the file did not say which version it was edited from)\n", expected)
 			}
 			fmt.Fprintf(a.out, "policy is now version %d\n", resp.GetPolicy().GetVersion())
+			printDropped(a, cur.GetPolicy().GetDocument(), doc)
 			printClasses(a, resp.GetPolicy())
 			return nil
 		},
@@ -247,6 +254,33 @@ old file cannot silently undo someone else's change.`,
 	cmd.Flags().StringVar(&costs, "costs", "", "new default costs as allow=N,block=N,ask=N (any subset)")
 	cmd.Flags().Uint64Var(&baseFlag, "base-version", 0, "the version FILE was edited from (default: the version line that policy show --document writes)")
 	return cmd
+}
+
+// printDropped lists the rules and classes in force under the old document
+// that the new one no longer has: a hand-written file that leaves a list
+// out gets the shipped one, which may lack rules added since.
+func printDropped(a *app, oldDoc, newDoc string) {
+	old, err1 := policy.Parse(oldDoc)
+	now, err2 := policy.Parse(newDoc)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	lists := func(p *policy.Policy) map[string][]string {
+		return map[string][]string{"block": patterns(p.Block), "ask": patterns(p.Ask), "allow": patterns(p.Allow)}
+	}
+	was, is := lists(old), lists(now)
+	for _, list := range ruleLists {
+		for _, r := range was[list] {
+			if !slices.Contains(is[list], r) {
+				fmt.Fprintf(a.out, "  dropped: rules.%s %s\n", list, r)
+			}
+		}
+	}
+	for _, c := range old.Classes {
+		if now.Class(c.Name) == nil {
+			fmt.Fprintf(a.out, "  dropped: class %s\n", c.Name)
+		}
+	}
 }
 
 // costEdit is the subset of costs given with --costs.

@@ -91,6 +91,28 @@ func TestPolicySetValidatesBeforeSending(t *testing.T) {
 	}
 }
 
+// A hand-written file replaces the policy: set lists what the new version
+// no longer has, and an empty file keeps the shipped protections.
+func TestPolicySetListsWhatItDrops(t *testing.T) {
+	run, _ := polDaemon(t)
+	withLs := polWriteFile(t, "ls.toml", "[rules]\nallow = [\"Bash(ls)\"]\n", 0o600)
+	if _, errOut, code := run("policy", "set", withLs); code != exitOK {
+		t.Fatalf("set: exit %d: %s", code, errOut)
+	}
+	costsOnly := polWriteFile(t, "costs.toml", "[costs]\nallow = 30.0\n", 0o600)
+	out, errOut, code := run("policy", "set", costsOnly)
+	if code != exitOK {
+		t.Fatalf("set: exit %d: %s", code, errOut)
+	}
+	polContains(t, "set of a costs-only file", out, "dropped: rules.allow Bash(ls)")
+	if strings.Contains(out, "dropped: rules.block") || strings.Contains(out, "dropped: class") {
+		t.Errorf("a file without [rules] or classes dropped shipped ones:\n%s", out)
+	}
+	if out, _, _ := run("decide", "rm", "-rf", "/"); !strings.Contains(out, "block") {
+		t.Errorf("after a costs-only file, rm -rf / is no longer blocked:\n%s", out)
+	}
+}
+
 // polEditor writes an $EDITOR that runs body with the file as $1 and
 // counts its runs in $EDIT_DIR/count, keeping a copy of each file it was
 // given as seen.N.
