@@ -143,7 +143,19 @@ func Parse(f Format, data []byte) (Call, error) {
 	if c.Event == "" {
 		c.Event = DefaultEvent(f)
 	}
+	if !decisionEvent(c.Event) {
+		// After the fact (PostToolUse, say) there is nothing to decide,
+		// and queuing an ask for it would only puzzle a person.
+		return Call{}, fmt.Errorf("limen-hook decides before a tool runs, and this hook ran on %s: install it on %s", c.Event, DefaultEvent(f))
+	}
 	return c, nil
+}
+
+// decisionEvent reports whether a hook runs at event before the tool does,
+// when its answer can still stop it. The runtimes' names for it are taken
+// alike, whichever format was asked for.
+func decisionEvent(event string) bool {
+	return event == PreToolUse || event == PermissionRequest || event == BeforeTool
 }
 
 // DecideRequest is what limen-hook POSTs to limend's /v1/decide.

@@ -19,6 +19,7 @@ func TestParse(t *testing.T) {
 		{"no input", `{"tool_name":"mcp__x__list"}`, Call{Event: "PreToolUse", Tool: "mcp__x__list", Input: json.RawMessage(`{}`)}, ""},
 		{"null input", `{"tool_name":"X","tool_input":null}`, Call{Event: "PreToolUse", Tool: "X", Input: json.RawMessage(`{}`)}, ""},
 		{"no tool", `{"tool_input":{}}`, Call{}, "no tool_name"},
+		{"after the tool ran", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, Call{}, "ran on PostToolUse: install it on PreToolUse"},
 		{"input is a string", `{"tool_name":"Bash","tool_input":"ls"}`, Call{}, "tool_input is not a JSON object"},
 		{"not JSON", `Bash ls`, Call{}, "not the JSON object"},
 		{"too big", `{"tool_name":"Bash","tool_input":{"c":"` + strings.Repeat("x", MaxInput) + `"}}`, Call{}, "larger than"},
