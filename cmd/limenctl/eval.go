@@ -87,6 +87,9 @@ second and per-decision p50/p99.`,
 			if err != nil {
 				return fmt.Errorf("eval %s: %w", args[0], err)
 			}
+			if rep.Actions == 0 {
+				return usagef("%s holds no actions: a stream is JSON Lines, one action per line, as docs/evaluation.md (\"Stream format\") shows", args[0])
+			}
 			if a.json {
 				return a.printJSON(rep)
 			}

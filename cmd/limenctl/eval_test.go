@@ -72,6 +72,10 @@ func TestEvalRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"t":"2026-03-02T10:00:00Z","user":"u1","tool":"Bash","truth":"maybe"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	empty := filepath.Join(t.TempDir(), "empty.jsonl")
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -79,6 +83,7 @@ func TestEvalRefusesBadInput(t *testing.T) {
 		want string
 	}{
 		{"no stream", nil, exitUsage, "eval needs the labelled stream"},
+		{"empty stream", []string{empty}, exitUsage, "holds no actions"},
 		{"missing file", []string{filepath.Join(t.TempDir(), "nope.jsonl")}, exitFailure, "hint: give the path of a .jsonl stream"},
 		{"bad label", []string{bad}, exitFailure, `line 1: "truth" is "maybe"`},
 		{"costs not name=value", []string{smokeStream, "--costs", "20,2,1"}, exitUsage, `--costs: "20" is not name=value`},
