@@ -243,6 +243,29 @@ func (d *document) withDefaults() {
 	}
 }
 
+// LeftOut names the rule lists and classes that doc leaves out, and so
+// takes from DefaultDocument ("rules.block", …, "class"), in document order;
+// nil for a document that does not decode.
+func LeftOut(doc string) []string {
+	var d document
+	if err := toml.NewDecoder(strings.NewReader(doc)).Decode(&d); err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range []struct {
+		name string
+		v    *[]string
+	}{{"rules.allow", d.Rules.Allow}, {"rules.ask", d.Rules.Ask}, {"rules.block", d.Rules.Block}} {
+		if l.v == nil {
+			out = append(out, l.name)
+		}
+	}
+	if len(d.Class) == 0 {
+		out = append(out, "class")
+	}
+	return out
+}
+
 // shippedDocument is DefaultDocument decoded, once.
 var shippedDocument = sync.OnceValue(func() document {
 	var d document

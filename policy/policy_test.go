@@ -283,3 +283,17 @@ func TestImportClaude(t *testing.T) {
 		t.Error("ImportClaude of broken JSON succeeded")
 	}
 }
+
+func TestLeftOut(t *testing.T) {
+	for doc, want := range map[string]string{
+		"":                                "rules.allow rules.ask rules.block class",
+		"[rules]\nblock = []\n":           "rules.allow rules.ask class",
+		DefaultDocument:                   "",
+		"[costs]\nallow = 30.0\n":         "rules.allow rules.ask rules.block class",
+		"[[class]]\nname = \"unknown\"\n": "rules.allow rules.ask rules.block",
+	} {
+		if got := strings.Join(LeftOut(doc), " "); got != want {
+			t.Errorf("LeftOut(%q) = %q, want %q", doc, got, want)
+		}
+	}
+}

@@ -130,7 +130,17 @@ func newPolicyShowCmd(a *app) *cobra.Command {
 			case a.json:
 				return a.printJSON(p)
 			case docOnly:
-				_, err := io.WriteString(a.out, stampVersion(p.GetDocument(), p.GetVersion()))
+				doc := stampVersion(p.GetDocument(), p.GetVersion())
+				if left := policy.LeftOut(p.GetDocument()); len(left) > 0 && !strings.Contains(doc, leftOutNote) {
+					// Say what is in force beyond the text, so that a person
+					// editing it does not take the missing lists for empty.
+					if !strings.HasSuffix(doc, "\n") {
+						doc += "\n"
+					}
+					doc += "\n" + leftOutNote + strings.Join(left, ", ") +
+						": the shipped ones apply (limenctl policy show lists them; docs/policy.md has the default document)\n"
+				}
+				_, err := io.WriteString(a.out, doc)
 				return err
 			}
 			fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
@@ -143,6 +153,11 @@ func newPolicyShowCmd(a *app) *cobra.Command {
 	cmd.Flags().BoolVar(&docOnly, "document", false, "print only the TOML document")
 	return cmd
 }
+
+// leftOutNote starts the line policy show --document adds to a document
+// that leaves rule lists or classes out (once: a document set back with it
+// keeps it as a comment).
+const leftOutNote = "# limen: this document leaves out "
 
 // versionStamp starts the first line of an exported document; policy set
 // reads it back so that a file edited from an old version cannot silently

@@ -111,6 +111,17 @@ func TestPolicySetListsWhatItDrops(t *testing.T) {
 	if out, _, _ := run("decide", "rm", "-rf", "/"); !strings.Contains(out, "block") {
 		t.Errorf("after a costs-only file, rm -rf / is no longer blocked:\n%s", out)
 	}
+	// The exported document says what it leaves out, once, however often
+	// it goes round.
+	for range 2 {
+		doc, _, _ := run("policy", "show", "--document")
+		if strings.Count(doc, "leaves out rules.allow, rules.ask, rules.block, class: the shipped ones apply") != 1 {
+			t.Fatalf("show --document of a costs-only policy:\n%s", doc)
+		}
+		if _, errOut, code := run("policy", "set", polWriteFile(t, "again.toml", doc, 0o600)); code != exitOK {
+			t.Fatalf("set it back: exit %d: %s", code, errOut)
+		}
+	}
 }
 
 // polEditor writes an $EDITOR that runs body with the file as $1 and
