@@ -28,7 +28,7 @@ of the agent's session without asking.`,
 		Args: needArgs(1, "the ask id, as shown by limenctl pending", "limenctl answer ID --approve|--deny"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if approve == deny {
-				return usagef("say --approve or --deny (exactly one)")
+				return usagef("say --approve or --deny, exactly one: limenctl answer %s --approve", args[0])
 			}
 			if session && !approve {
 				return usagef("--session goes with --approve: it lets the same action through for the rest of the session")
@@ -64,7 +64,6 @@ of the agent's session without asking.`,
 	f.BoolVar(&deny, "deny", false, "refuse the action")
 	f.BoolVar(&session, "session", false, "with --approve: also allow this exact action for the rest of the session")
 	f.StringVar(&note, "note", "", "a note kept with the answer (and shown to the agent)")
-	cmd.MarkFlagsMutuallyExclusive("approve", "deny")
 	return cmd
 }
 
