@@ -140,3 +140,14 @@ func TestJSONWhenUnreachable(t *testing.T) {
 		t.Errorf("stdout without --json: %q", out)
 	}
 }
+
+// TestSlowLimendIsNotMissing: a socket that accepts and never answers is
+// a slow or stuck limend: the message says to wait longer or look at it,
+// not to start one.
+func TestSlowLimendIsNotMissing(t *testing.T) {
+	sock := limentest.HangingSocket(t)
+	_, errOut, code := runCtl("--socket", sock, "--timeout", "200ms", "status")
+	if code != exitUnreachable || !strings.Contains(errOut, "did not answer within --timeout") || strings.Contains(errOut, "start it with") {
+		t.Errorf("status on a hung socket = %d, %q; want exit 3 saying it did not answer in time", code, errOut)
+	}
+}

@@ -199,6 +199,13 @@ func classify(err error, socket, cmdPath string) (int, string) {
 			return exitUnreachable, fmt.Sprintf("%s is not limend's gRPC socket: it answers HTTP (%s)\n"+
 				"hint: this is limend's HTTP hook socket (limend-http.sock); point --socket at the gRPC socket (limend.sock)", socket, text)
 		}
+		if st.Code() == codes.DeadlineExceeded {
+			if _, err := os.Stat(socket); err == nil {
+				// Something listens there: limend is slow or stuck, not
+				// missing.
+				return exitUnreachable, fmt.Sprintf("limend at %s did not answer within --timeout (%s)\nhint: it may be busy or stuck: raise --timeout, or look at limend's log", socket, text)
+			}
+		}
 		return exitUnreachable, fmt.Sprintf("cannot reach limend at %s: %s\nhint: start it with `limend` (or `go run ./cmd/limend` in the source tree), or pass --socket", socket, text)
 	case codes.InvalidArgument, codes.NotFound, codes.FailedPrecondition, codes.Aborted,
 		codes.PermissionDenied, codes.ResourceExhausted, codes.AlreadyExists, codes.OutOfRange:

@@ -37,7 +37,9 @@ func parseAskID(s string) (uint64, error) {
 func askErr(id uint64, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("ask %d: %w: check the id with `limenctl pending`", id, err)
+		// err may name the decision already ("decision 42: not found"):
+		// say it once, as the ask.
+		return fmt.Errorf("ask %d: %w: check the id with `limenctl pending`", id, store.ErrNotFound)
 	case errors.Is(err, store.ErrResolved):
 		return fmt.Errorf("ask %d: %w: see `limenctl history --asks`", id, err)
 	}
