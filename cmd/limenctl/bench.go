@@ -50,7 +50,8 @@ func newBenchCmd(a *app) *cobra.Command {
 		Short: "Measure limend: Decide against a no-op call on the same socket",
 		Long: `bench drives Decide at a running limend over its Unix socket, through the
 same Go client an agent runtime uses, with actions drawn in turn from a
-stream file (the EVAL.md format; by default a built-in 300-action fixture).
+stream file (the format in docs/evaluation.md, "Stream format"; by default a
+built-in 300-action fixture).
 In the same run it drives a no-op baseline — the gRPC health Check, answered
 from memory on the same socket — in short alternating rounds, so noise on
 the machine hits both alike, and prints Decide's cost as a ratio of it.
@@ -84,7 +85,7 @@ come back refused. docs/BENCHMARKS.md has the method and the numbers.`,
   limenctl bench --seed-answers -c 1,16 --duration 10s
   limenctl policy show --document | sed 's/^exploration = .*/exploration = 0.0/' | limenctl policy set -
   limenctl bench -c 1,16 --duration 10s
-  limenctl bench --actions ../shared/evaldata/streams/dev.jsonl --limit 20000 --seed-answers
+  limenctl bench --actions eval/testdata/smoke.jsonl --seed-answers
   limenctl bench --rate 2000 -c 16 --duration 20s
   limenctl bench -c 16 --json > bench.json`,
 		Args: cobra.NoArgs,
@@ -203,7 +204,7 @@ come back refused. docs/BENCHMARKS.md has the method and the numbers.`,
 	f.Float64Var(&rate, "rate", 0, "open loop: calls per second (0: closed loop, as fast as the callers go)")
 	f.DurationVar(&duration, "duration", 5*time.Second, "measured time of each call kind at each level")
 	f.DurationVar(&round, "round", 200*time.Millisecond, "length of one round; Decide and the baseline alternate round by round")
-	f.StringVar(&actions, "actions", "", "stream of actions in the EVAL.md format, such as ../shared/evaldata/streams/dev.jsonl (default: a built-in 300-action fixture)")
+	f.StringVar(&actions, "actions", "", "stream of actions in the format of docs/evaluation.md, such as eval/testdata/smoke.jsonl (default: a built-in 300-action fixture)")
 	f.IntVar(&limit, "limit", 0, "read at most this many actions from --actions (0: all)")
 	f.IntVar(&pid, "pid", 0, "limend's process id, to measure its CPU time (default: the process serving the socket; -1: don't)")
 	f.BoolVar(&seed, "seed-answers", false, "first decide each distinct action and answer its ask as the stream says, so limen learns them")
