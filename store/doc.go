@@ -65,7 +65,8 @@
 // Instead Answer hands the outcome to the batcher, which sets it with the
 // next batch of logged decisions and moves meta/outcomes_through in the
 // same transaction. Until then History, Decision and Decisions fill it in
-// from memory, so a reader never sees an answered ask without its outcome.
+// from memory, so once Answer has returned no reader sees the ask without
+// its outcome.
 // After a crash, Open sets the outcomes of the answers past the mark from
 // the answer log (the outcome is the answer's choice, scope, note, person
 // and time) and moves the mark: nothing a person answered is lost, and a
