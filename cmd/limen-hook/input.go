@@ -21,7 +21,7 @@ func readCall(fd int, deadline time.Time) (call []byte, event string, err error)
 	var s objectScanner
 	for {
 		if len(buf) == cap(buf) {
-			if len(buf) > hookout.MaxInput {
+			if len(buf) >= hookout.MaxInput { // the object has not ended within the limit
 				return nil, s.event, errors.New("hook input is larger than " + strconv.Itoa(hookout.MaxInput) + " bytes")
 			}
 			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]

@@ -178,8 +178,11 @@ func (r reply) check() error {
 		return errors.New("limend's reply has Limen-Verdict " + strconv.Quote(r.verdict) + ", which is not allow, ask or deny")
 	}
 	b := r.body
-	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' || bytes.ContainsAny(b, "\r\n") {
-		return errors.New("limend sent a reply limen-hook cannot read: the answer is not one line of JSON")
+	var whole objectScanner
+	if end, err := whole.scan(b); err != nil || end != len(b) || whole.start != 0 || bytes.ContainsAny(b, "\r\n") {
+		// The runtime ignores an answer it cannot parse and falls back
+		// to its own rules, which is not failing closed.
+		return errors.New("limend sent a reply limen-hook cannot read: the answer is not one line holding one JSON object")
 	}
 	if hookout.Allows(b) != (v == hookout.Allow) {
 		return errors.New("limend sent a reply limen-hook cannot read: its verdict " + string(v) + " and its answer disagree")
@@ -270,7 +273,9 @@ func parseResponse(raw []byte, eof bool) (r reply, done bool, err error) {
 	case length < 0 && !eof:
 		return reply{}, false, nil
 	case length < 0:
-		r.body = body
+		// Without a length, a reply cut short cannot be told from a
+		// whole one; limend always sends it.
+		return reply{}, false, errors.New("reply has no Content-Length; restart limend, it may be older than limen-hook")
 	case len(body) < length && !eof:
 		return reply{}, false, nil
 	case len(body) < length:
