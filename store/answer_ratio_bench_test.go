@@ -66,14 +66,13 @@ func BenchmarkAnswerVsBareUpdate(b *testing.B) {
 		b.Fatal(err)
 	}
 	value := make([]byte, 200)
-	outcome := answered(limenv1.Choice_CHOICE_APPROVE)
 
 	var answerTime, bareTime time.Duration
 	w0, bw0 := writes(s.db), writes(bare)
 	b.ResetTimer()
 	for i := range b.N {
 		t0 := time.Now()
-		if _, err := s.Answer(ids[i], answerRecord(ids[i], limenv1.Choice_CHOICE_APPROVE), outcome); err != nil {
+		if _, err := s.Answer(ids[i], answerRecord(ids[i], limenv1.Choice_CHOICE_APPROVE)); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()

@@ -62,7 +62,7 @@ func TestAnswerViewsDecodeAsUnmarshal(t *testing.T) {
 	}
 	for _, rec := range recs {
 		id := addAsk(t, s, "ana")
-		if _, err := s.Answer(id, rec, nil); err != nil {
+		if _, err := s.Answer(id, rec); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -168,7 +168,7 @@ func TestAnswerViewsReportsBadRecordsAndStopsOnCallbackError(t *testing.T) {
 	s := openStore(t, "", Options{})
 	for range 3 {
 		id := addAsk(t, s, "ana")
-		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE), nil); err != nil {
+		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 			t.Fatal(err)
 		}
 	}

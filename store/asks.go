@@ -79,16 +79,16 @@ func (s *Store) Pending() ([]*limenv1.PendingAsk, error) {
 // Answer records a person's answer to a pending ask, in one transaction that
 // is committed and fsynced before Answer returns: the pending ask is
 // removed and rec is appended to the answer log (rec.Seq is set to its
-// position, and an empty rec.AskId to askID). An outcome with no state is
-// ASK_STATE_ANSWERED. The decision's outcome is written behind, with the
-// next batch of logged decisions (outcomes.go); History, Decision and
-// Decisions show it at once, and after a crash Open sets it from rec. It
+// position, and an empty rec.AskId to askID). The decision's outcome is
+// what rec says (outcomeOf): it is written behind, with the next batch of
+// logged decisions (outcomes.go); History, Decision and Decisions show it
+// at once, and after a crash Open sets it from rec in the same way. It
 // returns the decision with its outcome.
 //
 // Answer fails with ErrResolved if the ask was already answered or expired,
 // and with ErrNotFound if no pending ask has that id; nothing is stored then.
-func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord, outcome *limenv1.AskOutcome) (*limenv1.Decision, error) {
-	outcome = withState(outcome, limenv1.AskState_ASK_STATE_ANSWERED)
+func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord) (*limenv1.Decision, error) {
+	outcome := outcomeOf(rec)
 	oldSeq, oldAskID := rec.GetSeq(), rec.GetAskId()
 	s.answerMu.Lock()
 	defer s.answerMu.Unlock()
@@ -228,9 +228,10 @@ func (s *Store) notPending(askID uint64, dv []byte) error {
 	return fmt.Errorf("decision %d is not an ask (verdict %s): %w", askID, d.GetVerdict(), ErrNotFound)
 }
 
-// Answers calls fn for every stored answer, in the order they were given.
-// It is meant for rebuilding the predictor at start and runs in one read
-// transaction.
+// Answers calls fn for every stored answer, in the order they were given,
+// decoded in full, in one read transaction. limend's rebuild reads the
+// few fields it needs with AnswerViews instead; Answers is the plain
+// reading its tests hold AnswerViews to, and the way to read whole records.
 //
 // For speed the same message is reused for every record: fn must not keep
 // rec or anything reachable from it after it returns (use proto.Clone to

@@ -98,10 +98,11 @@ func newLogQueue(batch int) *logQueue {
 	return q
 }
 
-// put appends item, waiting while the queue is full.
+// put appends item, waiting while the queue is full; a Flush request does
+// not wait (Flush honours its context while it waits for the commit).
 func (q *logQueue) put(item logItem) {
 	q.mu.Lock()
-	for len(q.items) >= q.limit && !q.closed {
+	for len(q.items) >= q.limit && !q.closed && item.flushed == nil {
 		q.room.Wait()
 	}
 	q.items = append(q.items, item)
@@ -160,25 +161,22 @@ func (s *Store) runBatcher() {
 		errs  []error   // since the last Flush
 		timer = time.NewTimer(time.Hour)
 		armed bool // timer running for the queued batch
-		gap   bool // a batch with outcomes failed: stop moving outcomes_through
 	)
 	timer.Stop()
 	commit := func(batch []logItem) {
 		if len(batch) == 0 {
 			return
 		}
-		skipped, held, err := s.writeBatch(batch, !gap)
+		skipped, err := s.writeBatch(batch)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
 			// Outcomes in the lost batch stay in memory for readers and
 			// are applied from the answer log at the next Open; the mark
-			// must not pass them meanwhile.
-			gap = gap || hasOutcome(batch)
+			// never passes them (see outcomeMark).
+			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
 		} else {
 			s.outcomes.remove(batch)
 		}
 		errs = append(errs, skipped...)
-		gap = gap || held
 	}
 	for {
 		fired := false
@@ -225,17 +223,16 @@ func (s *Store) runBatcher() {
 }
 
 // writeBatch commits batch in one transaction: new decision records (ids
-// already stored are skipped) and answered asks' outcomes, moving
-// meta/outcomes_through past the last outcome when mark is set and every
-// outcome was set. A record that cannot be encoded, or an outcome that
-// cannot be set (its decision record does not decode, while the answer is
-// safe in the answer log), costs nothing else in the batch: it is skipped
-// and its error returned in skipped; held says an outcome was not set, so
-// the mark stayed where it was.
-func (s *Store) writeBatch(batch []logItem, mark bool) (skipped []error, held bool, err error) {
+// already stored are skipped) and answered asks' outcomes, and moves
+// meta/outcomes_through as far as the outcomes set so far allow (see
+// outcomeMark). A record that cannot be encoded, or an outcome whose
+// decision record does not decode (the answer is safe in the answer log,
+// and Open skips it too), costs nothing else in the batch: it is skipped
+// and its error returned.
+func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 	tx, err := s.db.Begin(true)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	defer tx.Rollback()
 	b := tx.Bucket(bucketDecisions)
@@ -243,15 +240,17 @@ func (s *Store) writeBatch(batch []logItem, mark bool) (skipped []error, held bo
 	// rather than leaving each half empty (bbolt's default is for random
 	// keys). A little room stays for outcomes set on asks later.
 	b.FillPercent = appendFill
-	var through uint64
+	var set []uint64 // seqs of the answers whose outcomes this batch settles
 	for _, item := range batch {
 		key := u64(item.id)
 		if item.outcome != nil {
 			if err := putOutcome(b, item.id, item.outcome); err != nil {
 				skipped = append(skipped, fmt.Errorf("set the outcome of ask %d: %w", item.id, err))
-				held = true
+				if !errors.Is(err, errDecode) {
+					continue // not settled: the mark must stay below it
+				}
 			}
-			through = item.seq
+			set = append(set, item.seq)
 			continue
 		}
 		if b.Get(key) != nil {
@@ -263,25 +262,21 @@ func (s *Store) writeBatch(batch []logItem, mark bool) (skipped []error, held bo
 			continue
 		}
 		if err := b.Put(key, v); err != nil {
-			return nil, false, fmt.Errorf("put decision %d: %w", item.id, err)
+			return nil, fmt.Errorf("put decision %d: %w", item.id, err)
 		}
 	}
-	if mark && !held && through > 0 {
-		if err := tx.Bucket(bucketMeta).Put(keyOutcomesThrough, u64(through)); err != nil {
-			return nil, false, fmt.Errorf("move outcomes_through: %w", err)
+	mark, moved := s.mark.advance(set)
+	if moved {
+		if err := tx.Bucket(bucketMeta).Put(keyOutcomesThrough, u64(mark.through)); err != nil {
+			return nil, fmt.Errorf("move outcomes_through: %w", err)
 		}
 	}
-	return skipped, held, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	s.mark = mark
+	return skipped, nil
 }
 
 // appendFill is the bbolt fill percent for trees whose keys are appended.
 const appendFill = 0.9
-
-func hasOutcome(batch []logItem) bool {
-	for _, item := range batch {
-		if item.outcome != nil {
-			return true
-		}
-	}
-	return false
-}

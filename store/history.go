@@ -39,6 +39,7 @@ func (s *Store) History(q HistoryQuery) ([]*limenv1.Decision, error) {
 	}
 	limit = min(limit, MaxHistoryLimit)
 	var out []*limenv1.Decision
+	defer s.outcomes.hold()()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketDecisions).Cursor()
 		var k, v []byte
@@ -74,6 +75,7 @@ func (s *Store) History(q HistoryQuery) ([]*limenv1.Decision, error) {
 // Decision returns the decision with id, or ErrNotFound.
 func (s *Store) Decision(id uint64) (*limenv1.Decision, error) {
 	d := new(limenv1.Decision)
+	defer s.outcomes.hold()()
 	if err := s.get(bucketDecisions, id, d); err != nil {
 		return nil, fmt.Errorf("decision %d: %w", id, err)
 	}

@@ -117,7 +117,7 @@ func TestHistory(t *testing.T) {
 func TestLogDecisionKeepsAskOutcome(t *testing.T) {
 	s := openStore(t, "", Options{})
 	id := addAsk(t, s, "ana")
-	if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE), nil); err != nil {
+	if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatal(err)
 	}
 	s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ASK)) // the Decide path logs asks too

@@ -31,6 +31,7 @@ func (s *Store) Decisions(fn func(d *limenv1.Decision) error) error {
 	var next []byte // key of the next decision to read; nil means start at the newest
 	for first := true; first || next != nil; first = false {
 		page := make([]*limenv1.Decision, 0, decisionPage)
+		release := s.outcomes.hold()
 		err := s.db.View(func(tx *bolt.Tx) error {
 			c := tx.Bucket(bucketDecisions).Cursor()
 			k, v := c.Last()
@@ -52,10 +53,13 @@ func (s *Store) Decisions(fn func(d *limenv1.Decision) error) error {
 			}
 			return nil
 		})
+		if err == nil {
+			s.outcomes.fill(page...)
+		}
+		release() // before fn, which may take its time
 		if err != nil {
 			return fmt.Errorf("read decisions: %w", err)
 		}
-		s.outcomes.fill(page...)
 		for _, d := range page {
 			if err := fn(d); err != nil {
 				return err

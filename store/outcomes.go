@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -24,10 +25,19 @@ import (
 // batcher has written one, the readers of decisions see it from memory.
 
 // unapplied holds the outcomes handed to the batcher and not yet committed
-// to their decisions, by ask id.
+// to their decisions, by ask id. A reader holds it (hold) from before its
+// read transaction until it has filled in what it read, so that the
+// batcher cannot commit an outcome after the reader's snapshot and forget
+// it before the reader looks.
 type unapplied struct {
-	mu sync.Mutex
+	mu sync.RWMutex
 	m  map[uint64]*limenv1.AskOutcome
+}
+
+// hold keeps outcomes from being forgotten until the returned func runs.
+func (u *unapplied) hold() (release func()) {
+	u.mu.RLock()
+	return u.mu.RUnlock
 }
 
 func (u *unapplied) add(id uint64, o *limenv1.AskOutcome) {
@@ -40,8 +50,8 @@ func (u *unapplied) add(id uint64, o *limenv1.AskOutcome) {
 }
 
 func (u *unapplied) get(id uint64) *limenv1.AskOutcome {
-	u.mu.Lock()
-	defer u.mu.Unlock()
+	u.mu.RLock()
+	defer u.mu.RUnlock()
 	return u.m[id]
 }
 
@@ -57,11 +67,10 @@ func (u *unapplied) remove(batch []logItem) {
 }
 
 // fill sets, on each decision read from disk that has no outcome yet, the
-// outcome still on its way there. The decisions handed back are fresh
-// messages, so setting a field is safe; the outcome is shared read-only.
+// outcome still on its way there. The caller holds u (hold) since before
+// it read them. The decisions are fresh messages, so setting a field is
+// safe; the outcome is copied.
 func (u *unapplied) fill(ds ...*limenv1.Decision) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
 	if len(u.m) == 0 {
 		return
 	}
@@ -109,6 +118,40 @@ func putOutcome(decisions *bolt.Bucket, id uint64, o *limenv1.AskOutcome) error 
 	return decisions.Put(key, v)
 }
 
+// outcomeMark is meta/outcomes_through as the batcher keeps it: every
+// answer up to through has its outcome on its decision; settled holds the
+// seqs above it whose outcomes are set too, waiting for those before them.
+// Outcomes may reach the batcher out of order, and a batch may fail to
+// commit: the mark moves only over consecutive seqs, so it never passes an
+// outcome that is not on disk, and Open applies everything past it.
+type outcomeMark struct {
+	through uint64
+	settled map[uint64]bool
+}
+
+// advance returns the mark with the outcomes of the answers set added, and
+// whether through moved. m is left as it was: the caller keeps the result
+// once the transaction that set them has committed.
+func (m outcomeMark) advance(set []uint64) (outcomeMark, bool) {
+	if len(set) == 0 {
+		return m, false
+	}
+	n := outcomeMark{through: m.through, settled: maps.Clone(m.settled)}
+	if n.settled == nil {
+		n.settled = make(map[uint64]bool)
+	}
+	for _, seq := range set {
+		if seq > n.through {
+			n.settled[seq] = true
+		}
+	}
+	for n.settled[n.through+1] {
+		delete(n.settled, n.through+1)
+		n.through++
+	}
+	return n, n.through != m.through
+}
+
 // outcomeOf is the outcome an answer record describes.
 func outcomeOf(rec *limenv1.AnswerRecord) *limenv1.AskOutcome {
 	return &limenv1.AskOutcome{
@@ -125,8 +168,9 @@ func outcomeOf(rec *limenv1.AnswerRecord) *limenv1.AskOutcome {
 // after meta/outcomes_through — those a crash kept the batcher from
 // writing — and moves the mark to the last answer. It runs in Open's
 // transaction. A decision record that does not decode is left as it is:
-// History reports it when it reads it, and limend must still start.
-func applyAnswerOutcomes(tx *bolt.Tx) error {
+// History reports it when it reads it, and limend must still start. It
+// returns the mark.
+func applyAnswerOutcomes(tx *bolt.Tx) (uint64, error) {
 	meta, answers, decisions := tx.Bucket(bucketMeta), tx.Bucket(bucketAnswers), tx.Bucket(bucketDecisions)
 	var through uint64
 	if v := meta.Get(keyOutcomesThrough); len(v) == 8 {
@@ -137,21 +181,21 @@ func applyAnswerOutcomes(tx *bolt.Tx) error {
 	for k, v := c.Seek(u64(through + 1)); k != nil; k, v = c.Next() {
 		var rec limenv1.AnswerRecord
 		if err := proto.Unmarshal(v, &rec); err != nil {
-			return fmt.Errorf("decode answer %x: %w", k, err)
+			return 0, fmt.Errorf("decode answer %x: %w", k, err)
 		}
 		id, err := ParseID(rec.GetAskId())
 		if err != nil {
-			return fmt.Errorf("answer %x: %w", k, err)
+			return 0, fmt.Errorf("answer %x: %w", k, err)
 		}
 		if err := putOutcome(decisions, id, outcomeOf(&rec)); err != nil && !errors.Is(err, errDecode) {
-			return fmt.Errorf("answer %x: %w", k, err)
+			return 0, fmt.Errorf("answer %x: %w", k, err)
 		}
 		last = binary.BigEndian.Uint64(k)
 	}
 	if last == through {
-		return nil
+		return through, nil
 	}
-	return meta.Put(keyOutcomesThrough, u64(last))
+	return last, meta.Put(keyOutcomesThrough, u64(last))
 }
 
 // migrateOutcomesThrough starts the mark at the end of the answer log:

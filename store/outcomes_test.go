@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func TestAnswerOutcomeIsReadAtOnceAndWrittenBehind(t *testing.T) {
 	s := openStore(t, "", slowBatcher)
 	id := addAsk(t, s, "ana")
 	rec := answerRecord(id, limenv1.Choice_CHOICE_APPROVE)
-	if _, err := s.Answer(id, rec, answered(limenv1.Choice_CHOICE_APPROVE)); err != nil {
+	if _, err := s.Answer(id, rec); err != nil {
 		t.Fatal(err)
 	}
 	if o, through := rawOutcome(t, s.db, id); o != nil || through != 0 {
@@ -60,7 +61,7 @@ func TestAnswerOutcomeIsReadAtOnceAndWrittenBehind(t *testing.T) {
 	if err := s.Decisions(func(d *limenv1.Decision) error { walked = d; return nil }); err != nil || walked.GetOutcome() == nil {
 		t.Errorf("Decisions gave %v, %v; want the answered ask", walked, err)
 	}
-	if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_DENY), nil); err == nil || !strings.Contains(err.Error(), "already resolved") {
+	if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_DENY)); err == nil || !strings.Contains(err.Error(), "already resolved") {
 		t.Errorf("second answer: %v, want ErrResolved", err)
 	}
 	if _, err := s.Expire(id, nil); err == nil || !strings.Contains(err.Error(), "already resolved") {
@@ -84,7 +85,7 @@ func TestAnswerOutcomeIsReadAtOnceAndWrittenBehind(t *testing.T) {
 func TestOpenAppliesOutcomesACrashLeftBehind(t *testing.T) {
 	s := openStore(t, "", slowBatcher)
 	first := addAsk(t, s, "ana")
-	if _, err := s.Answer(first, answerRecord(first, limenv1.Choice_CHOICE_DENY), answered(limenv1.Choice_CHOICE_DENY)); err != nil {
+	if _, err := s.Answer(first, answerRecord(first, limenv1.Choice_CHOICE_DENY)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(t.Context()); err != nil {
@@ -92,7 +93,7 @@ func TestOpenAppliesOutcomesACrashLeftBehind(t *testing.T) {
 	}
 	ids := []uint64{addAsk(t, s, "ana"), addAsk(t, s, "ana")}
 	for _, id := range ids {
-		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE), answered(limenv1.Choice_CHOICE_APPROVE)); err != nil {
+		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -123,13 +124,14 @@ func TestOpenAppliesOutcomesACrashLeftBehind(t *testing.T) {
 	}
 }
 
-// An outcome the batcher cannot set (its decision record does not decode)
-// is reported, costs no other record, and keeps outcomes_through from
-// passing it, so the next Open tries again.
-func TestUnsetOutcomeHoldsTheMark(t *testing.T) {
+// An outcome the batcher cannot set because its decision record does not
+// decode is reported and costs no other record; the answer is safe in the
+// answer log, and the mark moves on, as Open's recovery would (limend must
+// still start).
+func TestUndecodableDecisionCostsNothingElse(t *testing.T) {
 	s := openStore(t, "", slowBatcher)
 	bad, good := addAsk(t, s, "ana"), addAsk(t, s, "ana")
-	if _, err := s.Answer(bad, answerRecord(bad, limenv1.Choice_CHOICE_APPROVE), nil); err != nil {
+	if _, err := s.Answer(bad, answerRecord(bad, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketDecisions).Put(u64(bad), []byte{0xff}) }); err != nil {
@@ -143,18 +145,15 @@ func TestUnsetOutcomeHoldsTheMark(t *testing.T) {
 	if _, err := s.Decision(logged); err != nil {
 		t.Errorf("the decision logged beside the bad outcome: %v", err)
 	}
-	if _, err := s.Answer(good, answerRecord(good, limenv1.Choice_CHOICE_APPROVE), nil); err != nil {
+	if _, err := s.Answer(good, answerRecord(good, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	o, through := rawOutcome(t, s.db, good)
-	if o == nil || through != 0 {
-		t.Errorf("after the bad outcome: good ask's outcome %v, outcomes_through %d; want set and 0", o, through)
+	if o, through := rawOutcome(t, s.db, good); o == nil || through != 2 {
+		t.Errorf("after the bad outcome: good ask's outcome %v, outcomes_through %d; want set and 2", o, through)
 	}
-	// The file now holds a record that does not decode: limend must still
-	// start, and the mark moves on.
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,14 +161,78 @@ func TestUnsetOutcomeHoldsTheMark(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open with an undecodable decision: %v", err)
 	}
-	defer after.Close()
-	var through2 uint64
-	after.db.View(func(tx *bolt.Tx) error {
-		through2 = binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyOutcomesThrough))
+	after.Close()
+}
+
+// The mark moves only over consecutive answers whose outcomes are set:
+// outcomes may reach the batcher out of order, and a batch may fail, and
+// Open applies only what lies past the mark.
+func TestOutcomeMarkNeverPassesAGap(t *testing.T) {
+	m := outcomeMark{through: 4}
+	m2, moved := m.advance([]uint64{6, 7})
+	if moved || m2.through != 4 {
+		t.Fatalf("6 and 7 before 5: mark %d (moved %v); want it held at 4", m2.through, moved)
+	}
+	if m.settled != nil || m.through != 4 {
+		t.Fatalf("advance changed the mark it was called on: %+v", m)
+	}
+	m3, moved := m2.advance([]uint64{5})
+	if !moved || m3.through != 7 || len(m3.settled) != 0 {
+		t.Fatalf("after 5: %+v (moved %v); want through 7 and nothing waiting", m3, moved)
+	}
+	if m4, moved := m3.advance([]uint64{3, 7}); moved || m4.through != 7 {
+		t.Errorf("seqs at or below the mark moved it: %+v", m4)
+	}
+	if _, moved := m3.advance(nil); moved {
+		t.Error("nothing set moved the mark")
+	}
+}
+
+// Concurrent answers reach the batcher in any order; every answer at or
+// below the mark on disk has its outcome on disk.
+func TestConcurrentAnswersKeepTheMarkHonest(t *testing.T) {
+	s := openStore(t, "", Options{FlushInterval: time.Millisecond})
+	const n = 64
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = addAsk(t, s, "ana")
+	}
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var through uint64
+	if err := s.db.View(func(tx *bolt.Tx) error {
+		through = binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyOutcomesThrough))
+		c := tx.Bucket(bucketAnswers).Cursor()
+		for k, v := c.First(); k != nil && binary.BigEndian.Uint64(k) <= through; k, v = c.Next() {
+			var rec limenv1.AnswerRecord
+			if err := proto.Unmarshal(v, &rec); err != nil {
+				return err
+			}
+			id, _ := ParseID(rec.GetAskId())
+			var d limenv1.Decision
+			if err := proto.Unmarshal(tx.Bucket(bucketDecisions).Get(u64(id)), &d); err != nil {
+				return err
+			}
+			if d.GetOutcome() == nil {
+				t.Errorf("answer %d is at or below the mark %d but ask %d has no outcome on disk", binary.BigEndian.Uint64(k), through, id)
+			}
+		}
 		return nil
-	})
-	if through2 != 2 {
-		t.Errorf("after reopen outcomes_through = %d, want 2", through2)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if through != n {
+		t.Errorf("outcomes_through = %d after %d answers and a Flush; want %d", through, n, n)
 	}
 }
 
@@ -191,10 +254,16 @@ func TestMigration2StartsTheMarkAtTheLastAnswer(t *testing.T) {
 		if err := tx.Bucket(bucketDecisions).Put(u64(7), dv); err != nil {
 			return err
 		}
+		// A decision without an outcome whose answer is in the log: no v1
+		// store wrote that, so applying outcomes from seq 1 would show.
+		bare, _ := proto.Marshal(decision(8, "ana", limenv1.Verdict_VERDICT_ASK))
+		if err := tx.Bucket(bucketDecisions).Put(u64(8), bare); err != nil {
+			return err
+		}
 		answers := tx.Bucket(bucketAnswers)
-		for range 3 {
+		for _, id := range []uint64{7, 7, 8} {
 			seq, _ := answers.NextSequence()
-			rv, _ := proto.Marshal(answerRecord(7, limenv1.Choice_CHOICE_APPROVE))
+			rv, _ := proto.Marshal(answerRecord(id, limenv1.Choice_CHOICE_APPROVE))
 			if err := answers.Put(u64(seq), rv); err != nil {
 				return err
 			}
@@ -212,5 +281,8 @@ func TestMigration2StartsTheMarkAtTheLastAnswer(t *testing.T) {
 	}
 	if o.GetNote() != "as v1 wrote it" {
 		t.Errorf("the v1 outcome was rewritten: %v", o)
+	}
+	if o, _ := rawOutcome(t, s.db, 8); o != nil {
+		t.Errorf("answers v1 had applied were applied again: decision 8 got %v", o)
 	}
 }

@@ -95,10 +95,14 @@ type Store struct {
 	batcherDone chan struct{}
 	batcherErr  error // set by the batcher before batcherDone closes
 
-	// answerMu keeps answers handed to the batcher in the order of the
-	// answer log, so that meta/outcomes_through never passes a gap.
+	// answerMu serialises Answer and Expire with handing the outcome to
+	// memory, so that a second answer, or an expiry, of the same ask finds
+	// the first answer's outcome there (notPending).
 	answerMu sync.Mutex
 	outcomes unapplied
+	// mark is meta/outcomes_through and what lies beyond it; only the
+	// batcher uses it once the store is open.
+	mark outcomeMark
 
 	closeOnce sync.Once
 	closeErr  error
@@ -144,9 +148,11 @@ func (s *Store) init() error {
 	if err := migrate(tx); err != nil {
 		return err
 	}
-	if err := applyAnswerOutcomes(tx); err != nil {
+	through, err := applyAnswerOutcomes(tx)
+	if err != nil {
 		return fmt.Errorf("apply the outcomes of the last answers: %w", err)
 	}
+	s.mark = outcomeMark{through: through}
 	next := uint64(1) // 0 is never an id: it means "unset" in queries
 	if v := tx.Bucket(bucketMeta).Get(keyIDReserved); len(v) == 8 {
 		next = max(next, binary.BigEndian.Uint64(v))

@@ -112,10 +112,6 @@ func answerRecord(id uint64, choice limenv1.Choice) *limenv1.AnswerRecord {
 	}
 }
 
-func answered(choice limenv1.Choice) *limenv1.AskOutcome {
-	return &limenv1.AskOutcome{Choice: choice, AnsweredBy: "ana"}
-}
-
 func answerCount(t testing.TB, s *Store) int {
 	t.Helper()
 	n, err := s.AnswerCount()
@@ -143,7 +139,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	s := openStore(t, "", Options{})
 	waiting := addAsk(t, s, "ana")
 	done := addAsk(t, s, "ana")
-	if _, err := s.Answer(done, answerRecord(done, limenv1.Choice_CHOICE_APPROVE), answered(limenv1.Choice_CHOICE_APPROVE)); err != nil {
+	if _, err := s.Answer(done, answerRecord(done, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatalf("Answer: %v", err)
 	}
 	allowed := newID(t, s)
@@ -333,7 +329,7 @@ func TestAnswerRefusals(t *testing.T) {
 		}, ErrNotFound},
 		{"answered twice", func(t *testing.T, s *Store) uint64 {
 			id := addAsk(t, s, "ana")
-			if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE), answered(limenv1.Choice_CHOICE_APPROVE)); err != nil {
+			if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 				t.Fatal(err)
 			}
 			return id
@@ -354,7 +350,7 @@ func TestAnswerRefusals(t *testing.T) {
 			decisionBefore, _ := s.Decision(id)
 
 			rec := answerRecord(id, limenv1.Choice_CHOICE_DENY)
-			_, err := s.Answer(id, rec, answered(limenv1.Choice_CHOICE_DENY))
+			_, err := s.Answer(id, rec)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Answer = %v, want %v", err, tt.want)
 			}
@@ -379,7 +375,7 @@ func TestAnswerStoresAllThree(t *testing.T) {
 	s := openStore(t, "", Options{})
 	id := addAsk(t, s, "ana")
 	rec := answerRecord(id, limenv1.Choice_CHOICE_DENY)
-	d, err := s.Answer(id, rec, answered(limenv1.Choice_CHOICE_DENY))
+	d, err := s.Answer(id, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +461,7 @@ func TestAnswersStopsOnCallbackError(t *testing.T) {
 	s := openStore(t, "", Options{})
 	for range 3 {
 		id := addAsk(t, s, "ana")
-		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE), nil); err != nil {
+		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
 			t.Fatal(err)
 		}
 	}

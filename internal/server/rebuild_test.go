@@ -63,7 +63,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 		if err := st.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.Answer(id, rec, nil); err != nil {
+		if _, err := st.Answer(id, rec); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -407,10 +407,6 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		return nil, err
 	}
 	now := s.now()
-	outcome := &limenv1.AskOutcome{
-		State: limenv1.AskState_ASK_STATE_ANSWERED, Choice: req.GetChoice(), Scope: scope,
-		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now),
-	}
 	act, err := toAction(dec.GetAction(), now)
 	if err != nil {
 		return nil, toStatus(fmt.Errorf("decode the asked action: %w", err))
@@ -435,9 +431,11 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
 	}
-	if _, err := s.store.Answer(id, rec, outcome); err != nil {
+	answered, err := s.store.Answer(id, rec)
+	if err != nil {
 		return nil, toStatus(askErr(id, err))
 	}
+	outcome := answered.GetOutcome() // what rec says: the store's one source of it
 	// On disk: now teach the predictor and wake the waiters.
 	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
 	s.model.Observe(act.User, ls, approved, now)
