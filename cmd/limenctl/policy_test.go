@@ -515,3 +515,27 @@ func TestExplainWhy(t *testing.T) {
 		t.Errorf("explain under a broken policy: %q", ex.Why)
 	}
 }
+
+// status --json carries what its table shows, the thresholds per class
+// included.
+func TestStatusJSONHasTheClasses(t *testing.T) {
+	run, _ := polDaemon(t)
+	out, errOut, code := run("--json", "status")
+	if code != exitOK {
+		t.Fatalf("status --json: exit %d: %s", code, errOut)
+	}
+	var st struct {
+		Classes []struct {
+			Name       string  `json:"name"`
+			AllowAbove float64 `json:"allow_above"`
+			BlockBelow float64 `json:"block_below"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("status --json is not JSON: %v\n%s", err, out)
+	}
+	if len(st.Classes) != len(policy.Default().Classes) || st.Classes[len(st.Classes)-1].Name != policy.UnknownClass ||
+		st.Classes[len(st.Classes)-1].AllowAbove != 0.95 || st.Classes[len(st.Classes)-1].BlockBelow != 0.5 {
+		t.Errorf("classes = %+v; want the default policy's, unknown last at 0.5/0.95", st.Classes)
+	}
+}

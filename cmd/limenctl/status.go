@@ -38,9 +38,23 @@ It exits 3 when limend cannot be reached, so it works as a probe.`,
 				return err
 			}
 			if a.json {
+				type class struct {
+					Name       string  `json:"name"`
+					Allow      float64 `json:"c_allow"`
+					Block      float64 `json:"c_block"`
+					Ask        float64 `json:"c_ask"`
+					BlockBelow float64 `json:"block_below"`
+					AllowAbove float64 `json:"allow_above"`
+				}
+				classes := []class{}
+				for _, c := range pol.GetPolicy().GetClasses() {
+					classes = append(classes, class{c.GetName(), c.GetCosts().GetAllow(), c.GetCosts().GetBlock(), c.GetCosts().GetAsk(),
+						c.GetThresholds().GetBlockBelow(), c.GetThresholds().GetAllowAbove()})
+				}
 				return a.printJSON(map[string]any{
 					"socket": c.Socket(), "health": h.GetStatus().String(),
 					"policy_version": pol.GetPolicy().GetVersion(), "pending": len(pend.GetAsks()),
+					"classes": classes,
 				})
 			}
 			w := a.table()
