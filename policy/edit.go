@@ -212,6 +212,19 @@ func tomlString(s string) string {
 // parsed again and checked, so a document this cannot edit in place (rules
 // written as dotted keys or an inline table) is an error, not a surprise.
 func SetRules(doc string, lists map[string][]string) (string, error) {
+	// First try to keep each list as written, comments included, adding
+	// new rules at its end; if the result does not read back right (an
+	// array without a trailing comma, say), write the lists out afresh.
+	if out, err := setRules(doc, lists, true); err == nil {
+		return out, nil
+	}
+	return setRules(doc, lists, false)
+}
+
+// setRules is SetRules; with keep, a list whose rules only grow keeps its
+// text and gets the new rules before its closing bracket, and a list that
+// does not change is not touched.
+func setRules(doc string, lists map[string][]string, keep bool) (string, error) {
 	type span struct{ start, end int }
 	found := map[string]span{}
 	header, tableEnd, lastValue := -1, len(doc), -1
@@ -267,9 +280,28 @@ func SetRules(doc string, lists map[string][]string) (string, error) {
 	}
 	var edits []edit
 	var missing []string
+	var had map[string][]string // the lists as the document has them
+	if keep {
+		if pol, err := Parse(doc); err == nil {
+			had = map[string][]string{"allow": rulePatterns(pol.Allow), "ask": rulePatterns(pol.Ask), "block": rulePatterns(pol.Block)}
+		}
+	}
 	for _, list := range []string{"allow", "ask", "block"} { // the default document's order
 		if sp, ok := found[list]; ok {
-			edits = append(edits, edit{sp.start, sp.end, list + " = " + tomlArray(lists[list])})
+			old, want := had[list], lists[list]
+			switch {
+			case keep && old != nil && slices.Equal(old, want):
+				// unchanged: leave it as written
+			case keep && len(old) > 0 && len(want) > len(old) && slices.Equal(old, want[:len(old)]) && closesOnOwnLine(doc[sp.start:sp.end]):
+				at := sp.start + strings.LastIndexByte(doc[sp.start:sp.end], '\n') + 1
+				var add strings.Builder
+				for _, r := range want[len(old):] {
+					add.WriteString("  " + tomlString(r) + ",\n")
+				}
+				edits = append(edits, edit{at, at, add.String()})
+			default:
+				edits = append(edits, edit{sp.start, sp.end, list + " = " + tomlArray(want)})
+			}
 		} else {
 			missing = append(missing, list+" = "+tomlArray(lists[list]))
 		}
@@ -314,6 +346,13 @@ func SetRules(doc string, lists map[string][]string) (string, error) {
 			"nothing was set: add the rules by hand with limenctl policy edit", err)
 	}
 	return out, nil
+}
+
+// closesOnOwnLine reports whether an array's closing bracket starts a line
+// of its own, where new elements can go just before it.
+func closesOnOwnLine(value string) bool {
+	nl := strings.LastIndexByte(value, '\n')
+	return nl >= 0 && strings.TrimSpace(value[nl+1:]) == "]"
 }
 
 // valueEnd returns the offset just past the TOML value that starts at or

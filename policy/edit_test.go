@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,35 @@ func TestSetRules(t *testing.T) {
 		if _, err := SetRules(doc, want); err == nil || !strings.Contains(err.Error(), "add the rules by hand with limenctl policy edit") {
 			t.Errorf("SetRules(%q) = %v; want a refusal with a hint", doc, err)
 		}
+	}
+}
+
+// Rules added to a list keep the list as written, comments included; a
+// list that does not change is not touched; a list that loses rules is
+// written out afresh.
+func TestSetRulesKeepsWhatItCan(t *testing.T) {
+	shipped := Default()
+	block := append(rulePatterns(shipped.Block), "Bash(curl:*)")
+	out, err := SetRules(DefaultDocument, map[string][]string{"allow": {}, "ask": {}, "block": block})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(DefaultDocument, "\n]", "\n  \"Bash(curl:*)\",\n]", 1); !strings.Contains(out, "\"Bash(curl:*)\",\n]") {
+		t.Errorf("the new rule is not at the end of the block list:\n%s", out)
+	} else if len(out) != len(want) {
+		t.Errorf("more than the new rule changed: %d bytes, want %d", len(out), len(want))
+	}
+	for _, line := range strings.Split(DefaultDocument, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") && !strings.Contains(out, line) {
+			t.Errorf("comment %q was lost", line)
+			break
+		}
+	}
+	dropped, err := SetRules(DefaultDocument, map[string][]string{"allow": {}, "ask": {}, "block": {"Bash(curl:*)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pol, err := Parse(dropped); err != nil || !slices.Equal(rulePatterns(pol.Block), []string{"Bash(curl:*)"}) {
+		t.Errorf("a shrunk list came out as %v, %v", pol, err)
 	}
 }
