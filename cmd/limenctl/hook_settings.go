@@ -332,6 +332,15 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 	case findLimenEntry(doc, pre) >= 0:
 		return doc, false, nil
 	}
+	if pre != nil {
+		for i, e := range pre.elems {
+			if e.kind != '{' {
+				// Claude Code would not read this file either; adding to it
+				// would hide the problem behind a working-looking install.
+				return nil, false, fmt.Errorf(`the settings file's "hooks.PreToolUse"[%d] is not a hook entry (an object with "matcher" and "hooks"): fix the file first`, i)
+			}
+		}
+	}
 	// Into a container found empty the item goes on one line (see
 	// insertItem); anywhere else it is indented like its neighbours.
 	item := func(depth int, c *jnode) (string, error) {

@@ -213,6 +213,8 @@ func TestHookInstallRefuses(t *testing.T) {
 	os.WriteFile(array, []byte(`[]`), 0o644)
 	badHooks := filepath.Join(dir, "hooks.json")
 	os.WriteFile(badHooks, []byte(`{"hooks": []}`), 0o644)
+	badEntry := filepath.Join(dir, "entry.json")
+	os.WriteFile(badEntry, []byte(`{"hooks": {"PreToolUse": [0]}}`), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -223,6 +225,7 @@ func TestHookInstallRefuses(t *testing.T) {
 		{"broken JSON", []string{"--settings", broken, "--hook-bin", bin}, exitFailure, "not valid JSON", broken},
 		{"not an object", []string{"--settings", array, "--hook-bin", bin}, exitFailure, "not a JSON object", array},
 		{"hooks not an object", []string{"--settings", badHooks, "--hook-bin", bin}, exitFailure, `"hooks" is not an object`, badHooks},
+		{"an entry not an object", []string{"--settings", badEntry, "--hook-bin", bin}, exitFailure, `"hooks.PreToolUse"[0] is not a hook entry`, badEntry},
 		{"bad on-ask", []string{"--settings", array, "--hook-bin", bin, "--on-ask", "later"}, exitUsage, "--on-ask", array},
 		{"no hook binary", []string{"--settings", array, "--hook-bin", filepath.Join(dir, "nope")}, exitUsage, "not an executable", array},
 		{"two scopes", []string{"--user", "--project", "--hook-bin", bin}, exitUsage, "none of the others", ""},
