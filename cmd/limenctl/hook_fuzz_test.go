@@ -35,14 +35,28 @@ func FuzzHookSettings(f *testing.F) {
 		if !changed {
 			t.Fatalf("install changed nothing in %q", doc)
 		}
-		var w struct {
-			Hooks struct{ PreToolUse []claudeHookEntry }
-		}
+		// Keys as Claude Code reads them: exactly, unlike encoding/json's
+		// case-insensitive match into a struct ("PretoolUse" is another key).
+		var w map[string]any
 		if err := json.Unmarshal(installed, &w); err != nil {
 			t.Fatalf("install made invalid JSON from %q:\n%s\n%v", doc, installed, err)
 		}
-		if n := len(w.Hooks.PreToolUse); n == 0 || w.Hooks.PreToolUse[n-1].Matcher != "*" {
+		hooks, _ := w["hooks"].(map[string]any)
+		pre, _ := hooks["PreToolUse"].([]any)
+		last, _ := func() (map[string]any, bool) {
+			if len(pre) == 0 {
+				return nil, false
+			}
+			m, ok := pre[len(pre)-1].(map[string]any)
+			return m, ok
+		}()
+		if last["matcher"] != "*" {
 			t.Fatalf("install did not add the entry last:\n%s", installed)
+		}
+		for i, e := range pre {
+			if _, ok := e.(map[string]any); !ok {
+				t.Fatalf("install left PreToolUse[%d] that Claude Code cannot read:\n%s", i, installed)
+			}
 		}
 		back, changed, err := uninstallEntry(installed)
 		if err != nil || !changed {
