@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -241,6 +242,12 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 	// keys). A little room stays for outcomes set on asks later.
 	b.FillPercent = appendFill
 	var set []uint64 // seqs of the answers whose outcomes this batch settles
+	// Ids above the tree's last key cannot be stored yet, so most records
+	// skip the lookup that asks whether an id already has one.
+	var last uint64
+	if k, _ := b.Cursor().Last(); len(k) == 8 {
+		last = binary.BigEndian.Uint64(k)
+	}
 	for _, item := range batch {
 		key := u64(item.id)
 		if item.outcome != nil {
@@ -253,7 +260,7 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 			set = append(set, item.seq)
 			continue
 		}
-		if b.Get(key) != nil {
+		if item.id <= last && b.Get(key) != nil {
 			continue
 		}
 		v, err := proto.Marshal(item.decision)
@@ -264,6 +271,7 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 		if err := b.Put(key, v); err != nil {
 			return nil, fmt.Errorf("put decision %d: %w", item.id, err)
 		}
+		last = max(last, item.id)
 	}
 	mark, moved := s.mark.advance(set)
 	if moved {
