@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -121,6 +122,8 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	}
 	// The store first: its lock tells a second limend to go away before it
 	// touches the first one's socket.
+	_, statErr := os.Stat(cfg.DB)
+	newDB := errors.Is(statErr, fs.ErrNotExist)
 	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout})
 	if err != nil {
 		return nil, err // store.Open names the operation and the file
@@ -133,7 +136,19 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		if d.tcpLis != nil {
 			d.tcpLis.Close()
 		}
+		// gRPC starts its stream workers with the server, not with Serve.
+		for _, g := range []*grpc.Server{d.grpc, d.tcp} {
+			if g != nil {
+				g.Stop()
+			}
+		}
+		if d.svc != nil {
+			d.svc.Stop()
+		}
 		st.Close()
+		if newDB {
+			os.Remove(cfg.DB) // a refused start leaves nothing behind
+		}
 		return nil, err
 	}
 	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways})
@@ -304,22 +319,29 @@ func (d *Daemon) Kill() {
 // Err returns a channel that receives an error if serving fails.
 func (d *Daemon) Err() <-chan error { return d.serveErr }
 
-// listenUnix creates the socket with care: the parent directory 0700, a
-// stale socket from a crashed limend replaced, a live one left alone, and the
-// socket itself 0600.
+// listenUnix creates the socket with care: a directory it has to create
+// is made 0700 (one that exists, such as /tmp, is left as it is: the
+// socket's own mode and the peer's credentials guard limend), a stale
+// socket from a crashed limend is replaced, a live one or anything that is
+// not a socket is left alone, and the socket itself is 0600.
 func listenUnix(path string) (net.Listener, error) {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create socket directory: %w", err)
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create socket directory: %w", err)
+		}
+		if err := os.Chmod(dir, 0o700); err != nil { // whatever the umask
+			return nil, fmt.Errorf("restrict socket directory %s to its owner: %w", dir, err)
+		}
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("restrict socket directory %s to its owner: %w", dir, err)
-	}
-	if _, err := os.Lstat(path); err == nil {
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode()&fs.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket: limend does not replace it; remove it, or pass another path", path)
+		}
 		c, err := net.DialTimeout("unix", path, 200*time.Millisecond)
 		if err == nil {
 			c.Close()
-			return nil, fmt.Errorf("another limend is already serving on %s: stop it first, or pass --socket", path)
+			return nil, fmt.Errorf("another limend is already serving on %s: stop it first, or pass another path", path)
 		}
 		if err := os.Remove(path); err != nil {
 			return nil, fmt.Errorf("remove stale socket %s: %w", path, err)

@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -192,9 +193,13 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(sock, nil, 0o644); err != nil { // left behind by a crash
+	// A socket left behind by a crash: bound, then nobody listening.
+	l, err := net.Listen("unix", sock)
+	if err != nil {
 		t.Fatal(err)
 	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
 	_, c := start(t, dir)
 	if _, err := c.Health.Check(t.Context(), &healthpb.HealthCheckRequest{}); err != nil {
 		t.Fatalf("health over a replaced stale socket: %v", err)
@@ -414,5 +419,36 @@ func TestApprovalYieldsToABlockRuleAddedSince(t *testing.T) {
 	}
 	if err := answer(c, ask.GetAskId(), limenv1.Choice_CHOICE_DENY); err != nil {
 		t.Errorf("deny after the refused approval: %v", err)
+	}
+}
+
+// limend touches only what it creates: a directory that exists keeps its
+// mode (--socket /tmp/limen.sock must not make /tmp private), and a path
+// that holds anything but a socket is refused, not removed.
+func TestSocketPathCare(t *testing.T) {
+	shared := t.TempDir()
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	_, c := start(t, t.TempDir(), func(cfg *daemon.Config) { cfg.Socket = filepath.Join(shared, "limend.sock") })
+	c.Close()
+	if fi, err := os.Stat(shared); err != nil || fi.Mode()&(os.ModePerm|os.ModeSticky) != 0o777|os.ModeSticky {
+		t.Errorf("an existing socket directory's mode became %v (%v); want it left at 1777", fi.Mode(), err)
+	}
+
+	dir := t.TempDir()
+	file := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(file, []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := daemon.Start(daemon.Config{Socket: file, DB: filepath.Join(dir, "limen.db"), LockTimeout: 200 * time.Millisecond}, nil)
+	if err == nil || !strings.Contains(err.Error(), "is not a socket") {
+		t.Errorf("start on a regular file: %v; want a refusal saying it is not a socket", err)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "mine" {
+		t.Errorf("the file at the socket path is gone or changed: %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "limen.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused start left its new database behind (%v)", err)
 	}
 }
