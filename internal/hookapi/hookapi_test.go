@@ -235,12 +235,16 @@ func TestPanicIsAsk(t *testing.T) {
 func TestHTTPSocket(t *testing.T) {
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "run", "h.sock")
-	if err := os.MkdirAll(filepath.Dir(sock), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(sock, nil, 0o644); err != nil { // left behind by a crash
+	// A socket left behind by a crash: bound, then nobody listening.
+	stale, err := net.Listen("unix", sock)
+	if err != nil {
 		t.Fatal(err)
 	}
+	stale.(*net.UnixListener).SetUnlinkOnClose(false)
+	stale.Close()
 	d, err := daemon.Start(daemon.Config{
 		Socket: filepath.Join(dir, "run", "g.sock"), HTTPSocket: sock, DB: filepath.Join(dir, "db"),
 		ShutdownTimeout: time.Second, LockTimeout: 200 * time.Millisecond,
