@@ -104,6 +104,7 @@ func TestHookRoutes(t *testing.T) {
 		{"tool_input an array", "/v1/hooks/claude-code", strings.Replace(bashCall, `{"command":"npm test"}`, strings.Repeat("[", 40)+strings.Repeat("]", 40), 1), []string{`"permissionDecision":"ask"`, "tool_input is not a JSON object"}},
 		{"codex ask is deny", "/v1/hooks/codex", bashCall, []string{`"permissionDecision":"deny"`, "This runtime cannot ask"}},
 		{"gemini ask is deny", "/v1/hooks/gemini", strings.Replace(bashCall, "PreToolUse", "BeforeTool", 1), []string{`{"decision":"deny"`, "limenctl answer"}},
+		{"gemini shell under the shipped block rules", "/v1/hooks/gemini", `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"limenctl answer 3 --approve"}}`, []string{`{"decision":"deny"`, "blocked by the policy rule Bash(limenctl answer:*)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

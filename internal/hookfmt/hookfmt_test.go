@@ -42,6 +42,21 @@ func TestParse(t *testing.T) {
 	if c, _ := Parse(Gemini, []byte(`{"tool_name":"run_shell_command","tool_input":{}}`)); c.Event != BeforeTool {
 		t.Errorf("gemini default event = %q; want BeforeTool", c.Event)
 	}
+	// Gemini CLI's tools are Claude Code's under other names: limen's
+	// rules and classes must see them as such.
+	for in, want := range map[string]Call{
+		`{"tool_name":"run_shell_command","tool_input":{"command":"rm -rf /","directory":"x"}}`: {Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf /","directory":"x"}`)},
+		`{"tool_name":"read_file","tool_input":{"absolute_path":"/root/.ssh/id_rsa"}}`:          {Tool: "Read", Input: json.RawMessage(`{"file_path":"/root/.ssh/id_rsa"}`)},
+		`{"tool_name":"mcp__github__create_issue","tool_input":{"title":"x"}}`:                  {Tool: "mcp__github__create_issue", Input: json.RawMessage(`{"title":"x"}`)},
+	} {
+		got, err := Parse(Gemini, []byte(in))
+		if err != nil || got.Tool != want.Tool || string(got.Input) != string(want.Input) {
+			t.Errorf("Parse(gemini, %s) = %s %s, %v; want %s %s", in, got.Tool, got.Input, err, want.Tool, want.Input)
+		}
+	}
+	if c, _ := Parse(ClaudeCode, []byte(`{"tool_name":"read_file","tool_input":{"absolute_path":"a"}}`)); c.Tool != "read_file" {
+		t.Errorf("a Claude Code call was renamed: %s", c.Tool)
+	}
 }
 
 // TestFailClosedNeverAllows: every format and event, every verdict word
