@@ -62,7 +62,8 @@ block = [
   # this rule is what keeps it from doing so itself.
   "Bash(limenctl answer:*)", "Bash(limenctl policy set:*)", "Bash(limenctl policy edit:*)",
   "Bash(limenctl policy rollback:*)", "Bash(limenctl policy import-claude:*)", "Bash(limenctl hook:*)",
-  "Bash(*limenctl answer *)", "Bash(*limenctl policy set*)", "Bash(*limenctl hook *)",
+  "Bash(*limenctl answer *)", "Bash(*limenctl policy set*)", "Bash(*limenctl policy edit*)",
+  "Bash(*limenctl policy rollback*)", "Bash(*limenctl policy import-claude*)", "Bash(*limenctl hook *)",
   "Bash(grpcurl *limen.v1.DecisionService/Answer*)", "Bash(grpcurl *limen.v1.DecisionService/SetPolicy*)",
   "Bash(pkill *limend*)", "Bash(killall *limend*)",
   "Edit(~/.claude/settings*.json)", "Edit(./.claude/settings*.json)",

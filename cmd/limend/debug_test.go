@@ -37,7 +37,7 @@ func TestEnvironmentSetsFlagDefaults(t *testing.T) {
 func TestLimitsThatSwitchProtectionOffAreRefused(t *testing.T) {
 	for _, env := range [][2]string{
 		{"LIMEN_RATE", "0"}, {"LIMEN_RATE", "-5"}, {"LIMEN_RATE", "NaN"},
-		{"LIMEN_MAX_PENDING", "-1"}, {"LIMEN_MAX_AWAITS", "0"},
+		{"LIMEN_MAX_PENDING", "-1"}, {"LIMEN_MAX_PENDING", "0"}, {"LIMEN_MAX_AWAITS", "0"},
 	} {
 		t.Run(env[0]+"="+env[1], func(t *testing.T) {
 			t.Setenv(env[0], env[1])

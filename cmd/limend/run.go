@@ -145,8 +145,8 @@ func checkLimits(l server.Limits) error {
 	switch {
 	case math.IsNaN(l.Rate) || math.IsInf(l.Rate, 0) || l.Rate <= 0:
 		return fmt.Errorf("%w: --rate %v (LIMEN_RATE): decisions per second per user must be above 0, such as 2000; for a benchmark give a large number", errUsage, l.Rate)
-	case l.MaxPendingPerUser < 0:
-		return fmt.Errorf("%w: --max-pending %d (LIMEN_MAX_PENDING): must be 0 or more (0 queues no ask; the runtime then asks in its own way)", errUsage, l.MaxPendingPerUser)
+	case l.MaxPendingPerUser < 1:
+		return fmt.Errorf("%w: --max-pending %d (LIMEN_MAX_PENDING): must be 1 or more; past it an ask is not queued and the runtime asks in its own way", errUsage, l.MaxPendingPerUser)
 	case l.MaxAwaits < 1:
 		return fmt.Errorf("%w: --max-awaits %d (LIMEN_MAX_AWAITS): must be 1 or more, or nobody can wait for an answer", errUsage, l.MaxAwaits)
 	}
