@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -44,6 +45,12 @@ func readCall(fd int, deadline time.Time) (call []byte, event string, err error)
 		if end > 0 {
 			if end-s.start > hookout.MaxInput {
 				return nil, s.event, errors.New("hook input is larger than " + strconv.Itoa(hookout.MaxInput) + " bytes")
+			}
+			// What came with the object is looked at, not waited for (a
+			// runtime may keep stdin open): a second call in the same input
+			// makes it ambiguous, and limen decides none of it.
+			if len(bytes.TrimSpace(buf[end:])) > 0 {
+				return nil, s.event, errors.New("stdin holds more than one JSON object; a hook gets one call at a time")
 			}
 			return buf[s.start:end], s.event, nil
 		}

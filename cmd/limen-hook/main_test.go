@@ -309,6 +309,7 @@ func TestFailsClosed(t *testing.T) {
 		{"empty stdin", nil, nil, "malformed hook input", 2 * time.Second},
 		{"not an object", []byte(`["Bash"]`), nil, "malformed hook input", 2 * time.Second},
 		{"cut short", bash[:len(bash)/2], nil, "malformed hook input", 2 * time.Second},
+		{"two calls", append(append([]byte{}, bash...), []byte(`{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`)...), daemon, "more than one JSON object", 2 * time.Second},
 		{"no tool_name", []byte(`{"tool_input":{"command":"ls"}}`), daemon, "malformed hook input: hook input has no tool_name", 2 * time.Second},
 		{"tool_input not an object", []byte(`{"tool_name":"Bash","tool_input":["ls"]}`), daemon, "tool_input is not a JSON object", 2 * time.Second},
 		{"invalid JSON inside", []byte(`{"tool_name":"Bash" "tool_input":{}}`), daemon, "malformed hook input", 2 * time.Second},
