@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"os/user"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -154,6 +156,16 @@ func checkLimits(l server.Limits) error {
 }
 
 func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
+	for _, g := range cfg.TrustedGateways {
+		if _, err := strconv.ParseUint(g, 10, 32); err == nil {
+			continue // a uid
+		}
+		if _, err := user.Lookup(g); err != nil {
+			// Not fatal (a directory service may not answer yet), but a
+			// typo here silently trusts nobody.
+			log.Warn("a trusted gateway is neither a user on this machine nor a uid, so it matches no caller", "gateway", g, "err", err)
+		}
+	}
 	if debugAddr != "" {
 		stop, err := serveDebug(debugAddr, log)
 		if err != nil {
