@@ -11,8 +11,9 @@ import (
 )
 
 // KeyScheme is the version of the key ladders; bump it whenever keys change,
-// so stored answers get their keys derived again.
-const KeyScheme = 2
+// so stored answers get their keys derived again. 3: Codex's apply_patch is
+// keyed as the edits of the files its patch names.
+const KeyScheme = 3
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
@@ -52,6 +53,8 @@ func Parts(a Action) []Part {
 		return bashParts(a)
 	case fileTools[a.Tool] != "":
 		return []Part{filePart(a, root)}
+	case a.Tool == "apply_patch":
+		return applyPatchParts(a)
 	case a.Tool == "WebFetch":
 		return []Part{webFetchPart(a)}
 	case a.Tool == "WebSearch":

@@ -217,4 +217,11 @@ func TestAgentsCannotApproveTheirOwnAsks(t *testing.T) {
 	if got := Decide(t.Context(), Input{Parts: settings, Policy: pol, Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Draw: 1}, constant(0.999)); got.Verdict != policy.Block {
 		t.Errorf("editing ~/.claude/settings.json = %v; want block (it would unhook limen)", got.Verdict)
 	}
+	// Codex edits files with apply_patch: a patch that touches Codex's own
+	// configuration is an edit of it, blocked like one.
+	patch := predictor.Parts(predictor.Action{User: "ana", Tool: "apply_patch", Cwd: "/home/ana/shop",
+		Input: map[string]any{"command": "*** Begin Patch\n*** Update File: src/a.go\n*** Update File: /home/ana/.codex/hooks.json\n*** End Patch\n"}})
+	if got := Decide(t.Context(), Input{Parts: patch, Policy: pol, Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Draw: 1}, constant(0.999)); got.Verdict != policy.Block {
+		t.Errorf("an apply_patch touching ~/.codex/hooks.json = %v; want block (it would unhook limen)", got.Verdict)
+	}
 }
