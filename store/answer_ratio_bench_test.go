@@ -6,7 +6,6 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
-	"google.golang.org/protobuf/proto"
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -33,26 +32,7 @@ func BenchmarkAnswerVsBareUpdate(b *testing.B) {
 	if err := s.Flush(b.Context()); err != nil {
 		b.Fatal(err)
 	}
-	ids := make([]uint64, b.N)
-	for i := range ids {
-		ids[i] = newID(b, s)
-	}
-	if err := s.db.Update(func(tx *bolt.Tx) error { // b.N asks in one commit
-		for _, id := range ids {
-			d := decision(id, "ana", limenv1.Verdict_VERDICT_ASK)
-			dv, _ := proto.Marshal(d)
-			pv, _ := proto.Marshal(&limenv1.PendingAsk{AskId: d.AskId, Decision: d})
-			if err := tx.Bucket(bucketDecisions).Put(u64(id), dv); err != nil {
-				return err
-			}
-			if err := tx.Bucket(bucketPending).Put(u64(id), pv); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	ids := pendingAsks(b, s, b.N)
 
 	bare, err := bolt.Open(filepath.Join(dir, "bare.db"), 0o600, nil)
 	if err != nil {
