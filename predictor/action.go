@@ -21,6 +21,10 @@ type Action struct {
 	// Cwd is the agent's working directory; file paths are classed against it.
 	Cwd  string
 	Time time.Time
+	// Self is where the limend deciding the action keeps its sockets and
+	// database, so that touching them is recognised as a control; nil
+	// protects only the locations every limen has.
+	Self *Self
 }
 
 // Ladder is the keys of one part of an action, from the most general (the
@@ -51,6 +55,11 @@ type Part struct {
 	// Opaque is set when the part could not be understood (a command that
 	// does not parse). Learning can never allow an opaque part.
 	Opaque bool
+	// Control, when not empty, says why the part is one of limen's own
+	// controls: it answers an ask, changes the policy, removes a hook,
+	// stops limend or touches its sockets, database or a runtime's hook
+	// settings. Such a part is blocked whatever anyone approved before.
+	Control string
 }
 
 // Prediction is the approval probability of an action and the evidence

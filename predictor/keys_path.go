@@ -59,7 +59,7 @@ func filePart(a Action, root string) Part {
 		l.add(dir + "*" + extOf(p))
 	}
 	l.add(root + ":" + p)
-	return Part{Tool: root, Subject: p, Keys: l.done()}
+	return Part{Tool: root, Subject: p, Keys: l.done(), Control: fileControl(a, root, p)}
 }
 
 // patchFileMarks start the lines of a Codex apply_patch patch that name a

@@ -29,7 +29,7 @@ func bashParts(a Action) []Part {
 	if len(cmd) > maxCommandLen {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
 	}
-	out := &shellParts{}
+	out := &shellParts{self: a.Self}
 	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a)}
 	if !w.parse(cmd, shellCtx{}) || len(out.parts) == 0 {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
@@ -44,6 +44,7 @@ func bashParts(a Action) []Part {
 type shellParts struct {
 	parts    []Part
 	overflow bool
+	self     *Self // limen's own locations, for commandControl
 }
 
 func (s *shellParts) add(p Part) {
@@ -369,7 +370,8 @@ func (w walker) pseudo(prog, text string, rs []*syntax.Redirect, ctx shellCtx) {
 		exact = joinSpace(exact, t)
 	}
 	l.add("Bash:" + ctx.prefix + exact)
-	w.out.add(Part{Tool: "Bash", Subject: exact, Keys: l.done()})
+	w.out.add(Part{Tool: "Bash", Subject: exact, Keys: l.done(),
+		Control: commandControl(w.out.self, w.cwd, w.home, []word{{text: prog, lit: true}}, 0, ctx.redirs)})
 }
 
 func (w walker) call(c *syntax.CallExpr, rs []*syntax.Redirect, ctx shellCtx) {
@@ -455,7 +457,8 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 		exact += " " + t
 	}
 	l.add("Bash:" + ctx.prefix + exact)
-	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done()})
+	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done(),
+		Control: commandControl(w.out.self, w.cwd, w.home, words, start, ctx.redirs)})
 
 	if prog == "find" {
 		w.findExec(cmd[1:], priv, ctx)
