@@ -95,7 +95,15 @@ type Result struct {
 // compound command is ruled on by itself, and the action as a whole gets the
 // worst verdict of its parts. Any failure on the way is ask.
 func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
+	// limen's own controls come before everything a person or the policy
+	// could have said: no approval history, grant, exploration draw or
+	// allow rule lets an agent answer its own asks or unhook limen. A
+	// block rule that matches too keeps its own reason.
+	control := controlOf(in.Parts)
 	pol := in.Policy
+	if pol == nil && control != nil {
+		return *control
+	}
 	if pol == nil {
 		return Result{Verdict: policy.Ask, Reason: "the policy could not be loaded, so limen asks a person (failing closed)"}
 	}
@@ -133,6 +141,9 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 				askRule = &r
 			}
 		}
+	}
+	if control != nil {
+		return *control
 	}
 	if askRule != nil {
 		return *askRule
@@ -222,6 +233,23 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
 	}
 	return out
+}
+
+// ControlRule is the Rule of a Result that blocked one of limen's own
+// controls (predictor.Part.Control): a built-in rule, above the policy.
+const ControlRule = "limen's own controls"
+
+// controlOf returns the block of the first part that is one of limen's
+// own controls, or nil.
+func controlOf(parts []predictor.Part) *Result {
+	for _, p := range parts {
+		if p.Control != "" {
+			return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
+				Reason: "limen protects itself: " + p.Control + ". Only a person does this, in their own terminal " +
+					"(answers come from a person: use limenctl tui there); no approval, grant or allow rule lets an agent do it"}
+		}
+	}
+	return nil
 }
 
 // rank orders verdicts from least to most restrictive.

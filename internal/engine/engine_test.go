@@ -225,3 +225,42 @@ func TestAgentsCannotApproveTheirOwnAsks(t *testing.T) {
 		t.Errorf("an apply_patch touching ~/.codex/hooks.json = %v; want block (it would unhook limen)", got.Verdict)
 	}
 }
+
+// TestControlsBlockWhateverWasApproved: a part that is one of limen's own
+// controls is blocked under a policy with no block rule at all and an
+// allow rule for everything, after a history of approvals, with a session
+// grant, on any part of a compound command, and with no policy loaded.
+func TestControlsBlockWhateverWasApproved(t *testing.T) {
+	pol, err := policy.Parse("[rules]\nallow = [\"Bash\", \"Edit\", \"Write\", \"Bash(limenctl:*)\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol.PredictTimeout = 10 * time.Second
+	self := &predictor.Self{Sockets: []string{"/srv/l/ctl.sock"}, DB: "/srv/l/state.db"}
+	actions := []predictor.Action{
+		{Tool: "Bash", Input: map[string]any{"command": "limenctl --timeout 5s answer 3 --approve"}},
+		{Tool: "Bash", Input: map[string]any{"command": "git status && ls | limenctl --json policy set -"}},
+		{Tool: "Bash", Input: map[string]any{"command": "echo ok; rm /srv/l/state.db; echo done"}},
+		{Tool: "Bash", Input: map[string]any{"command": "nc -U /srv/l/ctl.sock"}},
+		{Tool: "Bash", Input: map[string]any{"command": "kill $(pgrep limend)"}},
+		{Tool: "Write", Input: map[string]any{"file_path": "/home/ana/.claude/settings.json", "content": "{}"}},
+	}
+	allow := Decide(t.Context(), Input{Parts: parts(t, "Bash", "limenctl status"), Policy: pol, Draw: 1}, constant(0.999))
+	if allow.Verdict != policy.Allow {
+		t.Fatalf("limenctl status = %v (%s); want allow under this policy, or the test proves nothing", allow.Verdict, allow.Reason)
+	}
+	for _, a := range actions {
+		a.User, a.Cwd, a.Self = "ana", "/home/ana/shop", self
+		ps := predictor.Parts(a)
+		for name, in := range map[string]Input{
+			"allow rules":      {Parts: ps, Policy: pol, Draw: 1},
+			"session grant":    {Parts: ps, Policy: pol, Draw: 1, Granted: func(string) bool { return true }},
+			"no policy loaded": {Parts: ps, Draw: 1},
+		} {
+			got := Decide(t.Context(), in, constant(0.999))
+			if got.Verdict != policy.Block || got.Rule != ControlRule || !strings.Contains(got.Reason, "limen protects itself") {
+				t.Errorf("%s %v, %s: %v by %v, rule %q (%s); want blocked as a control", a.Tool, a.Input, name, got.Verdict, got.DecidedBy, got.Rule, got.Reason)
+			}
+		}
+	}
+}
