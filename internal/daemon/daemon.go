@@ -151,7 +151,8 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		}
 		return nil, err
 	}
-	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways})
+	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways,
+		Self: server.NewSelf([]string{cfg.Socket, cfg.HTTPSocket}, cfg.DB, os.Getpid())})
 	if err != nil {
 		return fail(err)
 	}

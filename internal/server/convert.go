@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/user"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -59,6 +60,28 @@ func toAction(a *limenv1.Action, at time.Time) (predictor.Action, error) {
 		User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(), Tool: a.GetTool(),
 		Input: input, Cwd: a.GetCwd(), Time: at,
 	}, nil
+}
+
+// NewSelf describes where a limend keeps its sockets and database, for
+// the predictor to recognise an agent touching them (predictor.Self): the
+// paths made absolute and clean, empty ones left out.
+func NewSelf(sockets []string, db string, pid int) *predictor.Self {
+	abs := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return filepath.Clean(p)
+	}
+	self := &predictor.Self{DB: abs(db), PID: pid}
+	for _, s := range sockets {
+		if s = abs(s); s != "" {
+			self.Sockets = append(self.Sockets, s)
+		}
+	}
+	return self
 }
 
 // requiredArg is the argument without which a tool call of a known tool

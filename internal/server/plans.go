@@ -32,6 +32,9 @@ type plans struct {
 	mu sync.RWMutex
 	ps *policyState
 	m  map[planKey]*plannedAction
+	// self is limend's own locations, given to every action it plans, so
+	// its parts know limen's controls; it never changes.
+	self *predictor.Self
 }
 
 type planKey struct{ user, tool, input, cwd string }
@@ -65,6 +68,7 @@ func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*planne
 	if err := checkArgs(act); err != nil {
 		return nil, err
 	}
+	act.Self = c.self
 	parts := predictor.Parts(act)
 	env := policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)}
 	p = &plannedAction{parts: parts, env: env, plan: engine.NewPlan(ps.pol, parts, env)}

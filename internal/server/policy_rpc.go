@@ -133,6 +133,7 @@ type replay struct {
 
 // replayOf rebuilds the parts and predictions of a recorded decision.
 func (s *Server) replayOf(d *limenv1.Decision, act predictor.Action, now time.Time) (replay, error) {
+	act.Self = s.plans.self
 	r := replay{
 		parts:   predictor.Parts(act),
 		env:     policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)},

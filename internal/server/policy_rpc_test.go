@@ -410,8 +410,8 @@ func TestSetPolicyRefusesInvalidDocuments(t *testing.T) {
 			if now := currentPolicy(t, c); now.GetVersion() != before.GetVersion() || now.GetDocument() != before.GetDocument() {
 				t.Errorf("policy in force changed to v%d after a refused SetPolicy", now.GetVersion())
 			}
-			if d := decideOnce(t, c, sh("ana", "rm -rf /"), true); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
-				t.Errorf("rm -rf / = %v after a refused SetPolicy; the old block rule must stay in force", d.GetVerdict())
+			if d := decideOnce(t, c, sh("ana", "rm -rf /srv"), true); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
+				t.Errorf("rm -rf /srv = %v after a refused SetPolicy; the old block rule must stay in force", d.GetVerdict())
 			}
 		})
 	}
@@ -436,7 +436,7 @@ func TestSimulateUnderABrokenPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	for _, cmd := range []string{"rm -rf /", "git status", "make build"} {
+	for _, cmd := range []string{"rm -rf /srv", "git status", "make build"} {
 		if d := decideOnce(t, c, sh("ana", cmd), false); d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
 			t.Fatalf("%s under a broken policy = %v; want ask", cmd, d.GetVerdict())
 		}
@@ -446,7 +446,7 @@ func TestSimulateUnderABrokenPolicy(t *testing.T) {
 		t.Errorf("current (broken) policy replayed: %v; want 3 asks", cur)
 	}
 	if cand := sim.GetCandidate(); cand.GetBlocks() < 1 {
-		t.Errorf("the candidate's block rule did not block rm -rf /: %v", cand)
+		t.Errorf("the candidate's block rule did not block rm -rf /srv: %v", cand)
 	}
 
 	list, err := c.API.ListPolicyVersions(t.Context(), &limenv1.ListPolicyVersionsRequest{})
@@ -454,7 +454,7 @@ func TestSimulateUnderABrokenPolicy(t *testing.T) {
 		t.Fatalf("ListPolicyVersions = %v, %v; want the broken version, without classes", list, err)
 	}
 	setPolicy(t, c, policyDoc("", ""))
-	if d := decideOnce(t, c, sh("ana", "rm -rf /"), true); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
-		t.Errorf("rm -rf / after a valid policy was set = %v; want block", d.GetVerdict())
+	if d := decideOnce(t, c, sh("ana", "rm -rf /srv"), true); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
+		t.Errorf("rm -rf /srv after a valid policy was set = %v; want block", d.GetVerdict())
 	}
 }

@@ -47,6 +47,10 @@ type Options struct {
 	// TrustedGateways are OS user names (or uids) that may decide and
 	// answer for other users; nil means DefaultTrustedGateways.
 	TrustedGateways []string
+	// Self is where this limend keeps its sockets and database (see
+	// NewSelf), so that an agent touching them is blocked; nil protects
+	// only the default locations.
+	Self *predictor.Self
 }
 
 // Server is the DecisionService.
@@ -94,6 +98,7 @@ func New(opts Options) (*Server, error) {
 		trusted = DefaultTrustedGateways()
 	}
 	s.guard = newGuard(opts.Limits, trusted)
+	s.plans.self = opts.Self
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
