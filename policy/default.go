@@ -58,14 +58,14 @@ ask = []
 block = [
   # An agent must never answer its own asks, change the policy or unhook
   # limen: those are a person's to do, in their own terminal (where no hook
-  # runs). The agent is told that a person can approve with limenctl, so
-  # this rule is what keeps it from doing so itself.
+  # runs). limen recognises its own controls by itself, whatever this list
+  # says: limenctl answer, policy set/edit/rollback/import-claude, hook and
+  # tui with any options, path or wrapper, stopping or starting limend,
+  # clients of its sockets, and changes to its database or the runtimes'
+  # hook settings. The rules below name the plainest spellings, so that
+  # the policy shows them; taking them out does not let an agent do so.
   "Bash(limenctl answer:*)", "Bash(limenctl policy set:*)", "Bash(limenctl policy edit:*)",
   "Bash(limenctl policy rollback:*)", "Bash(limenctl policy import-claude:*)", "Bash(limenctl hook:*)",
-  "Bash(*limenctl answer *)", "Bash(*limenctl policy set*)", "Bash(*limenctl policy edit*)",
-  "Bash(*limenctl policy rollback*)", "Bash(*limenctl policy import-claude*)", "Bash(*limenctl hook *)",
-  "Bash(grpcurl *limen.v1.DecisionService/Answer*)", "Bash(grpcurl *limen.v1.DecisionService/SetPolicy*)",
-  "Bash(pkill *limend*)", "Bash(killall *limend*)",
   "Edit(~/.claude/settings*.json)", "Edit(./.claude/settings*.json)",
   "Edit(~/.codex/**)", "Edit(~/.gemini/settings.json)", "Edit(./.gemini/settings.json)",
   "Bash(rm -rf /)",
