@@ -194,6 +194,8 @@ func segmentsMatch(es, xs []string, tree bool) (int, bool) {
 // (failing closed), except that, as in the shell, a glob that does not
 // start with a dot never matches a name that does.
 func segMatch(pat, seg string) bool {
+	// macOS and Windows file systems ignore case: ~/.CLAUDE is ~/.claude.
+	pat, seg = strings.ToLower(pat), strings.ToLower(seg)
 	if pat == seg {
 		return true
 	}
@@ -249,8 +251,14 @@ func (s controlScope) expandHome(t string) (string, bool) {
 	if home == "" {
 		home = "/home/*"
 	}
-	for _, v := range [...]string{"${HOME}", "$HOME"} {
-		t = strings.ReplaceAll(t, v, home)
+	// The XDG variables at their defaults; where a person moved them,
+	// limend's own paths (Self) still name the real files.
+	for _, v := range [...][2]string{
+		{"HOME", home}, {"XDG_DATA_HOME", home + "/.local/share"}, {"XDG_STATE_HOME", home + "/.local/state"},
+		{"XDG_CONFIG_HOME", home + "/.config"}, {"XDG_RUNTIME_DIR", "/run/user/*"},
+	} {
+		t = strings.ReplaceAll(t, "${"+v[0]+"}", v[1])
+		t = strings.ReplaceAll(t, "$"+v[0], v[1])
 	}
 	t = strings.ReplaceAll(t, `"`, "")
 	return t, !strings.ContainsAny(t, "$`")
@@ -274,7 +282,7 @@ var pathReaders = set(
 // a directory above a protected location changes that location too (`rm
 // -rf ~/.local/share`, `chmod 000 ~/.claude`).
 var treeWriters = set("rm", "rmdir", "unlink", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl", "shred",
-	"srm", "trash", "trash-put", "gio", "rsync", "find")
+	"srm", "trash", "trash-put", "gio", "rsync", "find", "ln", "mount")
 
 // destOnly copy their other operands, which they only read: only the
 // destination (the last operand, or -t DIR) is written.
@@ -304,6 +312,8 @@ var programControls = map[string]func(s controlScope, args []word) string{
 	"systemctl": systemctlControl,
 	"service":   serviceControl,
 	"launchctl": launchctlControl,
+	"loginctl":  loginctlControl,
+	"claude":    claudeControl,
 	"grpcurl":   grpcClientControl,
 	"grpc_cli":  grpcClientControl,
 	"grpcui":    grpcClientControl,
@@ -322,11 +332,11 @@ var programControls = map[string]func(s controlScope, args []word) string{
 // is recognised by what the code names (limen's socket, its API, its
 // files), since what the code does cannot be read.
 var codeRunners = set("python", "python2", "python3", "node", "nodejs", "ruby", "perl", "php", "lua", "deno",
-	"bun", "osascript", "Rscript", "pwsh", "powershell", "tclsh", "expect", "awk", "gawk", "mawk",
+	"bun", "osascript", "rscript", "pwsh", "powershell", "tclsh", "expect", "awk", "gawk", "mawk",
 	"sh", "bash", "zsh", "dash", "ksh", "fish")
 
 // codeMarks are what code that talks to limen or changes its files names.
-var codeMarks = []string{"limen.v1", "limend", ".claude/settings", ".claude/hooks", ".codex/", ".gemini/settings",
+var codeMarks = []string{"limen.v1", "limend", "limenctl", "limen-hook", ".claude/settings", ".claude/hooks", ".codex/", ".gemini/settings",
 	"share/limen", "state/limen", "config/limen", "/limen/"}
 
 // commandControl says why one simple command is one of limen's controls,
@@ -339,7 +349,7 @@ func commandControl(self *Self, cwd, home string, words []word, start int, redir
 		return ""
 	}
 	cmd := words[start:]
-	prog := binaryName(cmd[0])
+	prog := strings.ToLower(binaryName(cmd[0]))
 	for _, r := range redirs {
 		if why := s.redirControl(prog, r); why != "" {
 			return why
@@ -353,7 +363,41 @@ func commandControl(self *Self, cwd, home string, words []word, start int, redir
 			appended = true
 		}
 	}
-	return s.argvControl(cmd, appended, 0)
+	cmd, crossed := unwrapByName(cmd)
+	return s.argvControl(cmd, appended || crossed, 0)
+}
+
+// unwrapByName removes the wrappers the key ladder keeps because they are
+// given by a path (/opt/x/bin/env limenctl …) or run their command
+// repeatedly (watch -n1 limenctl …), and reports whether one of them
+// appends words of its input (xargs).
+func unwrapByName(cmd []word) ([]word, bool) {
+	appended := false
+	for range 8 {
+		if len(cmd) < 2 || !cmd[0].lit {
+			return cmd, appended
+		}
+		name := binaryName(cmd[0])
+		spec, ok := wrappers[name]
+		if !ok {
+			return cmd, appended
+		}
+		j := skipOptions(cmd, 1, spec)
+		if spec.assigns {
+			for j < len(cmd) && cmd[j].lit && isAssignment(cmd[j].text) {
+				j++
+			}
+		}
+		j += spec.positional
+		if j >= len(cmd) {
+			return cmd, appended
+		}
+		if name == "xargs" {
+			appended = true
+		}
+		cmd = cmd[j:]
+	}
+	return cmd, appended
 }
 
 // binaryName is the base name of a program word ("/home/me/go/bin/limenctl"
@@ -370,13 +414,19 @@ func (s controlScope) argvControl(cmd []word, appended bool, depth int) string {
 	if len(cmd) == 0 || depth > 3 {
 		return ""
 	}
-	if !cmd[0].lit {
+	if !cmd[0].lit || cmd[0].text == "{}" {
 		if strings.Contains(strings.ToLower(cmd[0].text), "limen") {
 			return "it runs a program, named by a substitution, that mentions limen"
 		}
+		// A program limen cannot name ($L, or what find -exec {} found)
+		// given limenctl's words for answering or changing policy is
+		// taken to be limenctl.
+		if why := limenctlControlWords(cmd[1:]); why != "" {
+			return "it runs a program limen cannot name (" + cmd[0].text + ") with limenctl's words: " + why
+		}
 		return "" // opaque: never allowed by learning, decided elsewhere
 	}
-	prog := binaryName(cmd[0])
+	prog := strings.ToLower(binaryName(cmd[0])) // macOS file systems ignore case
 	args := cmd[1:]
 	if strings.Contains(prog, "{") && strings.Contains(prog, ",") && strings.Contains(strings.ToLower(prog), "limen") {
 		return "a brace expansion builds a command of limen's (" + prog + ")"
@@ -475,6 +525,9 @@ func (s controlScope) wordHit(w word) (pathHit, bool) {
 
 // pathControl checks the paths a command names.
 func (s controlScope) pathControl(prog string, args []word) string {
+	if why := renamesLimen(prog, args); why != "" {
+		return why
+	}
 	if pathReaders[prog] || pathReaderSubs[prog+" "+subcommand(prog, args)] {
 		if prog != "cd" && prog != "pushd" {
 			return ""
@@ -512,6 +565,71 @@ func (s controlScope) pathControl(prog string, args []word) string {
 		}
 	}
 	return ""
+}
+
+// renamesLimen says why a command makes a copy of one of limen's programs
+// under another name (cp limenctl /tmp/lc; go build -o /tmp/lc
+// ./cmd/limenctl), which would hide it from the argv checks here.
+func renamesLimen(prog string, args []word) string {
+	var ops []word
+	out := ""
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case prog == "go" && (t == "-o" || t == "--o") && i+1 < len(args):
+			out = args[i+1].text
+			i++
+		case prog == "go" && strings.HasPrefix(t, "-o="):
+			out = strings.TrimPrefix(t, "-o=")
+		case strings.HasPrefix(t, "-") && args[i].lit:
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if prog == "go" {
+		if len(ops) == 0 || ops[0].text != "build" || out == "" || strings.HasSuffix(out, "/") {
+			return ""
+		}
+		for _, p := range ops[1:] {
+			name := path.Base(strings.TrimSuffix(strings.SplitN(p.text, "@", 2)[0], "/"))
+			if _, ok := limenBinaries[name]; ok && path.Base(out) != name {
+				return "go build names limen's " + name + " " + path.Base(out) + ", hiding it from limen"
+			}
+		}
+		return ""
+	}
+	switch prog {
+	case "cp", "ln", "mv", "install", "rsync":
+	default:
+		return ""
+	}
+	if len(ops) < 2 {
+		return ""
+	}
+	dest := ops[len(ops)-1]
+	if strings.HasSuffix(dest.text, "/") {
+		return ""
+	}
+	for _, src := range ops[:len(ops)-1] {
+		name := strings.ToLower(path.Base(src.text))
+		if !src.lit && strings.Contains(name, "limen") {
+			return prog + " copies a program of limen's named by a substitution (" + src.text + ")"
+		}
+		if _, ok := limenBinaries[name]; ok && path.Base(dest.text) != name && !isBinDir(dest.text) {
+			return prog + " gives limen's " + name + " another name (" + dest.text + "), hiding it from limen"
+		}
+	}
+	return ""
+}
+
+// isBinDir reports whether a copy's destination is a directory of
+// programs, so that the copy keeps its name.
+func isBinDir(p string) bool {
+	switch path.Base(p) {
+	case "bin", "sbin", ".", "..", "~":
+		return true
+	}
+	return false
 }
 
 // pathReaderSubs are subcommands that only read the files they name.
@@ -770,6 +888,30 @@ func limenctlClass(cmd string) string {
 		return "limenctl " + cmd + " is not a limenctl command limen knows to be harmless"
 	}
 	return why
+}
+
+// limenctlControlWords returns why args would be a control if the program
+// were limenctl, counting only subcommands the table names as controls
+// (not unknown ones, which any program has).
+func limenctlControlWords(args []word) string {
+	for _, i := range candidates(args, limenctlValueFlags, limenctlBoolFlags) {
+		if !args[i].lit {
+			continue
+		}
+		name := args[i].text
+		if limenctlGroups[name] {
+			for _, j := range candidates(args[i+1:], limenctlValueFlags, limenctlBoolFlags) {
+				if why := limenctlCommands[name+" "+args[i+1+j].text]; why != "" {
+					return why
+				}
+			}
+			continue
+		}
+		if why := limenctlCommands[name]; why != "" {
+			return why
+		}
+	}
+	return ""
 }
 
 // limendControl: any limend but its help starts another daemon, on
@@ -1161,8 +1303,8 @@ func systemctlControl(s controlScope, args []word) string {
 // unitMatches reports whether a unit name or pattern could be limen's.
 func unitMatches(u string) bool {
 	u = path.Base(u)
-	if strings.HasPrefix(strings.ToLower(u), "limen") {
-		return true
+	if strings.HasPrefix(strings.ToLower(u), "limen") || strings.HasSuffix(u, ".target") {
+		return true // stopping a target stops what it wants, limend included
 	}
 	if !hasGlob(u) {
 		return false
@@ -1195,6 +1337,36 @@ func launchctlControl(_ controlScope, args []word) string {
 		if !a.lit || strings.Contains(strings.ToLower(a.text), "limen") {
 			return "launchctl " + args[0].text + " would change limen's service (" + a.text + ")"
 		}
+	}
+	return ""
+}
+
+// loginctlStops are loginctl verbs that end a user's processes.
+var loginctlStops = set("terminate-user", "kill-user", "terminate-session", "kill-session")
+
+func loginctlControl(_ controlScope, args []word) string {
+	for _, a := range args {
+		if loginctlStops[a.text] {
+			return "loginctl " + a.text + " stops a user's processes, limend included"
+		}
+	}
+	return ""
+}
+
+// claudeConfigReads are claude config subcommands that change nothing.
+var claudeConfigReads = set("get", "list", "ls", "--help", "-h")
+
+// claudeControl: claude config set/add/remove changes Claude Code's
+// settings, where limen's hook and permissions live.
+func claudeControl(_ controlScope, args []word) string {
+	for i, a := range args {
+		if a.text != "config" {
+			continue
+		}
+		if i+1 < len(args) && claudeConfigReads[args[i+1].text] {
+			return ""
+		}
+		return "claude config changes Claude Code's settings, where limen's hook is installed"
 	}
 	return ""
 }

@@ -91,6 +91,23 @@ func TestControls(t *testing.T) {
 		{cmd: "L=limenctl; $L answer 1 --approve", opaqueOK: true},
 		{cmd: "\"$(which limenctl)\" answer 1 --approve"},
 		{cmd: "`which limenctl` answer 1"},
+		{cmd: "/opt/tools/bin/env limenctl answer 1 --approve"},
+		{cmd: "watch -n1 limenctl answer 1 --approve"},
+		{cmd: "LimenCtl answer 1"},
+		{cmd: "$(echo limenctl) answer 1"},
+		{cmd: "$'limenctl' answer 1"},
+		{cmd: "l\"\"imenctl answer 1"},
+		{cmd: "limenctl -- answer 1"},
+		{cmd: "limenctl -h answer 1"},
+		{cmd: "$X answer 1 --approve"},
+		{cmd: "$X --timeout 5s policy set -"},
+		{cmd: "find / -name limenctl -exec {} answer 1 --approve \\;"},
+		{cmd: "cp /usr/local/bin/limenctl /tmp/lc"},
+		{cmd: "ln -s ~/go/bin/limenctl ./x"},
+		{cmd: "install -m 755 bin/limenctl /tmp/tool"},
+		{cmd: "go build -o /tmp/lc ./cmd/limenctl"},
+		{cmd: "python3 -c \"import subprocess; subprocess.run(['limenctl','answer','1'])\""},
+		{cmd: "awk 'BEGIN{system(\"limenctl answer 1 --approve\")}'"},
 		// go run
 		{cmd: "go run ./cmd/limenctl answer 1 --approve"},
 		{cmd: "go run ./cmd/limenctl/ --timeout 5s answer 1 --approve"},
@@ -162,6 +179,18 @@ func TestControls(t *testing.T) {
 		{cmd: "systemctl --user exit"},
 		{cmd: "sudo systemctl --user -M me@ stop limend"},
 		{cmd: "service limend stop"},
+		{cmd: "systemctl --user stop default.target"},
+		{cmd: "loginctl terminate-user me"},
+		{cmd: "claude config set -g hooks '{}'"},
+		{cmd: "rm -rf $XDG_RUNTIME_DIR/limen"},
+		{cmd: "rm -rf \"${XDG_DATA_HOME}/limen\""},
+		{cmd: "rm -rf /run/user/1000"},
+		{cmd: "rm ~/.CLAUDE/settings.json"},
+		{cmd: "mount -t tmpfs none ~/.local/share"},
+		{cmd: "ln -sfn /tmp/evil ~/.claude"},
+		{cmd: "fuser -k /run/user/1000/limen/limend.sock"},
+		{cmd: "vim -c ':%d|wq' ~/.claude/settings.json"},
+		{cmd: "mv ~/.local/share/limen/limen.db{,.bak}"},
 		{cmd: "launchctl unload ~/Library/LaunchAgents/dev.limen.limend.plist"},
 		{cmd: "launchctl bootout gui/501/dev.limen.limend"},
 		// touching limen's files by Bash
@@ -270,9 +299,7 @@ func TestControls(t *testing.T) {
 			if tt.opaqueOK && anyOpaque(parts) {
 				return
 			}
-			if tt.opaqueOK && strings.Contains(describeParts(parts), "$L") {
-				t.Skip("needs the static expansion of earlier literal assignments (issue 12, section 1)")
-			}
+
 			t.Errorf("not recognised as a control of limen's; parts:\n%s", describeParts(parts))
 		})
 	}
@@ -362,6 +389,20 @@ func TestNotControls(t *testing.T) {
 		"cp -r src ~/proj/",
 		"cp -a assets/. ~/proj/public/",
 		"tar czf backup.tgz ~/.claude",
+		"cp bin/limenctl /usr/local/bin/",
+		"cp bin/limenctl ~/go/bin",
+		"go build -o bin/limenctl ./cmd/limenctl",
+		"go build ./...",
+		"install -m 755 bin/limend ~/bin/limend",
+		"watch -n1 limenctl pending",
+		"$X status",
+		"$CC -o main main.c",
+		"find . -name '*.sh' -exec {} --help \\;",
+		"claude config get -g theme",
+		"claude -p 'explain this repo'",
+		"systemctl --user status default.target",
+		"loginctl list-sessions",
+		"rm -rf $TMPDIR/build",
 	}
 	for _, cmd := range tests {
 		t.Run(cmd, func(t *testing.T) {
