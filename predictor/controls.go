@@ -78,6 +78,10 @@ var homeRoots = []string{"/home/*", "/Users/*", "/root"}
 type controlScope struct {
 	self      *Self
 	cwd, home string
+	// dyn caches the entries that depend on the scope, made on first use:
+	// one command checks many words against them.
+	dyn     []entry
+	dynDone bool
 }
 
 // pathHit is how a path relates to a protected location: gap 0 is the
@@ -90,17 +94,48 @@ type pathHit struct {
 	tree bool
 }
 
-// entries returns the protected globs for this scope, absolute where the
-// scope allows.
-func (s controlScope) entries() []protectedPath {
-	out := make([]protectedPath, 0, len(protectedUnderHome)*(len(homeRoots)+1)+len(protectedInProject)+len(protectedAbsolute)+4)
-	roots := homeRoots
-	if s.home != "" {
-		roots = append([]string{s.home}, homeRoots...)
-	}
-	for _, r := range roots {
+// entry is a protected glob split into its path segments.
+type entry struct {
+	glob, what string
+	segs       []string
+	abs, tree  bool
+}
+
+func newEntry(glob, what string) entry {
+	g, tree := strings.CutSuffix(glob, "/**")
+	return entry{glob: glob, what: what, segs: splitPath(g), abs: strings.HasPrefix(g, "/"), tree: tree}
+}
+
+// staticEntries are the protected locations every limen has, under every
+// home root and absolute.
+var staticEntries = func() []entry {
+	var out []entry
+	for _, r := range homeRoots {
 		for _, p := range protectedUnderHome {
-			out = append(out, protectedPath{r + "/" + p.glob, p.what})
+			out = append(out, newEntry(r+"/"+p.glob, p.what))
+		}
+	}
+	for _, p := range protectedAbsolute {
+		out = append(out, newEntry(p.glob, p.what))
+	}
+	return out
+}()
+
+// anchors are texts one of which every path at or inside a static or
+// project entry contains (lowercased): a path with none of them, no glob
+// and outside limen's own files can only be above a protected location.
+var anchors = []string{".claude", ".codex", ".gemini", "limen", "claude-code", "claudecode", "gemini-cli"}
+
+// dynamicEntries returns the protected locations of this scope: under its
+// home (when no home root covers it), its project, and limend's own files.
+func (s *controlScope) dynamicEntries() []entry {
+	if s.dynDone {
+		return s.dyn
+	}
+	out := make([]entry, 0, len(protectedUnderHome)+len(protectedInProject)+4)
+	if s.home != "" && homeOf(s.home) == "" {
+		for _, p := range protectedUnderHome {
+			out = append(out, newEntry(s.home+"/"+p.glob, p.what))
 		}
 	}
 	for _, p := range protectedInProject {
@@ -108,22 +143,32 @@ func (s controlScope) entries() []protectedPath {
 		if s.cwd != "" {
 			g = s.cwd + "/" + g
 		}
-		out = append(out, protectedPath{g, p.what})
+		out = append(out, newEntry(g, p.what))
 	}
-	out = append(out, protectedAbsolute...)
-	if s.self != nil {
-		for _, sock := range s.self.Sockets {
-			if sock != "" {
-				out = append(out, protectedPath{globQuote(sock), "limend's socket"})
-			}
+	for _, f := range s.selfFiles() {
+		out = append(out, newEntry(globQuote(f[0]), f[1]))
+	}
+	s.dyn, s.dynDone = out, true
+	return out
+}
+
+// selfFiles are limend's own files with what each is.
+func (s *controlScope) selfFiles() [][2]string {
+	if s.self == nil {
+		return nil
+	}
+	var out [][2]string
+	for _, sock := range s.self.Sockets {
+		if sock != "" {
+			out = append(out, [2]string{sock, "limend's socket"})
 		}
-		if s.self.DB != "" {
-			out = append(out, protectedPath{globQuote(s.self.DB), "limen's database"})
-		}
-		for _, f := range s.self.Files {
-			if f != "" {
-				out = append(out, protectedPath{globQuote(f), "a file limen depends on"})
-			}
+	}
+	if s.self.DB != "" {
+		out = append(out, [2]string{s.self.DB, "limen's database"})
+	}
+	for _, f := range s.self.Files {
+		if f != "" {
+			out = append(out, [2]string{f, "a file limen depends on"})
 		}
 	}
 	return out
@@ -149,22 +194,99 @@ func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // protectedAt returns how the cleaned path p (which may itself be a glob,
 // as a shell word can be) relates to the closest protected location, and
-// false when it relates to none.
-func (s controlScope) protectedAt(p string) (pathHit, bool) {
+// false when it relates to none. Without above, only the location itself
+// (gap 0) is looked for, which most words are quickly ruled out of.
+func (s *controlScope) protectedAt(p string, above bool) (pathHit, bool) {
+	if !above && !hasGlob(p) && !s.mayBeProtected(p) {
+		return pathHit{}, false
+	}
 	xs := splitPath(p)
+	abs := strings.HasPrefix(p, "/")
 	best, found := pathHit{}, false
-	for _, e := range s.entries() {
-		g, tree := strings.CutSuffix(e.glob, "/**")
-		es := splitPath(g)
-		if strings.HasPrefix(p, "/") != strings.HasPrefix(g, "/") {
-			continue
-		}
-		gap, ok := segmentsMatch(es, xs, tree)
-		if ok && (!found || gap < best.gap) {
-			best, found = pathHit{what: e.what, path: e.glob, gap: gap, tree: tree}, true
+	for _, list := range [2][]entry{staticEntries, s.dynamicEntries()} {
+		for _, e := range list {
+			if e.abs != abs {
+				continue
+			}
+			gap, ok := segmentsMatch(e.segs, xs, e.tree)
+			if ok && (!above && gap == 0 || above) && (!found || gap < best.gap) {
+				best, found = pathHit{what: e.what, path: e.glob, gap: gap, tree: e.tree}, true
+			}
 		}
 	}
 	return best, found
+}
+
+// mayBeProtected is protectedAt's quick test for a literal path; it
+// allocates nothing, as it runs on most words of every command.
+func (s *controlScope) mayBeProtected(p string) bool {
+	for _, a := range anchors {
+		if containsFold(p, a) {
+			return true
+		}
+	}
+	if s.self == nil {
+		return false
+	}
+	under := func(f string) bool {
+		return f != "" && strings.HasPrefix(p, f) && (len(p) == len(f) || p[len(f)] == '/')
+	}
+	for _, sock := range s.self.Sockets {
+		if under(sock) {
+			return true
+		}
+	}
+	for _, f := range s.self.Files {
+		if under(f) {
+			return true
+		}
+	}
+	return under(s.self.DB)
+}
+
+// cannotReach reports, without resolving t (which allocates), that the
+// word cannot name a protected location: no glob, no ~ or .., no anchor
+// in it or the working directory, and a relative path whose directory no
+// file of limend's lies under. Anchors hold no "/", so joining t to the
+// working directory cannot make one.
+func (s *controlScope) cannotReach(t string) bool {
+	if hasGlob(t) || strings.HasPrefix(t, "~") || strings.Contains(t, "..") || s.mayBeProtected(t) {
+		return false
+	}
+	if strings.HasPrefix(t, "/") {
+		return true // mayBeProtected saw the whole path
+	}
+	for _, a := range anchors {
+		if containsFold(s.cwd, a) {
+			return false
+		}
+	}
+	if s.self == nil {
+		return true
+	}
+	near := func(f string) bool { return f != "" && (strings.HasPrefix(f, s.cwd+"/") || strings.HasPrefix(s.cwd, f)) }
+	for _, f := range s.self.Sockets {
+		if near(f) {
+			return false
+		}
+	}
+	for _, f := range s.self.Files {
+		if near(f) {
+			return false
+		}
+	}
+	return !near(s.self.DB)
+}
+
+// containsFold reports whether s contains the lowercase ASCII text sub,
+// ignoring the case of s.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // segmentsMatch compares a protected glob's segments es with a path's xs:
@@ -227,7 +349,7 @@ func splitPath(p string) []string {
 // resolve makes a shell word a cleaned path: ~ is the home directory (any
 // home, as a glob, when the action's is unknown), a relative path is joined
 // to the working directory.
-func (s controlScope) resolve(t string) string {
+func (s *controlScope) resolve(t string) string {
 	if t == "~" || strings.HasPrefix(t, "~/") {
 		home := s.home
 		if home == "" {
@@ -246,7 +368,7 @@ func (s controlScope) resolve(t string) string {
 
 // expandHome replaces the home variables a non-literal word may use, and
 // reports whether the word is literal afterwards.
-func (s controlScope) expandHome(t string) (string, bool) {
+func (s *controlScope) expandHome(t string) (string, bool) {
 	home := s.home
 	if home == "" {
 		home = "/home/*"
@@ -290,10 +412,10 @@ var destOnly = set("cp", "install")
 
 // limenBinaries are limen's programs, each with the check of its argv.
 // The table is filled in init, as its checks refer back to argvControl.
-var limenBinaries map[string]func(s controlScope, args []word, appended bool) string
+var limenBinaries map[string]func(s *controlScope, args []word, appended bool) string
 
 func init() {
-	limenBinaries = map[string]func(controlScope, []word, bool) string{
+	limenBinaries = map[string]func(*controlScope, []word, bool) string{
 		"limenctl":   limenctlControl,
 		"limend":     limendControl,
 		"limen-hook": limenHookControl,
@@ -302,13 +424,13 @@ func init() {
 
 // programControls are the other programs that can be limen's controls,
 // each with the check of its argv.
-var programControls = map[string]func(s controlScope, args []word) string{
+var programControls = map[string]func(s *controlScope, args []word) string{
 	"kill":      killControl,
 	"pkill":     pkillControl,
 	"killall":   killallControl,
 	"skill":     skillControl,
 	"snice":     skillControl,
-	"killall5":  func(controlScope, []word) string { return "killall5 signals every process, limend included" },
+	"killall5":  func(*controlScope, []word) string { return "killall5 signals every process, limend included" },
 	"systemctl": systemctlControl,
 	"service":   serviceControl,
 	"launchctl": launchctlControl,
@@ -344,7 +466,7 @@ var codeMarks = []string{"limen.v1", "limend", "limenctl", "limen-hook", ".claud
 // with words[start] its program once wrappers are removed; redirs are the
 // key texts of its redirections (and of enclosing ones).
 func commandControl(self *Self, cwd, home string, words []word, start int, redirs []string) string {
-	s := controlScope{self: self, cwd: cwd, home: home}
+	s := &controlScope{self: self, cwd: cwd, home: home}
 	if start >= len(words) {
 		return ""
 	}
@@ -410,7 +532,7 @@ func binaryName(w word) string {
 }
 
 // argvControl classes an argv whose program is cmd[0].
-func (s controlScope) argvControl(cmd []word, appended bool, depth int) string {
+func (s *controlScope) argvControl(cmd []word, appended bool, depth int) string {
 	if len(cmd) == 0 || depth > 3 {
 		return ""
 	}
@@ -479,7 +601,7 @@ func mentions(text string, marks []string, self *Self) string {
 }
 
 // redirControl checks a redirection that writes a file.
-func (s controlScope) redirControl(prog, r string) string {
+func (s *controlScope) redirControl(prog, r string) string {
 	op, target, ok := strings.Cut(r, " ")
 	if !ok {
 		// a here-document: its body is code for a code runner
@@ -498,7 +620,7 @@ func (s controlScope) redirControl(prog, r string) string {
 	if !strings.Contains(op, ">") {
 		return ""
 	}
-	if hit, ok := s.wordHit(word{text: target, lit: !strings.ContainsAny(target, "$`")}); ok && hit.gap == 0 {
+	if hit, ok := s.wordHit(word{text: target, lit: !strings.ContainsAny(target, "$`")}, false); ok && hit.gap == 0 {
 		return fmt.Sprintf("a redirection would write %s (%s)", hit.what, hit.path)
 	}
 	return ""
@@ -506,7 +628,7 @@ func (s controlScope) redirControl(prog, r string) string {
 
 // wordHit resolves one word of a command and checks it; a word limen
 // cannot expand counts when it names one of limen's locations.
-func (s controlScope) wordHit(w word) (pathHit, bool) {
+func (s *controlScope) wordHit(w word, above bool) (pathHit, bool) {
 	t := w.text
 	if !w.lit {
 		var lit bool
@@ -520,22 +642,25 @@ func (s controlScope) wordHit(w word) (pathHit, bool) {
 	if t == "" {
 		return pathHit{}, false
 	}
-	return s.protectedAt(s.resolve(t))
+	if !above && s.cannotReach(t) {
+		return pathHit{}, false
+	}
+	return s.protectedAt(s.resolve(t), above)
 }
 
 // pathControl checks the paths a command names.
-func (s controlScope) pathControl(prog string, args []word) string {
+func (s *controlScope) pathControl(prog string, args []word) string {
 	if why := renamesLimen(prog, args); why != "" {
 		return why
 	}
-	if pathReaders[prog] || pathReaderSubs[prog+" "+subcommand(prog, args)] {
+	if pathReaders[prog] || prog == "git" && pathReaderSubs[prog+" "+subcommand(prog, args)] {
 		if prog != "cd" && prog != "pushd" {
 			return ""
 		}
 		// A cd into a protected directory, or the one holding a protected
 		// file, makes the relative paths after it name protected files.
 		for _, a := range args {
-			if hit, ok := s.wordHit(a); ok && (hit.gap == 0 || hit.gap == 1 && !hit.tree) {
+			if hit, ok := s.wordHit(a, true); ok && (hit.gap == 0 || hit.gap == 1 && !hit.tree) {
 				return fmt.Sprintf("%s enters the directory of %s (%s)", prog, hit.what, hit.path)
 			}
 		}
@@ -553,8 +678,9 @@ func (s controlScope) pathControl(prog string, args []word) string {
 		// A recursive copy into a directory above a protected location
 		// can overwrite it (cp -r evil/. ~).
 		tree := tree || i >= len(operands) && recursiveCopy(args)
-		for _, t := range operandTexts(a) {
-			hit, ok := s.wordHit(t)
+		texts, n := operandTexts(a)
+		for _, t := range texts[:n] {
+			hit, ok := s.wordHit(t, tree)
 			if !ok || hit.gap > 0 && !tree {
 				continue
 			}
@@ -571,6 +697,11 @@ func (s controlScope) pathControl(prog string, args []word) string {
 // under another name (cp limenctl /tmp/lc; go build -o /tmp/lc
 // ./cmd/limenctl), which would hide it from the argv checks here.
 func renamesLimen(prog string, args []word) string {
+	switch prog {
+	case "cp", "ln", "mv", "install", "rsync", "go":
+	default:
+		return ""
+	}
 	var ops []word
 	out := ""
 	for i := 0; i < len(args); i++ {
@@ -695,15 +826,17 @@ func recursiveCopy(args []word) bool {
 
 // operandTexts are the texts of a word that may be paths: the word, and
 // what follows "=" in of=FILE or --output=FILE.
-func operandTexts(a word) []word {
+func operandTexts(a word) ([2]word, int) {
+	var out [2]word
 	if strings.HasPrefix(a.text, "-") && !strings.Contains(a.text, "=") {
-		return nil
+		return out, 0
 	}
-	out := []word{a}
+	out[0] = a
 	if _, v, ok := strings.Cut(a.text, "="); ok && v != "" {
-		out = append(out, word{text: v, lit: a.lit})
+		out[1] = word{text: v, lit: a.lit}
+		return out, 2
 	}
-	return out
+	return out, 1
 }
 
 // copyTargets returns the words cp or install writes: the destination,
@@ -748,8 +881,8 @@ func fileControl(a Action, tool, p string) string {
 	if !fileWriters[tool] {
 		return ""
 	}
-	s := controlScope{self: a.Self, cwd: cleanAbs(a.Cwd), home: HomeDir(a)}
-	if hit, ok := s.protectedAt(globQuote(p)); ok && hit.gap == 0 {
+	s := &controlScope{self: a.Self, cwd: cleanAbs(a.Cwd), home: HomeDir(a)}
+	if hit, ok := s.protectedAt(globQuote(p), false); ok && hit.gap == 0 {
 		return fmt.Sprintf("%s would change %s (%s)", tool, hit.what, hit.path)
 	}
 	return ""
@@ -841,7 +974,7 @@ var (
 	limenctlBoolFlags  = set("--json", "--help", "-h", "--version")
 )
 
-func limenctlControl(s controlScope, args []word, appended bool) string {
+func limenctlControl(s *controlScope, args []word, appended bool) string {
 	cands := candidates(args, limenctlValueFlags, limenctlBoolFlags)
 	if len(cands) == 0 {
 		if appended {
@@ -916,7 +1049,7 @@ func limenctlControlWords(args []word) string {
 
 // limendControl: any limend but its help starts another daemon, on
 // another socket or database, or with another configuration.
-func limendControl(_ controlScope, args []word, _ bool) string {
+func limendControl(_ *controlScope, args []word, _ bool) string {
 	if len(args) == 0 {
 		return "it starts limend: only a person starts or stops limen"
 	}
@@ -933,7 +1066,7 @@ func limendControl(_ controlScope, args []word, _ bool) string {
 // limenHookControl: limen-hook reads a tool call on stdin and prints
 // limen's decision on it; whatever its flags, it only asks, as the agent's
 // own hook does. Killing it is a control (see processNames).
-func limenHookControl(controlScope, []word, bool) string { return "" }
+func limenHookControl(*controlScope, []word, bool) string { return "" }
 
 // goRunValueFlags are the build flags of go run that take a value.
 var goRunValueFlags = set("-C", "-o", "-p", "-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-overlay",
@@ -944,7 +1077,7 @@ var goRunBoolFlags = set("-a", "-n", "-x", "-v", "-work", "-trimpath", "-race", 
 
 // goRun sees through `go run PKG ARGS…` to the program it builds and runs:
 // go run ./cmd/limenctl answer 1 is limenctl answer 1.
-func (s controlScope) goRun(args []word, appended bool, depth int) string {
+func (s *controlScope) goRun(args []word, appended bool, depth int) string {
 	i := 0
 	for i < len(args) && args[i].lit && strings.HasPrefix(args[i].text, "-") {
 		i++
@@ -1000,7 +1133,7 @@ var processNames = []string{"limend", "limen-hook", "limenctl"}
 
 // processCmdlines are command lines limen's processes may show, for
 // patterns matched against the whole command line (pkill -f).
-func (s controlScope) processCmdlines() []string {
+func (s *controlScope) processCmdlines() []string {
 	out := []string{"/usr/local/bin/limend", "/home/me/go/bin/limend --socket /run/user/1000/limen/limend.sock",
 		"limen-hook --format claude-code", "limenctl tui", "limenctl mcp-gate --"}
 	if s.self != nil {
@@ -1017,7 +1150,7 @@ func (s controlScope) processCmdlines() []string {
 // namesLimenProcess reports whether a non-literal word (a kill's target
 // such as $(pgrep limend)) could stand for one of limen's processes: it
 // mentions limen, or looks processes up by a pattern that matches one.
-func (s controlScope) namesLimenProcess(text string) bool {
+func (s *controlScope) namesLimenProcess(text string) bool {
 	if strings.Contains(strings.ToLower(text), "limen") {
 		return true
 	}
@@ -1047,7 +1180,7 @@ var lookupRe = regexp.MustCompile(`\b(pgrep|pidof|pkill|grep|egrep)\s+([^)|;&` +
 
 // nameMatches reports whether a killall-style name matches one of limen's
 // processes (process names are cut to 15 characters).
-func (s controlScope) nameMatches(name string, fold, re bool) bool {
+func (s *controlScope) nameMatches(name string, fold, re bool) bool {
 	for _, p := range processNames {
 		switch {
 		case re:
@@ -1094,7 +1227,7 @@ var pgrepSelectors = set("-s", "--session", "-t", "--terminal", "-P", "--parent"
 
 // pgrepMatches says why a pkill with these arguments could signal one of
 // limen's processes, or returns "".
-func (s controlScope) pgrepMatches(args []word) string {
+func (s *controlScope) pgrepMatches(args []word) string {
 	full, exact, fold := false, false, false
 	var patterns []word
 	selector := false
@@ -1160,7 +1293,7 @@ func (s controlScope) pgrepMatches(args []word) string {
 	return ""
 }
 
-func pkillControl(s controlScope, args []word) string {
+func pkillControl(s *controlScope, args []word) string {
 	if why := s.pgrepMatches(args); why != "" {
 		return "pkill would stop limen: " + why
 	}
@@ -1170,7 +1303,7 @@ func pkillControl(s controlScope, args []word) string {
 // killControl: kill signals pids; -1 is every process the caller may
 // signal, limend's pid is in Self, and a pid computed by a substitution
 // counts when the substitution looks limen up.
-func killControl(s controlScope, args []word) string {
+func killControl(s *controlScope, args []word) string {
 	operands := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -1204,7 +1337,7 @@ func killControl(s controlScope, args []word) string {
 
 var killallValueFlags = set("-u", "--user", "-s", "--signal", "-o", "--older-than", "-y", "--younger-than", "-n", "--ns", "-Z", "--context", "-t")
 
-func killallControl(s controlScope, args []word) string {
+func killallControl(s *controlScope, args []word) string {
 	re, fold := false, false
 	selector := false
 	names := 0
@@ -1241,7 +1374,7 @@ func killallControl(s controlScope, args []word) string {
 }
 
 // skillControl: skill and snice take names, users and ttys in any order.
-func skillControl(s controlScope, args []word) string {
+func skillControl(s *controlScope, args []word) string {
 	for _, a := range args {
 		if !a.lit {
 			return "skill would signal processes named by a substitution limen cannot read (" + a.text + ")"
@@ -1269,7 +1402,7 @@ var systemctlValueFlags = set("-t", "--type", "-p", "--property", "-s", "--signa
 	"--root", "-n", "--lines", "-o", "--output", "--kill-whom", "--kill-value", "--state", "--job-mode", "--what",
 	"--timestamp", "--boot-loader-entry", "--reboot-argument", "--message", "--image", "--drop-in", "-P")
 
-func systemctlControl(s controlScope, args []word) string {
+func systemctlControl(s *controlScope, args []word) string {
 	verb := ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -1317,7 +1450,7 @@ func unitMatches(u string) bool {
 	return false
 }
 
-func serviceControl(_ controlScope, args []word) string {
+func serviceControl(_ *controlScope, args []word) string {
 	if len(args) >= 1 && (!args[0].lit || unitMatches(args[0].text)) {
 		if len(args) >= 2 && args[1].lit && args[1].text == "status" {
 			return ""
@@ -1329,7 +1462,7 @@ func serviceControl(_ controlScope, args []word) string {
 
 var launchctlHarmless = set("list", "print", "print-cache", "print-disabled", "blame", "help", "version", "managerpid", "manageruid", "managername")
 
-func launchctlControl(_ controlScope, args []word) string {
+func launchctlControl(_ *controlScope, args []word) string {
 	if len(args) == 0 || args[0].lit && launchctlHarmless[args[0].text] {
 		return ""
 	}
@@ -1344,7 +1477,7 @@ func launchctlControl(_ controlScope, args []word) string {
 // loginctlStops are loginctl verbs that end a user's processes.
 var loginctlStops = set("terminate-user", "kill-user", "terminate-session", "kill-session")
 
-func loginctlControl(_ controlScope, args []word) string {
+func loginctlControl(_ *controlScope, args []word) string {
 	for _, a := range args {
 		if loginctlStops[a.text] {
 			return "loginctl " + a.text + " stops a user's processes, limend included"
@@ -1358,7 +1491,7 @@ var claudeConfigReads = set("get", "list", "ls", "--help", "-h")
 
 // claudeControl: claude config set/add/remove changes Claude Code's
 // settings, where limen's hook and permissions live.
-func claudeControl(_ controlScope, args []word) string {
+func claudeControl(_ *controlScope, args []word) string {
 	for i, a := range args {
 		if a.text != "config" {
 			continue
@@ -1376,7 +1509,7 @@ var socketMarks = []string{"limen.v1", "limend", "/limen/"}
 
 // grpcClientControl: a gRPC client that names limen's API or sockets, or
 // any Unix socket (limend may listen on one anywhere), talks to limend.
-func grpcClientControl(s controlScope, args []word) string {
+func grpcClientControl(s *controlScope, args []word) string {
 	for i, a := range args {
 		if m := mentions(a.text, socketMarks, s.self); m != "" {
 			return "it talks to limend's API (" + m + ")"
@@ -1392,7 +1525,7 @@ func grpcClientControl(s controlScope, args []word) string {
 }
 
 // curlControl: curl talks to limend over --unix-socket, or names its API.
-func curlControl(s controlScope, args []word) string {
+func curlControl(s *controlScope, args []word) string {
 	for i, a := range args {
 		t := a.text
 		sock := ""
@@ -1418,17 +1551,17 @@ func curlControl(s controlScope, args []word) string {
 }
 
 // isLimenSocket reports whether a socket path could be limend's.
-func (s controlScope) isLimenSocket(p string) bool {
+func (s *controlScope) isLimenSocket(p string) bool {
 	if strings.Contains(strings.ToLower(p), "limen") {
 		return true
 	}
-	hit, ok := s.protectedAt(s.resolve(p))
+	hit, ok := s.protectedAt(s.resolve(p), false)
 	return ok && hit.gap == 0
 }
 
 // socketClientControl: nc -U, socat UNIX-CONNECT:…, websocat and the like
 // talk to a socket limen owns when an argument names one.
-func socketClientControl(s controlScope, args []word) string {
+func socketClientControl(s *controlScope, args []word) string {
 	for i, a := range args {
 		t := a.text
 		if i > 0 && args[i-1].lit && args[i-1].text == "-U" && (!a.lit || hasGlob(t)) {
