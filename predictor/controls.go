@@ -264,7 +264,9 @@ func (s *controlScope) cannotReach(t string) bool {
 	if s.self == nil {
 		return true
 	}
-	near := func(f string) bool { return f != "" && (strings.HasPrefix(f, s.cwd+"/") || strings.HasPrefix(s.cwd, f)) }
+	near := func(f string) bool {
+		return f != "" && (strings.HasPrefix(f, s.cwd+"/") || strings.HasPrefix(s.cwd, f))
+	}
 	for _, f := range s.self.Sockets {
 		if near(f) {
 			return false
