@@ -51,6 +51,11 @@ var protectedUnderHome = []protectedPath{
 	{".local/share/limen/**", "limen's database"},
 	{".local/state/limen/**", "limen's sockets and state"},
 	{".config/limen/**", "limen's configuration"},
+	// A runtime's hook runs limen-hook by its path: replacing or removing
+	// the binary turns every decision into what the replacement says.
+	{"go/bin/limen*", "limen's programs"},
+	{"bin/limen*", "limen's programs"},
+	{".local/bin/limen*", "limen's programs"},
 }
 
 // protectedInProject are relative to the working directory: a project's
@@ -67,6 +72,9 @@ var protectedAbsolute = []protectedPath{
 	{"/etc/claude-code/managed-settings.json", "Claude Code's managed settings"},
 	{"/Library/Application Support/ClaudeCode/managed-settings.json", "Claude Code's managed settings"},
 	{"/etc/gemini-cli/settings.json", "Gemini CLI's system settings"},
+	{"/usr/local/bin/limen*", "limen's programs"},
+	{"/usr/bin/limen*", "limen's programs"},
+	{"/opt/homebrew/bin/limen*", "limen's programs"},
 }
 
 // homeRoots are the home directories protectedUnderHome applies to besides
@@ -265,7 +273,8 @@ func (s *controlScope) cannotReach(t string) bool {
 		return true
 	}
 	near := func(f string) bool {
-		return f != "" && (strings.HasPrefix(f, s.cwd+"/") || strings.HasPrefix(s.cwd, f))
+		below := len(f) > len(s.cwd) && strings.HasPrefix(f, s.cwd) && f[len(s.cwd)] == '/'
+		return f != "" && (below || strings.HasPrefix(s.cwd, f))
 	}
 	for _, f := range s.self.Sockets {
 		if near(f) {
@@ -574,6 +583,17 @@ func (s *controlScope) argvControl(cmd []word, appended bool, depth int) string 
 		for _, a := range args {
 			if m := mentions(a.text, codeMarks, s.self); m != "" {
 				return fmt.Sprintf("%s runs code that names %s", prog, m)
+			}
+		}
+	}
+	if _, limen := limenBinaries[prog]; !limen && prog != "go" && !pathReaders[prog] {
+		// Wrappers limen does not know (setsid, strace -f, taskset 1, …)
+		// still end in limenctl's words.
+		for i, a := range args {
+			if a.lit && strings.EqualFold(binaryName(a), "limenctl") {
+				if why := limenctlControlWords(args[i+1:]); why != "" {
+					return prog + " runs limenctl: " + why
+				}
 			}
 		}
 	}
@@ -910,7 +930,7 @@ func candidates(args []word, valueFlags, boolFlags map[string]bool) []int {
 			state = 0
 			continue
 		}
-		if a.lit && len(t) > 1 && t[0] == '-' && state != 2 {
+		if len(t) > 1 && t[0] == '-' && state != 2 { // --socket="$S" too
 			name, _, withValue := strings.Cut(t, "=")
 			switch {
 			case withValue || boolFlags[name]:
