@@ -245,8 +245,8 @@ func controlOf(parts []predictor.Part) *Result {
 	for _, p := range parts {
 		if p.Control != "" {
 			return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
-				Reason: "limen protects itself: " + p.Control + ". Only a person does this, in their own terminal " +
-					"(answers come from a person: use limenctl tui there); no approval, grant or allow rule lets an agent do it"}
+				Reason: "limen protects itself: " + p.Control + ". Only a person does that, in their own terminal " +
+					"(answers come from a person: they use limenctl tui); no approval, session grant or allow rule lets an agent do it"}
 		}
 	}
 	return nil

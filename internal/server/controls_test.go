@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -76,6 +77,10 @@ func TestSelfApprovalIsBlockedAfterApprovals(t *testing.T) {
 		fmt.Sprintf("kill %d", os.Getpid()), // limentest runs limend in this process
 		"pkill -f limen",
 		"systemctl --user stop limend",
+		"setsid limenctl answer 1 --approve",
+		"rm -rf " + filepath.Dir(db),
+		"cp /bin/true /usr/local/bin/limen-hook",
+		"curl --unix-socket " + sock + " http://x/limen.v1.DecisionService/Answer",
 	} {
 		d := decideOnce(t, c, sh("ana", cmd), false)
 		if d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK || !strings.Contains(d.GetReason(), "limen protects itself") {
