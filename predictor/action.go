@@ -46,6 +46,11 @@ type Part struct {
 	// Tool is the tool the part belongs to ("Bash" for every part of a
 	// shell command).
 	Tool string
+	// Control, when not empty, says why the part is one of limen's own
+	// controls: it answers an ask, changes the policy, removes a hook,
+	// stops limend or touches its sockets, database or a runtime's hook
+	// settings. Such a part is blocked whatever anyone approved before.
+	Control string
 	// Subject is what hard rules match against: for Bash the simple command
 	// with wrappers removed, words joined by single spaces; for file tools the
 	// cleaned absolute path; for WebFetch the URL; otherwise empty.
@@ -55,11 +60,6 @@ type Part struct {
 	// Opaque is set when the part could not be understood (a command that
 	// does not parse). Learning can never allow an opaque part.
 	Opaque bool
-	// Control, when not empty, says why the part is one of limen's own
-	// controls: it answers an ask, changes the policy, removes a hook,
-	// stops limend or touches its sockets, database or a runtime's hook
-	// settings. Such a part is blocked whatever anyone approved before.
-	Control string
 }
 
 // Prediction is the approval probability of an action and the evidence

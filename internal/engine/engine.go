@@ -235,23 +235,6 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	return out
 }
 
-// ControlRule is the Rule of a Result that blocked one of limen's own
-// controls (predictor.Part.Control): a built-in rule, above the policy.
-const ControlRule = "limen's own controls"
-
-// controlOf returns the block of the first part that is one of limen's
-// own controls, or nil.
-func controlOf(parts []predictor.Part) *Result {
-	for _, p := range parts {
-		if p.Control != "" {
-			return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
-				Reason: "limen protects itself: " + p.Control + ". Only a person does that, in their own terminal " +
-					"(answers come from a person: they use limenctl tui); no approval, session grant or allow rule lets an agent do it"}
-		}
-	}
-	return nil
-}
-
 // rank orders verdicts from least to most restrictive.
 func rank(v policy.Verdict) int {
 	switch v {
@@ -312,3 +295,20 @@ func explain(r Result) string {
 
 func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
+
+// ControlRule is the Rule of a Result that blocked one of limen's own
+// controls (predictor.Part.Control): a built-in rule, above the policy.
+const ControlRule = "limen's own controls"
+
+// controlOf returns the block of the first part that is one of limen's
+// own controls, or nil.
+func controlOf(parts []predictor.Part) *Result {
+	for _, p := range parts {
+		if p.Control != "" {
+			return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
+				Reason: "limen protects itself: " + p.Control + ". Only a person does that, in their own terminal " +
+					"(answers come from a person: they use limenctl tui); no approval, session grant or allow rule lets an agent do it"}
+		}
+	}
+	return nil
+}
