@@ -44,13 +44,13 @@ type Options struct {
 	Now func() time.Time
 	// Limits bound each caller; zero fields take DefaultLimits.
 	Limits Limits
-	// TrustedGateways are OS user names (or uids) that may decide and
-	// answer for other users; nil means DefaultTrustedGateways.
-	TrustedGateways []string
 	// Self is where this limend keeps its sockets and database (see
 	// NewSelf), so that an agent touching them is blocked; nil protects
 	// only the default locations.
 	Self *predictor.Self
+	// TrustedGateways are OS user names (or uids) that may decide and
+	// answer for other users; nil means DefaultTrustedGateways.
+	TrustedGateways []string
 }
 
 // Server is the DecisionService.
@@ -91,6 +91,7 @@ func New(opts Options) (*Server, error) {
 		log:      opts.Logger,
 		now:      opts.Now,
 		asks:     newAsks(),
+		plans:    plans{self: opts.Self},
 		stopping: make(chan struct{}),
 	}
 	trusted := opts.TrustedGateways
@@ -98,7 +99,6 @@ func New(opts Options) (*Server, error) {
 		trusted = DefaultTrustedGateways()
 	}
 	s.guard = newGuard(opts.Limits, trusted)
-	s.plans.self = opts.Self
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
