@@ -500,6 +500,27 @@ func commandControl(self *Self, cwd, home string, words []word, start int, redir
 	return s.argvControl(cmd, appended || crossed, 0)
 }
 
+// pathWrappers are the wrappers unwrapByName sees through, by base name.
+// The key ladder has its own table, keyed by exact program words; this one
+// is the controls' own, so that a wrapper given by a path (/opt/x/bin/env)
+// or one the ladder keys as a program (watch, setsid) still shows what
+// it runs.
+var pathWrappers = map[string]optSpec{
+	"sudo":    {valueShort: "uUgCDhprtT", valueLong: set("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from", "--command-timeout"), assigns: true},
+	"doas":    {valueShort: "uC"},
+	"env":     {valueShort: "uCS", valueLong: set("--unset", "--chdir", "--split-string"), assigns: true},
+	"timeout": {valueShort: "sk", valueLong: set("--signal", "--kill-after"), positional: 1},
+	"nice":    {valueShort: "n", valueLong: set("--adjustment")},
+	"ionice":  {valueShort: "cnp", valueLong: set("--class", "--classdata")},
+	"nohup":   {}, "setsid": {}, "command": {}, "exec": {valueShort: "a"}, "chronic": {}, "unbuffer": {},
+	"time":    {valueShort: "fo", valueLong: set("--format", "--output")},
+	"stdbuf":  {valueShort: "ioe", valueLong: set("--input", "--output", "--error")},
+	"xargs":   {valueShort: "aEdILnPs", valueLong: set("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")},
+	"watch":   {valueShort: "nqd", valueLong: set("--interval", "--differences")},
+	"flock":   {valueShort: "wEc", valueLong: set("--timeout", "--conflict-exit-code", "--command"), positional: 1},
+	"taskset": {positional: 1},
+}
+
 // unwrapByName removes the wrappers the key ladder keeps because they are
 // given by a path (/opt/x/bin/env limenctl …) or run their command
 // repeatedly (watch -n1 limenctl …), and reports whether one of them
@@ -511,7 +532,7 @@ func unwrapByName(cmd []word) ([]word, bool) {
 			return cmd, appended
 		}
 		name := binaryName(cmd[0])
-		spec, ok := wrappers[name]
+		spec, ok := pathWrappers[name]
 		if !ok {
 			return cmd, appended
 		}

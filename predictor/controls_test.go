@@ -51,8 +51,9 @@ func TestControls(t *testing.T) {
 	tests := []struct {
 		cmd  string
 		self *Self
-		// opaqueOK: the command cannot be read before static expansion;
-		// an opaque part (never allowed by learning) is also acceptable.
+		// opaqueOK: what runs is only known when it runs; an opaque part
+		// (never allowed by learning, only by the person's own approval of
+		// the exact text) is also acceptable.
 		opaqueOK bool
 	}{
 		// limenctl answer, every way to spell it
@@ -89,18 +90,18 @@ func TestControls(t *testing.T) {
 		{cmd: "limen\\ctl answer 1"},
 		{cmd: "{limenctl,answer,1,--approve}", opaqueOK: true},
 		{cmd: "L=limenctl; $L answer 1 --approve", opaqueOK: true},
-		{cmd: "\"$(which limenctl)\" answer 1 --approve"},
-		{cmd: "`which limenctl` answer 1"},
+		{cmd: "\"$(which limenctl)\" answer 1 --approve", opaqueOK: true},
+		{cmd: "`which limenctl` answer 1", opaqueOK: true},
 		{cmd: "/opt/tools/bin/env limenctl answer 1 --approve"},
 		{cmd: "watch -n1 limenctl answer 1 --approve"},
 		{cmd: "LimenCtl answer 1"},
-		{cmd: "$(echo limenctl) answer 1"},
-		{cmd: "$'limenctl' answer 1"},
+		{cmd: "$(echo limenctl) answer 1", opaqueOK: true},
+		{cmd: "$'limenctl' answer 1", opaqueOK: true},
 		{cmd: "l\"\"imenctl answer 1"},
 		{cmd: "limenctl -- answer 1"},
 		{cmd: "limenctl -h answer 1"},
-		{cmd: "$X answer 1 --approve"},
-		{cmd: "$X --timeout 5s policy set -"},
+		{cmd: "$X answer 1 --approve", opaqueOK: true},
+		{cmd: "$X --timeout 5s policy set -", opaqueOK: true},
 		{cmd: "find / -name limenctl -exec {} answer 1 --approve \\;"},
 		{cmd: "cp /usr/local/bin/limenctl /tmp/lc"},
 		{cmd: "ln -s ~/go/bin/limenctl ./x"},
@@ -148,7 +149,7 @@ func TestControls(t *testing.T) {
 		{cmd: "limenctl service uninstall"},
 		{cmd: "limenctl __complete answer 1"},
 		{cmd: "limenctl mcp-gate -- sh"},
-		{cmd: "limenctl \"$SUB\" 1 --approve"},
+		{cmd: "limenctl \"$SUB\" 1 --approve", opaqueOK: true},
 		{cmd: "limenctl-ng answer 1"},
 		// limend itself
 		{cmd: "limend"},
