@@ -505,7 +505,7 @@ func commandControl(self *Self, cwd, home string, words []word, start int, redir
 // is the controls' own, so that a wrapper given by a path (/opt/x/bin/env)
 // or one the ladder keys as a program (watch, setsid) still shows what
 // it runs.
-var pathWrappers = map[string]optSpec{
+var pathWrappers = map[string]wrapSpec{
 	"sudo":    {valueShort: "uUgCDhprtT", valueLong: set("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from", "--command-timeout"), assigns: true},
 	"doas":    {valueShort: "uC"},
 	"env":     {valueShort: "uCS", valueLong: set("--unset", "--chdir", "--split-string"), assigns: true},
@@ -519,6 +519,45 @@ var pathWrappers = map[string]optSpec{
 	"watch":   {valueShort: "nqd", valueLong: set("--interval", "--differences")},
 	"flock":   {valueShort: "wEc", valueLong: set("--timeout", "--conflict-exit-code", "--command"), positional: 1},
 	"taskset": {positional: 1},
+}
+
+// wrapSpec describes a wrapper's options well enough to skip them.
+type wrapSpec struct {
+	valueShort string          // short options that take a value (-u root, -uroot)
+	valueLong  map[string]bool // long options that take a value unless given with =
+	positional int             // operands before the wrapped command (timeout's duration)
+	assigns    bool            // NAME=value words before the wrapped command (env, sudo)
+}
+
+// skip returns the index of the first word at or after i that is not an
+// option of the wrapper (or the option terminator "--").
+func (spec wrapSpec) skip(words []word, i int) int {
+	for i < len(words) {
+		t := words[i].text
+		if !words[i].lit || len(t) < 2 || t[0] != '-' {
+			return i
+		}
+		if t == "--" {
+			return i + 1
+		}
+		if strings.HasPrefix(t, "--") {
+			if !strings.Contains(t, "=") && spec.valueLong[t] {
+				i++
+			}
+			i++
+			continue
+		}
+		for k := 1; k < len(t); k++ {
+			if strings.IndexByte(spec.valueShort, t[k]) >= 0 {
+				if k == len(t)-1 {
+					i++ // the value is the next word
+				}
+				break
+			}
+		}
+		i++
+	}
+	return i
 }
 
 // unwrapByName removes the wrappers the key ladder keeps because they are
@@ -536,7 +575,7 @@ func unwrapByName(cmd []word) ([]word, bool) {
 		if !ok {
 			return cmd, appended
 		}
-		j := skipOptions(cmd, 1, spec)
+		j := spec.skip(cmd, 1)
 		if spec.assigns {
 			for j < len(cmd) && cmd[j].lit && isAssignment(cmd[j].text) {
 				j++
