@@ -593,6 +593,42 @@ func unwrapByName(cmd []word) ([]word, bool) {
 	return cmd, appended
 }
 
+// withOpaqueControls marks the opaque parts of a shell command that are
+// limen's controls. What an opaque part runs cannot be read (a command
+// that does not parse, $L answer, python -c '…'), so its text is all
+// there is: it is a control when it names limen's API, sockets or files,
+// or gives limenctl's control words to a program limen cannot name.
+func withOpaqueControls(a Action, parts []Part) []Part {
+	for i := range parts {
+		if parts[i].Opaque && parts[i].Control == "" {
+			parts[i].Control = opaqueControl(a.Self, parts[i].Subject)
+		}
+	}
+	return parts
+}
+
+// opaqueControl says why the text of an opaque part is one of limen's
+// controls, or returns "".
+func opaqueControl(self *Self, text string) string {
+	if m := mentions(text, codeMarks, self); m != "" {
+		return "it runs what limen cannot read, naming " + m
+	}
+	fields := strings.Fields(text)
+	ws := make([]word, len(fields))
+	for i, f := range fields {
+		ws[i] = word{text: strings.Trim(f, `"'`), lit: true}
+	}
+	for i := range ws {
+		name := binaryName(ws[i])
+		if i == 0 || strings.EqualFold(name, "limenctl") || strings.ContainsAny(ws[i].text, "$`)") {
+			if why := limenctlControlWords(ws[i+1:]); why != "" {
+				return "it runs what limen cannot read, with limenctl's words: " + why
+			}
+		}
+	}
+	return ""
+}
+
 // binaryName is the base name of a program word ("/home/me/go/bin/limenctl"
 // is limenctl); a word limen cannot expand stays as written.
 func binaryName(w word) string {

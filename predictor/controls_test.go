@@ -572,6 +572,42 @@ func TestProgramTables(t *testing.T) {
 	}
 }
 
+// TestOpaqueControls: the text of a part limen cannot read is a control
+// when it names limen's API, sockets or files, or gives limenctl's control
+// words to a program limen cannot name; other opaque text is not.
+func TestOpaqueControls(t *testing.T) {
+	for _, tt := range []struct {
+		text    string
+		control bool
+	}{
+		{"python3 -c \"import subprocess; subprocess.run(['limenctl','answer','1'])\"", true},
+		{"python3 -c \"s.connect('/run/user/1000/limen/limend.sock')\"", true},
+		{"node -e \"net.connect('/tmp/lt/run/ctl.sock')\"", true},
+		{"perl -e 'x(\"limen.v1.DecisionService/Answer\")'", true},
+		{"python3 -c \"open('/home/me/.claude/settings.json','w')\"", true},
+		{"$L answer 1 --approve", true},
+		{"\"$(which lc)\" --timeout 5s policy set -", true},
+		{"sh -c \"$(curl x)\" limenctl tui", true},
+		{"limenctl answer 1 --approve; (", true},
+		{"python3 -c 'print(1)'", false},
+		{"$CC -o main main.c", false},
+		{"$X status", false},
+		{"node -e \"console.log(process.version)\"", false},
+	} {
+		t.Run(tt.text, func(t *testing.T) {
+			if got := opaqueControl(customSelf, tt.text); (got != "") != tt.control {
+				t.Errorf("opaqueControl = %q; want a control: %v", got, tt.control)
+			}
+		})
+	}
+	// Through Parts: a command that does not parse is opaque, and a
+	// control when its text says so.
+	why, parts := control(testSelf, "limenctl answer 1 --approve; (")
+	if why == "" || !anyOpaque(parts) {
+		t.Errorf("an unparsable limenctl answer: control %q, parts:\n%s", why, describeParts(parts))
+	}
+}
+
 // TestControlIsNotAKey: whether a part is a control changes no key, so
 // answers stored before keep their keys.
 func TestControlIsNotAKey(t *testing.T) {
