@@ -601,7 +601,12 @@ func unwrapByName(cmd []word) ([]word, bool) {
 func withOpaqueControls(a Action, parts []Part) []Part {
 	for i := range parts {
 		if parts[i].Opaque && parts[i].Control == "" {
+			// The exact key holds what the subject may leave out: the
+			// here-document or here-string the code comes from.
 			parts[i].Control = opaqueControl(a.Self, parts[i].Subject)
+			if parts[i].Control == "" {
+				parts[i].Control = opaqueControl(a.Self, parts[i].Keys.Exact())
+			}
 		}
 	}
 	return parts
