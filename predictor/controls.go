@@ -593,27 +593,23 @@ func unwrapByName(cmd []word) ([]word, bool) {
 	return cmd, appended
 }
 
-// withOpaqueControls marks the opaque parts of a shell command that are
-// limen's controls. What an opaque part runs cannot be read (a command
-// that does not parse, $L answer, python -c '…'), so its text is all
-// there is: it is a control when it names limen's API, sockets or files,
-// or gives limenctl's control words to a program limen cannot name.
-func withOpaqueControls(a Action, parts []Part) []Part {
-	for i := range parts {
-		if parts[i].Opaque && parts[i].Control == "" {
-			// The exact key holds what the subject may leave out: the
-			// here-document or here-string the code comes from.
-			parts[i].Control = opaqueControl(a.Self, parts[i].Subject)
-			if parts[i].Control == "" {
-				parts[i].Control = opaqueControl(a.Self, parts[i].Keys.Exact())
-			}
+// OpaqueControl says why an opaque part is one of limen's controls, from
+// its texts (its subject, and its exact key, which holds what the subject
+// may leave out: the here-document the code comes from), or returns "".
+// What an opaque part runs cannot be read ($L answer, python -c '…', a
+// command that does not parse), so its text is all there is: it is a
+// control when it names limen's API, sockets or files, or gives
+// limenctl's control words to a program limen cannot name. self may be
+// nil (the engine checks parts made without it).
+func OpaqueControl(self *Self, texts ...string) string {
+	for _, t := range texts {
+		if why := opaqueControl(self, t); why != "" {
+			return why
 		}
 	}
-	return parts
+	return ""
 }
 
-// opaqueControl says why the text of an opaque part is one of limen's
-// controls, or returns "".
 func opaqueControl(self *Self, text string) string {
 	if m := mentions(text, codeMarks, self); m != "" {
 		return "it runs what limen cannot read, naming " + m

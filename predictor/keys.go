@@ -50,7 +50,7 @@ func Parts(a Action) []Part {
 	}
 	switch {
 	case a.Tool == "Bash":
-		return withOpaqueControls(a, bashParts(a))
+		return bashParts(a)
 	case fileTools[a.Tool] != "":
 		return []Part{filePart(a, root)}
 	case a.Tool == "apply_patch":

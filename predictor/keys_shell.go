@@ -52,6 +52,9 @@ func (s *shellParts) add(p Part) {
 		s.overflow = true
 		return
 	}
+	if p.Opaque && p.Control == "" {
+		p.Control = OpaqueControl(s.self, p.Subject, p.Keys.Exact())
+	}
 	s.parts = append(s.parts, p)
 }
 

@@ -304,6 +304,11 @@ const ControlRule = "limen's own controls"
 // own controls, or nil.
 func controlOf(parts []predictor.Part) *Result {
 	for _, p := range parts {
+		if p.Control == "" && p.Opaque {
+			// An opaque part made where limend's paths were not at hand
+			// (a command that does not parse) is checked by its text.
+			p.Control = predictor.OpaqueControl(nil, p.Subject, p.Keys.Exact())
+		}
 		if p.Control != "" {
 			return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
 				Reason: "limen protects itself: " + p.Control + ". Only a person does that, in their own terminal " +

@@ -243,6 +243,7 @@ func TestControlsBlockWhateverWasApproved(t *testing.T) {
 		{Tool: "Bash", Input: map[string]any{"command": "echo ok; rm /srv/l/state.db; echo done"}},
 		{Tool: "Bash", Input: map[string]any{"command": "nc -U /srv/l/ctl.sock"}},
 		{Tool: "Bash", Input: map[string]any{"command": "kill $(pgrep limend)"}},
+		{Tool: "Bash", Input: map[string]any{"command": "limenctl answer 3 --approve; ("}}, // does not parse: opaque
 		{Tool: "Write", Input: map[string]any{"file_path": "/home/ana/.claude/settings.json", "content": "{}"}},
 	}
 	allow := Decide(t.Context(), Input{Parts: parts(t, "Bash", "limenctl status"), Policy: pol, Draw: 1}, constant(0.999))
