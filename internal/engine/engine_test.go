@@ -231,7 +231,7 @@ func TestAgentsCannotApproveTheirOwnAsks(t *testing.T) {
 // allow rule for everything, after a history of approvals, with a session
 // grant, on any part of a compound command, and with no policy loaded.
 func TestControlsBlockWhateverWasApproved(t *testing.T) {
-	pol, err := policy.Parse("[rules]\nallow = [\"Bash\", \"Edit\", \"Write\", \"Bash(limenctl:*)\"]\n")
+	pol, err := policy.Parse("[rules]\nallow = [\"Bash\", \"Edit\", \"Write\", \"Bash(limenctl:*)\"]\nblock = []\n")
 	if err != nil {
 		t.Fatal(err)
 	}
