@@ -107,6 +107,7 @@ type entry struct {
 	glob, what string
 	segs       []string
 	abs, tree  bool
+	project    bool // under the working directory
 }
 
 func newEntry(glob, what string) entry {
@@ -151,7 +152,9 @@ func (s *controlScope) dynamicEntries() []entry {
 		if s.cwd != "" {
 			g = s.cwd + "/" + g
 		}
-		out = append(out, newEntry(g, p.what))
+		e := newEntry(g, p.what)
+		e.project = true
+		out = append(out, e)
 	}
 	for _, f := range s.selfFiles() {
 		out = append(out, newEntry(globQuote(f[0]), f[1]))
@@ -692,6 +695,22 @@ func (s *controlScope) argvControl(cmd []word, appended bool, depth int) string 
 					return prog + " runs limenctl: " + why
 				}
 			}
+			// A command given as one string (busybox sh -c '…', su -c,
+			// env -S): its words, split as the shell would split them.
+			if i > 0 && isCommandStringFlag(args[i-1].text) {
+				fields := strings.Fields(a.text)
+				ws := make([]word, len(fields))
+				for k, f := range fields {
+					ws[k] = word{text: strings.Trim(f, `"'`), lit: true}
+				}
+				for k := range ws {
+					if strings.EqualFold(binaryName(ws[k]), "limenctl") {
+						if why := limenctlControlWords(ws[k+1:]); why != "" {
+							return prog + " runs limenctl: " + why
+						}
+					}
+				}
+			}
 		}
 	}
 	return s.pathControl(prog, args)
@@ -793,6 +812,11 @@ func (s *controlScope) pathControl(prog string, args []word) string {
 	if destOnly[prog] {
 		operands, derived = copyTargets(args)
 	}
+	if volumeMounters[prog] {
+		if why := s.volumeControl(prog, args); why != "" {
+			return why
+		}
+	}
 	for i, a := range append(operands, derived...) {
 		// A recursive copy into a directory above a protected location
 		// can overwrite it (cp -r evil/. ~).
@@ -882,6 +906,40 @@ func isBinDir(p string) bool {
 	return false
 }
 
+// volumeMounters give a container the host paths named in -v HOST:DIR
+// and --mount src=HOST, to change from inside, where limen sees nothing.
+var volumeMounters = set("docker", "podman", "nerdctl")
+
+// volumeControl checks the host side of a container's volumes: a protected
+// location, or the directory right above one (-v ~/.claude:/x, -v ~:/h),
+// other than the project's own (-v .:/app is everyday work).
+func (s *controlScope) volumeControl(prog string, args []word) string {
+	for _, a := range args {
+		if !strings.ContainsAny(a.text, ":,") {
+			continue
+		}
+		texts, n := operandTexts(a)
+		for _, t := range texts[1:n] {
+			if !t.lit {
+				continue
+			}
+			p := s.resolve(t.text)
+			xs := splitPath(p)
+			for _, list := range [2][]entry{staticEntries, s.dynamicEntries()} {
+				for _, e := range list {
+					if e.project || e.abs != strings.HasPrefix(p, "/") {
+						continue
+					}
+					if gap, ok := segmentsMatch(e.segs, xs, e.tree); ok && gap <= 1 {
+						return fmt.Sprintf("%s would let a container change %s (%s)", prog, e.what, e.glob)
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // pathReaderSubs are subcommands that only read the files they name.
 var pathReaderSubs = set("git diff", "git log", "git show", "git status", "git blame", "git ls-files", "git grep")
 
@@ -945,17 +1003,35 @@ func recursiveCopy(args []word) bool {
 
 // operandTexts are the texts of a word that may be paths: the word, and
 // what follows "=" in of=FILE or --output=FILE.
-func operandTexts(a word) ([2]word, int) {
-	var out [2]word
+// A word with ":" or "," also gives each path-like piece of it: the host
+// side of docker's -v ~/.claude:/x, the src= of a --mount.
+func operandTexts(a word) ([4]word, int) {
+	var out [4]word
 	if strings.HasPrefix(a.text, "-") && !strings.Contains(a.text, "=") {
 		return out, 0
 	}
 	out[0] = a
+	n := 1
 	if _, v, ok := strings.Cut(a.text, "="); ok && v != "" {
-		out[1] = word{text: v, lit: a.lit}
-		return out, 2
+		out[n] = word{text: v, lit: a.lit}
+		n++
 	}
-	return out, 1
+	if strings.ContainsAny(a.text, ":,") {
+		rest := a.text
+		for rest != "" && n < len(out) {
+			var piece string
+			piece, rest, _ = strings.Cut(rest, ",")
+			if _, v, ok := strings.Cut(piece, "="); ok {
+				piece = v
+			}
+			host, _, _ := strings.Cut(piece, ":")
+			if host != a.text && (strings.HasPrefix(host, "/") || strings.HasPrefix(host, "~") || strings.HasPrefix(host, ".")) {
+				out[n] = word{text: host, lit: a.lit}
+				n++
+			}
+		}
+	}
+	return out, n
 }
 
 // copyTargets returns the words cp or install writes: the destination,
@@ -1140,6 +1216,16 @@ func limenctlClass(cmd string) string {
 		return "limenctl " + cmd + " is not a limenctl command limen knows to be harmless"
 	}
 	return why
+}
+
+// commandStringFlags give a command as one string to the programs that
+// take them (sh -c, su -c, script -c, env -S, flock -c).
+var commandStringFlags = set("-c", "--command", "-S", "--split-string", "-e", "--eval")
+
+// isCommandStringFlag reports whether an option gives a command string:
+// one of commandStringFlags, or a cluster ending in c (script -qc).
+func isCommandStringFlag(t string) bool {
+	return commandStringFlags[t] || len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c")
 }
 
 // limenctlControlWords returns why args would be a control if the program
