@@ -90,6 +90,33 @@ type controlScope struct {
 	// one command checks many words against them.
 	dyn     []entry
 	dynDone bool
+	// cdMode counts the directory right above the project's settings
+	// too: a cd there makes the relative paths after it name them.
+	cdMode bool
+	// projectAbove counts every directory above the project's settings:
+	// a find that aims at them.
+	projectAbove bool
+}
+
+// vagueGlob reports whether a path reaches a project entry only through a
+// glob with less than two characters of its own (.*, *, ?): a pattern that
+// names everything names no settings file in particular.
+func vagueGlob(xs, es []string) bool {
+	for i, x := range xs {
+		if i >= len(es) || !hasGlob(x) || x == es[i] {
+			continue
+		}
+		literal := 0
+		for _, c := range x {
+			if !strings.ContainsRune("*?[]", c) {
+				literal++
+			}
+		}
+		if literal < 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // pathHit is how a path relates to a protected location: gap 0 is the
@@ -220,6 +247,15 @@ func (s *controlScope) protectedAt(p string, above bool) (pathHit, bool) {
 				continue
 			}
 			gap, ok := segmentsMatch(e.segs, xs, e.tree)
+			// Above the project's own settings is the workspace itself:
+			// rm -rf ., chmod -R . and find . -exec are everyday work on
+			// what is under version control, not limen's to forbid.
+			if ok && gap > 0 && e.project && !s.cdMode && !s.projectAbove {
+				continue
+			}
+			if ok && e.project && vagueGlob(xs, e.segs) {
+				continue // kubectl --accept-hosts '.*', git add *: no aim at the project's settings
+			}
 			if ok && (!above && gap == 0 || above) && (!found || gap < best.gap) {
 				best, found = pathHit{what: e.what, path: e.glob, gap: gap, tree: e.tree}, true
 			}
@@ -310,7 +346,14 @@ func segmentsMatch(es, xs []string, tree bool) (int, bool) {
 	n := min(len(es), len(xs))
 	for i := 0; i < n; i++ {
 		if xs[i] == "**" {
-			return 0, true // globstar: the word can reach any depth
+			// globstar: zero or more directories, then the rest of the
+			// word (prettier --write "**/*.js" names no settings file).
+			for j := i; j <= len(es); j++ {
+				if gap, ok := segmentsMatch(es[j:], xs[i+1:], tree); ok && (gap == 0 || j < len(es)) {
+					return gap, true
+				}
+			}
+			return 0, tree && i+1 == len(xs)
 		}
 		if !segMatch(es[i], xs[i]) {
 			return 0, false
@@ -343,11 +386,11 @@ func segMatch(pat, seg string) bool {
 		if strings.HasPrefix(pat, ".") && !strings.HasPrefix(seg, ".") && !strings.HasPrefix(seg, "[") {
 			return false
 		}
-		ok, err := path.Match(seg, pat)
-		return ok || err != nil
+		ok, _ := path.Match(seg, pat) // the shell takes a bad pattern literally
+		return ok
 	case pg:
-		ok, err := path.Match(pat, seg)
-		return ok || err != nil
+		ok, _ := path.Match(pat, seg)
+		return ok
 	}
 	return false
 }
@@ -412,17 +455,18 @@ var pathReaders = set(
 	"ls", "ll", "file", "diff", "cmp", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum",
 	"cksum", "xxd", "od", "hexdump", "strings", "jq", "readlink", "realpath", "basename", "dirname", "test",
 	"[", "du", "tree", "lsof", "pgrep", "echo", "printf", "nl", "cut", "column", "which", "type", "cd", "pushd",
+	"ldd", "nm", "objdump", "readelf", "otool", "size",
 )
 
 // treeWriters remove, move or change the mode of what they name, so naming
 // a directory above a protected location changes that location too (`rm
 // -rf ~/.local/share`, `chmod 000 ~/.claude`).
 var treeWriters = set("rm", "rmdir", "unlink", "mv", "chmod", "chown", "chgrp", "chattr", "setfacl", "shred",
-	"srm", "trash", "trash-put", "gio", "rsync", "find", "ln", "mount")
+	"srm", "trash", "trash-put", "gio", "find", "mount")
 
 // destOnly copy their other operands, which they only read: only the
 // destination (the last operand, or -t DIR) is written.
-var destOnly = set("cp", "install")
+var destOnly = set("cp", "install", "rsync")
 
 // limenBinaries are limen's programs, each with the check of its argv.
 // The table is filled in init, as its checks refer back to argvControl.
@@ -797,6 +841,8 @@ func (s *controlScope) pathControl(prog string, args []word) string {
 		}
 		// A cd into a protected directory, or the one holding a protected
 		// file, makes the relative paths after it name protected files.
+		s.cdMode = true
+		defer func() { s.cdMode = false }()
 		for _, a := range args {
 			if hit, ok := s.wordHit(a, true); ok && (hit.gap == 0 || hit.gap == 1 && !hit.tree) {
 				return fmt.Sprintf("%s enters the directory of %s (%s)", prog, hit.what, hit.path)
@@ -806,21 +852,53 @@ func (s *controlScope) pathControl(prog string, args []word) string {
 	}
 	tree := treeWriters[prog]
 	if prog == "find" {
-		tree = findWrites(args)
+		acts, targeted := findWrites(args)
+		if !acts {
+			return "" // a find that only lists or reads; its patterns are no paths
+		}
+		tree = true
+		args = findStarts(args)
+		if targeted {
+			// find . -name settings.json -delete aims at the project's
+			// settings too.
+			s.projectAbove = true
+			defer func() { s.projectAbove = false }()
+		}
 	}
 	operands, derived := args, []word(nil)
-	if destOnly[prog] {
+	if destOnly[prog] && !(prog == "rsync" && hasWord(args, "--remove-source-files")) {
 		operands, derived = copyTargets(args)
+	}
+	if prog == "mv" {
+		// mv removes its sources (any directory above a protected
+		// location moves it away) and writes its destination, or a name
+		// inside it: mv x /usr/local/bin changes no limen program.
+		dests, inside := copyTargets(args)
+		if why := s.pathHits(prog, dests, false); why != "" {
+			return why
+		}
+		if why := s.pathHits(prog, inside, false); why != "" {
+			return why
+		}
+		operands = sourcesOf(args)
 	}
 	if volumeMounters[prog] {
 		if why := s.volumeControl(prog, args); why != "" {
 			return why
 		}
 	}
-	for i, a := range append(operands, derived...) {
-		// A recursive copy into a directory above a protected location
-		// can overwrite it (cp -r evil/. ~).
-		tree := tree || i >= len(operands) && recursiveCopy(args)
+	if why := s.pathHits(prog, operands, tree); why != "" {
+		return why
+	}
+	// A recursive copy into a directory above a protected location can
+	// overwrite it (cp -r evil/. ~).
+	return s.pathHits(prog, derived, tree || recursiveCopy(args))
+}
+
+// pathHits checks words as paths a command changes; with tree, a
+// directory above a protected location counts too.
+func (s *controlScope) pathHits(prog string, words []word, tree bool) string {
+	for _, a := range words {
 		texts, n := operandTexts(a)
 		for _, t := range texts[:n] {
 			hit, ok := s.wordHit(t, tree)
@@ -834,6 +912,25 @@ func (s *controlScope) pathControl(prog string, args []word) string {
 		}
 	}
 	return ""
+}
+
+// sourcesOf returns the operands of mv but its destination.
+func sourcesOf(args []word) []word {
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a.text == "-t" || a.text == "--target-directory":
+			i++
+		case strings.HasPrefix(a.text, "-") && a.lit:
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if len(ops) > 0 && !hasWord(args, "-t") && !hasWord(args, "--target-directory") {
+		ops = ops[:len(ops)-1]
+	}
+	return ops
 }
 
 // renamesLimen says why a command makes a copy of one of limen's programs
@@ -948,17 +1045,34 @@ var pathReaderSubs = set("git diff", "git log", "git show", "git status", "git b
 var protectedNames = []string{".claude", ".codex", ".gemini", "limen", "hooks", "settings.json", "settings.local.json",
 	"config.toml", "limen.db", "limend.sock", "limend-http.sock", "managed-settings.json"}
 
-// findWrites reports whether a find may delete, run a command on, or
-// write a list over a protected location below its start: it acts, and
-// either selects by something other than -name or by a -name that can
-// match a protected file (find . -name '*.o' -delete cannot).
-func findWrites(args []word) bool {
-	acts, other := false, false
+// findStarts returns a find's starting points: the operands before its
+// expression (the patterns of -name and -regex are no paths).
+func findStarts(args []word) []word {
+	for i, a := range args {
+		if t := a.text; a.lit && (strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == "\\(") {
+			return args[:i]
+		}
+	}
+	return args
+}
+
+// findWrites reports whether a find may delete, run a writing command on,
+// or write a list over what it finds (acts), and whether what it selects
+// can be a protected file (targeted). A find that acts without a -name
+// that rules protected files out counts as acting on them (find . -name
+// '*.o' -delete cannot reach one).
+func findWrites(args []word) (acts, targeted bool) {
+	other := false
 	var names []string
 	for i := 0; i < len(args); i++ {
 		switch t := args[i].text; t {
-		case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
+		case "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
 			acts = true
+		case "-exec", "-execdir", "-ok", "-okdir":
+			// -exec ls {} reads; the command's own part is checked too.
+			if i+1 >= len(args) || !args[i+1].lit || !pathReaders[binaryName(args[i+1])] || args[i+1].text == "cd" {
+				acts = true
+			}
 		case "-name", "-iname":
 			if i+1 < len(args) {
 				names = append(names, args[i+1].text)
@@ -967,27 +1081,38 @@ func findWrites(args []word) bool {
 				}
 				i++
 			}
-		case "!", "-not", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname", "-inum", "-samefile", "-links":
+		case "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex":
+			other = true
+			if i+1 < len(args) && (mentions(args[i+1].text, anchors, nil) != "" || !args[i+1].lit) {
+				targeted = true
+			}
+		case "!", "-not", "-lname", "-ilname", "-inum", "-samefile", "-links":
 			other = true
 		}
 	}
-	if !acts {
-		return false
-	}
-	if other || len(names) == 0 {
-		return true
-	}
 	for _, n := range names {
 		for _, p := range protectedNames {
-			if ok, err := path.Match(strings.ToLower(n), p); ok || err != nil {
-				return true
+			if ok, _ := path.Match(strings.ToLower(n), p); ok {
+				targeted = true
 			}
+		}
+	}
+	if !acts {
+		return false, false
+	}
+	return other || len(names) == 0 || targeted, targeted
+}
+
+func hasWord(args []word, t string) bool {
+	for _, a := range args {
+		if a.text == t {
+			return true
 		}
 	}
 	return false
 }
 
-// recursiveCopy reports whether cp or install copies directories.
+// recursiveCopy reports whether cp, install or rsync copies directories.
 func recursiveCopy(args []word) bool {
 	for _, a := range args {
 		t := a.text
@@ -1061,6 +1186,12 @@ func copyTargets(args []word) (dests, derived []word) {
 	}
 	for _, d := range out {
 		for _, src := range ops {
+			if strings.HasSuffix(src.text, "/") || strings.HasSuffix(src.text, "/.") {
+				// cp -r evil/. ~ and rsync -a evil/ ~ copy the contents:
+				// what they write is below the destination itself.
+				derived = append(derived, d)
+				continue
+			}
 			derived = append(derived, word{text: strings.TrimSuffix(d.text, "/") + "/" + path.Base(src.text), lit: d.lit && src.lit})
 		}
 	}
@@ -1373,7 +1504,7 @@ func (s *controlScope) namesLimenProcess(text string) bool {
 			}
 			continue
 		}
-		if s.pgrepMatches(ws) != "" {
+		if s.pgrepMatches(ws, false) != "" {
 			return true
 		}
 	}
@@ -1389,7 +1520,7 @@ func (s *controlScope) nameMatches(name string, fold, re bool) bool {
 	for _, p := range processNames {
 		switch {
 		case re:
-			if regexMatches(name, fold, false, p) {
+			if regexMatches(name, fold, false, true, p) {
 				return true
 			}
 		case fold && strings.EqualFold(name, p), name == p:
@@ -1403,7 +1534,7 @@ func (s *controlScope) nameMatches(name string, fold, re bool) bool {
 
 // regexMatches reports whether pattern (an extended regular expression)
 // matches any of texts; a pattern Go cannot read counts as a match.
-func regexMatches(pattern string, fold, exact bool, texts ...string) bool {
+func regexMatches(pattern string, fold, exact, failClosed bool, texts ...string) bool {
 	if exact {
 		pattern = "^(?:" + pattern + ")$"
 	}
@@ -1412,7 +1543,7 @@ func regexMatches(pattern string, fold, exact bool, texts ...string) bool {
 	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return true
+		return failClosed
 	}
 	for _, t := range texts {
 		if re.MatchString(t) {
@@ -1432,7 +1563,10 @@ var pgrepSelectors = set("-s", "--session", "-t", "--terminal", "-P", "--parent"
 
 // pgrepMatches says why a pkill with these arguments could signal one of
 // limen's processes, or returns "".
-func (s *controlScope) pgrepMatches(args []word) string {
+// A pattern Go cannot compile counts as a match when failClosed: pkill
+// would read it its own way; a grep in a substitution that does not
+// compile (grep '(') looks nothing up.
+func (s *controlScope) pgrepMatches(args []word, failClosed bool) string {
 	full, exact, fold := false, false, false
 	var patterns []word
 	selector := false
@@ -1491,7 +1625,7 @@ func (s *controlScope) pgrepMatches(args []word) string {
 		if full {
 			texts = append(texts, s.processCmdlines()...)
 		}
-		if regexMatches(p.text, fold, exact, texts...) {
+		if regexMatches(p.text, fold, exact, failClosed, texts...) {
 			return "its pattern " + p.text + " matches limen's processes"
 		}
 	}
@@ -1499,7 +1633,7 @@ func (s *controlScope) pgrepMatches(args []word) string {
 }
 
 func pkillControl(s *controlScope, args []word) string {
-	if why := s.pgrepMatches(args); why != "" {
+	if why := s.pgrepMatches(args, true); why != "" {
 		return "pkill would stop limen: " + why
 	}
 	return ""
@@ -1509,7 +1643,7 @@ func pkillControl(s *controlScope, args []word) string {
 // signal, limend's pid is in Self, and a pid computed by a substitution
 // counts when the substitution looks limen up.
 func killControl(s *controlScope, args []word) string {
-	operands := false
+	operands, signal := false, false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		t := a.text
@@ -1519,8 +1653,14 @@ func killControl(s *controlScope, args []word) string {
 				operands = true
 			case t == "-s" || t == "-n" || t == "--signal":
 				i++
-			case t == "-1":
+				signal = true
+			case t == "-1" && (signal || i == len(args)-1):
+				// kill -9 -1: every process; kill -1 PID is SIGHUP to PID.
 				return "kill -1 signals every process, limend included"
+			case t == "-l" || t == "-L" || t == "--list":
+				return ""
+			default:
+				signal = true
 			}
 			continue
 		}
@@ -1599,9 +1739,10 @@ var systemctlHarmless = set("status", "show", "cat", "is-active", "is-enabled", 
 	"list-units", "list-unit-files", "list-sockets", "list-timers", "list-dependencies", "list-jobs", "list-automounts",
 	"list-paths", "help", "get-default", "show-environment")
 
-// systemctlEverything stop every unit, limend's included.
-var systemctlEverything = set("exit", "poweroff", "reboot", "halt", "kexec", "isolate", "rescue", "emergency",
-	"default", "switch-root", "soft-reboot")
+// systemctlEverything stop limend and leave the agent running: exit ends
+// the user's service manager, isolate every unit its target lacks.
+// (poweroff and reboot end the agent too: no way around limen.)
+var systemctlEverything = set("exit", "isolate")
 
 var systemctlValueFlags = set("-t", "--type", "-p", "--property", "-s", "--signal", "-H", "--host", "-M", "--machine",
 	"--root", "-n", "--lines", "-o", "--output", "--kill-whom", "--kill-value", "--state", "--job-mode", "--what",
@@ -1631,12 +1772,15 @@ func systemctlControl(s *controlScope, args []word) string {
 			}
 			continue
 		}
-		if !a.lit || unitMatches(t) {
+		if !a.lit || unitMatches(t) && (!strings.HasSuffix(t, ".target") || systemctlStops[verb]) {
 			return "systemctl " + verb + " would change limen's service (" + t + ")"
 		}
 	}
 	return ""
 }
+
+// systemctlStops stop a target's units with it.
+var systemctlStops = set("stop", "kill", "mask", "restart", "try-restart", "reload-or-restart", "isolate", "disable")
 
 // unitMatches reports whether a unit name or pattern could be limen's.
 func unitMatches(u string) bool {
