@@ -508,12 +508,49 @@ var programControls = map[string]func(s *controlScope, args []word) string{
 	"websocat":  socketClientControl,
 }
 
-// codeRunners run code given in their arguments or on stdin; a control
-// is recognised by what the code names (limen's socket, its API, its
-// files), since what the code does cannot be read.
-var codeRunners = set("python", "python2", "python3", "node", "nodejs", "ruby", "perl", "php", "lua", "deno",
-	"bun", "osascript", "rscript", "pwsh", "powershell", "tclsh", "expect", "awk", "gawk", "mawk",
-	"sh", "bash", "zsh", "dash", "ksh", "fish")
+// codeRunners run code given in their arguments or on stdin, each with
+// the options whose value is that code ("" for the first operand, as awk
+// takes its program); a control is recognised by what the code names
+// (limen's socket, its API, its files), since what it does cannot be
+// read. A script file is a path like any other: python3 x.py names no
+// code.
+var codeRunners = map[string][]string{
+	"python": {"-c"}, "python2": {"-c"}, "python3": {"-c"}, "node": {"-e", "--eval", "-p", "--print"},
+	"nodejs": {"-e", "--eval", "-p", "--print"}, "ruby": {"-e"}, "perl": {"-e", "-E"}, "php": {"-r"},
+	"lua": {"-e"}, "deno": {"eval"}, "bun": {"-e", "--eval", "-p", "--print"}, "osascript": {"-e"},
+	"rscript": {"-e"}, "pwsh": {"-c", "-Command"}, "powershell": {"-c", "-Command"}, "expect": {"-c"},
+	"awk": {""}, "gawk": {""}, "mawk": {""},
+	"sh": {"-c"}, "bash": {"-c"}, "zsh": {"-c"}, "dash": {"-c"}, "ksh": {"-c"}, "fish": {"-c"},
+}
+
+// codeWords returns the words of args that are code for the code runner
+// prog.
+func codeWords(prog string, args []word) []word {
+	flags, ok := codeRunners[interpreterBase(prog)]
+	if !ok {
+		return nil
+	}
+	var out []word
+	for i, a := range args {
+		if i > 0 && (containsString(flags, args[i-1].text) || isCommandStringFlag(args[i-1].text)) {
+			out = append(out, a)
+		}
+	}
+	if containsString(flags, "") && !hasWord(args, "-f") && !hasWord(args, "--file") {
+		for i := 0; i < len(args); i++ {
+			t := args[i].text
+			if t == "-v" || t == "-F" {
+				i++ // -v x=1, -F :
+				continue
+			}
+			if !strings.HasPrefix(t, "-") {
+				out = append(out, args[i]) // awk's program
+				break
+			}
+		}
+	}
+	return out
+}
 
 // codeMarks are what code that talks to limen or changes its files names.
 var codeMarks = []string{"limen.v1", "limend", "limenctl", "limen-hook", ".claude/settings", ".claude/hooks", ".codex/", ".gemini/settings",
@@ -723,8 +760,8 @@ func (s *controlScope) argvControl(cmd []word, appended bool, depth int) string 
 			return why
 		}
 	}
-	if codeRunners[interpreterBase(prog)] {
-		for _, a := range args {
+	if _, ok := codeRunners[interpreterBase(prog)]; ok {
+		for _, a := range codeWords(prog, args) {
 			if m := mentions(a.text, codeMarks, s.self); m != "" {
 				return fmt.Sprintf("%s runs code that names %s", prog, m)
 			}
@@ -787,14 +824,14 @@ func (s *controlScope) redirControl(prog, r string) string {
 	op, target, ok := strings.Cut(r, " ")
 	if !ok {
 		// a here-document: its body is code for a code runner
-		if codeRunners[interpreterBase(prog)] {
+		if _, ok := codeRunners[interpreterBase(prog)]; ok {
 			if m := mentions(r, codeMarks, s.self); m != "" {
 				return fmt.Sprintf("%s runs code that names %s", prog, m)
 			}
 		}
 		return ""
 	}
-	if op == "<<<" && codeRunners[interpreterBase(prog)] {
+	if _, ok := codeRunners[interpreterBase(prog)]; ok && op == "<<<" {
 		if m := mentions(target, codeMarks, s.self); m != "" {
 			return fmt.Sprintf("%s runs code that names %s", prog, m)
 		}
@@ -1101,6 +1138,15 @@ func findWrites(args []word) (acts, targeted bool) {
 		return false, false
 	}
 	return other || len(names) == 0 || targeted, targeted
+}
+
+func containsString(list []string, t string) bool {
+	for _, x := range list {
+		if x == t {
+			return true
+		}
+	}
+	return false
 }
 
 func hasWord(args []word, t string) bool {
