@@ -521,6 +521,8 @@ var codeRunners = map[string][]string{
 	"rscript": {"-e"}, "pwsh": {"-c", "-Command"}, "powershell": {"-c", "-Command"}, "expect": {"-c"},
 	"awk": {""}, "gawk": {""}, "mawk": {""},
 	"sh": {"-c"}, "bash": {"-c"}, "zsh": {"-c"}, "dash": {"-c"}, "ksh": {"-c"}, "fish": {"-c"},
+	// They run later what their standard input says (a here-document).
+	"at": {"-c"}, "batch": {"-c"}, "crontab": {"-c"},
 }
 
 // codeWords returns the words of args that are code for the code runner
@@ -777,8 +779,9 @@ func (s *controlScope) argvControl(cmd []word, appended bool, depth int) string 
 				}
 			}
 			// A command given as one string (busybox sh -c '…', su -c,
-			// env -S): its words, split as the shell would split them.
-			if i > 0 && isCommandStringFlag(args[i-1].text) {
+			// env -S, tmux new-session 'limenctl tui'): its words, split
+			// as the shell would split them.
+			if i > 0 && isCommandStringFlag(args[i-1].text) || startsWithLimenctl(a.text) {
 				fields := strings.Fields(a.text)
 				ws := make([]word, len(fields))
 				for k, f := range fields {
@@ -821,8 +824,14 @@ func mentions(text string, marks []string, self *Self) string {
 
 // redirControl checks a redirection that writes a file.
 func (s *controlScope) redirControl(prog, r string) string {
-	op, target, ok := strings.Cut(r, " ")
-	if !ok {
+	// The key text is the operator (with its fd), then " target", or for
+	// a here-document the delimiter and the body right after it.
+	n := 0
+	for n < len(r) && strings.IndexByte("0123456789<>&|-", r[n]) >= 0 {
+		n++
+	}
+	op, target := r[:n], strings.TrimPrefix(r[n:], " ")
+	if strings.Contains(op, "<<") && !strings.Contains(op, "<<<") {
 		// a here-document: its body is code for a code runner
 		if _, ok := codeRunners[interpreterBase(prog)]; ok {
 			if m := mentions(r, codeMarks, s.self); m != "" {
@@ -1398,6 +1407,13 @@ func limenctlClass(cmd string) string {
 // commandStringFlags give a command as one string to the programs that
 // take them (sh -c, su -c, script -c, env -S, flock -c).
 var commandStringFlags = set("-c", "--command", "-S", "--split-string", "-e", "--eval")
+
+// startsWithLimenctl reports whether a word holds a command line that
+// starts with limenctl (tmux new-session -d 'limenctl tui').
+func startsWithLimenctl(t string) bool {
+	first, rest, ok := strings.Cut(strings.TrimSpace(t), " ")
+	return ok && rest != "" && strings.EqualFold(path.Base(first), "limenctl")
+}
 
 // isCommandStringFlag reports whether an option gives a command string:
 // one of commandStringFlags, or a cluster ending in c (script -qc).
