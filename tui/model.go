@@ -53,10 +53,12 @@ const (
 )
 
 // Reconnect backoff: first retry after minBackoff, doubling up to
-// maxBackoff, back to minBackoff once a stream has synced.
+// maxBackoff, back to minBackoff once a stream has synced. The cap is
+// short: a Unix socket that refuses costs nothing to try, and a person
+// whose limend came back should not wait to answer (it once took 13 s).
 const (
 	minBackoff = 500 * time.Millisecond
-	maxBackoff = 15 * time.Second
+	maxBackoff = 2 * time.Second
 )
 
 // flashFor is how long the title flashes after a new ask arrives.
