@@ -12,8 +12,10 @@ import (
 
 // KeyScheme is the version of the key ladders; bump it whenever keys change,
 // so stored answers get their keys derived again. 3: Codex's apply_patch is
-// keyed as the edits of the files its patch names.
-const KeyScheme = 3
+// keyed as the edits of the files its patch names. 4: shell words are
+// expanded statically, programs that run code in their arguments are seen
+// through, and what cannot be read is opaque, keyed by the whole command.
+const KeyScheme = 4
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
@@ -94,7 +96,7 @@ func IsPrivileged(p Part) bool {
 
 // privWrappers are the wrappers that raise privileges; their name is a
 // ladder level of its own.
-var privWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true}
+var privWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true, "su": true, "runuser": true}
 
 // ladder accumulates keys, dropping any key already present and capping
 // each key's length.
