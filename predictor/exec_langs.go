@@ -602,6 +602,14 @@ func seeVim(w walker, c *execCall) (int, bool) {
 			i++
 		case strings.HasPrefix(t, "-c") && len(t) > 2:
 			ex = t[2:]
+		case len(t) > 2 && t[0] == '-' && t[1] != '-' && t[len(t)-1] == 'c':
+			// a cluster ending in c: ex -sc CMD
+			if i+1 >= len(cmd) {
+				continue
+			}
+			at = i + 1
+			ex = cmd[at].text
+			i++
 		case strings.HasPrefix(t, "+") && len(t) > 1:
 			ex = t[1:]
 		case t == "-S" || t == "-s" || t == "-W" && false:
