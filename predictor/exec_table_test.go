@@ -334,3 +334,10 @@ func TestSecretMarks(t *testing.T) {
 		}
 	}
 }
+
+func TestWrapperChainBound(t *testing.T) {
+	seen(t, strings.Repeat("nice ", maxWrappers-1)+"rm -rf ~", "rm -rf ~")
+	seen(t, strings.Repeat("nice ", maxWrappers+1)+"rm -rf ~", opaque)
+	seen(t, strings.Repeat("eval ", maxShellDepth)+"'rm -rf ~'", "rm -rf ~")
+	seen(t, strings.Repeat("eval ", maxShellDepth+2)+"'rm -rf ~'", opaque)
+}

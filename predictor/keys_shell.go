@@ -557,7 +557,12 @@ const maxWrappers = 8
 // words[start]; earlier words are assignments.
 func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redirect) {
 	priv := ctx.priv
-	for range maxWrappers {
+	for n := 0; ; n++ {
+		if n == maxWrappers {
+			// nice nice … rm: past the bound, what runs is not read.
+			w.opaque(joinWords(words[start:]), ctx.marks)
+			return
+		}
 		head := words[start]
 		if !head.lit || head.glob || head.text == "" {
 			// $a, "$(echo rm)", ${IFS}, r?: what runs is only known when
