@@ -203,6 +203,14 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 				r.Reason = "p=" + f3(pred.P) + " is above the " + class.Name + " allow threshold " + f3(th.AllowAbove) + ", but " + why
 			}
 		}
+		if r.Verdict == policy.Block && part.Opaque && pred.Level != part.Keys.Exact() {
+			// What limen cannot read, generalisation settles neither way:
+			// refusals of other unreadable commands do not make this one
+			// refused.
+			r.Verdict = policy.Ask
+			r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+				", but limen cannot read this command and you have not answered it yourself, so a person decides"
+		}
 		if r.Verdict == policy.Block && !pred.Specific {
 			// A block asks nobody, so limen would never learn that the
 			// person wants it: block only on answers about this kind of

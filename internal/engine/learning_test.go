@@ -160,3 +160,19 @@ func TestOpaqueNeedsTheSamePersonsExactApproval(t *testing.T) {
 		t.Errorf("cd src && %s: allowed on the approval of another command line (%s)", code, r.Reason)
 	}
 }
+
+func TestOpaqueIsNotBlockedOnOtherRefusals(t *testing.T) {
+	l := newLearner(t)
+	for i := range 20 {
+		l.answer("ana", fmt.Sprintf(`python3 -c 'print(%d)'`, i), false)
+	}
+	const code = `python3 -c 'print("new")'`
+	if r := l.decide("ana", code); r.Verdict != policy.Ask {
+		t.Errorf("opaque %s after refusals of other code: %v (%s); want ask", code, r.Verdict, r.Reason)
+	}
+	l.answer("ana", code, false)
+	l.answer("ana", code, false)
+	if r := l.decide("ana", code); r.Verdict != policy.Block {
+		t.Errorf("opaque %s after ana refused it twice: %v (%s); want block", code, r.Verdict, r.Reason)
+	}
+}
