@@ -30,7 +30,14 @@ type shellVars struct {
 	// funcs are the functions the script declared: calling one may set
 	// anything.
 	funcs map[string]bool
+	// frozen marks noVars, which knows nothing and learns nothing.
+	frozen bool
 }
+
+// noVars stands for the variables of a subshell of a shell that knows
+// none: what it assigns stays unknown (it dies with the subshell anyway),
+// and a pipeline costs no allocation.
+var noVars = &shellVars{frozen: true}
 
 func (v *shellVars) get(name string) (string, bool) {
 	if v == nil || name == "IFS" {
@@ -41,7 +48,7 @@ func (v *shellVars) get(name string) (string, bool) {
 }
 
 func (v *shellVars) set(name, value string) {
-	if v == nil {
+	if v == nil || v.frozen {
 		return
 	}
 	if name == "IFS" {
@@ -55,7 +62,7 @@ func (v *shellVars) set(name, value string) {
 }
 
 func (v *shellVars) forget(name string) {
-	if v == nil {
+	if v == nil || v.frozen {
 		return
 	}
 	if name == "IFS" {
@@ -66,7 +73,7 @@ func (v *shellVars) forget(name string) {
 
 // clear forgets every variable, after anything that may have set any.
 func (v *shellVars) clear() {
-	if v != nil {
+	if v != nil && !v.frozen {
 		clear(v.known)
 	}
 }
@@ -81,25 +88,8 @@ func (w walker) fields(sw *syntax.Word, out []word) []word {
 	}
 	raw := w.source(sw)
 	if hasBrace(sw) {
-		// SplitBraces rewrites the word's parts: give it a copy, so the
-		// tree keeps the text positions source relies on.
-		cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), sw.Parts...)}
-		if syntax.SplitBraces(cp) {
-			var words []*syntax.Word
-			for bw, err := range expand.BracesSeq(nil, cp) {
-				if err != nil || len(words) >= maxFields {
-					return append(out, word{text: raw})
-				}
-				words = append(words, bw)
-			}
-			n := len(out)
-			for _, bw := range words {
-				var ok bool
-				if out, ok = w.expandParts(bw.Parts, true, out); !ok {
-					return append(out[:n], word{text: raw})
-				}
-			}
-			return out
+		if fs, ok := w.braceFields(sw, raw, out); ok {
+			return fs
 		}
 	}
 	n := len(out)
@@ -108,6 +98,34 @@ func (w walker) fields(sw *syntax.Word, out []word) []word {
 		return append(out[:n], word{text: raw})
 	}
 	return out
+}
+
+// braceFields expands the braces of sw and each word they make; false
+// when sw has no brace expansion after all. (A function of its own: the
+// range over BracesSeq makes its variables escape, and most words have no
+// braces.)
+func (w walker) braceFields(sw *syntax.Word, raw string, out []word) ([]word, bool) {
+	// SplitBraces rewrites the word's parts: give it a copy, so the tree
+	// keeps the text positions source relies on.
+	cp := &syntax.Word{Parts: append([]syntax.WordPart(nil), sw.Parts...)}
+	if !syntax.SplitBraces(cp) {
+		return out, false
+	}
+	var words []*syntax.Word
+	for bw, err := range expand.BracesSeq(nil, cp) {
+		if err != nil || len(words) >= maxFields {
+			return append(out, word{text: raw}), true
+		}
+		words = append(words, bw)
+	}
+	n := len(out)
+	for _, bw := range words {
+		var ok bool
+		if out, ok = w.expandParts(bw.Parts, true, out); !ok {
+			return append(out[:n], word{text: raw}), true
+		}
+	}
+	return out, true
 }
 
 // word expands sw to exactly one word, as an assignment's value or a

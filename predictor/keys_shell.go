@@ -177,7 +177,7 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		}
 	case *syntax.FuncDecl:
 		// The body runs when called, when nothing known now may hold.
-		if c.Name != nil {
+		if c.Name != nil && !w.vars.frozen {
 			if w.vars.funcs == nil {
 				w.vars.funcs = make(map[string]bool)
 			}
@@ -217,6 +217,10 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 // subshell returns a walker for commands run in a subshell: it starts
 // with what is known here, and what it sets stays there.
 func (w walker) subshell() walker {
+	if len(w.vars.known) == 0 && !w.vars.ifs && len(w.vars.funcs) == 0 {
+		w.vars = noVars
+		return w
+	}
 	v := &shellVars{ifs: w.vars.ifs, funcs: w.vars.funcs}
 	if len(w.vars.known) > 0 {
 		v.known = make(map[string]string, len(w.vars.known))
