@@ -155,6 +155,17 @@ func execRows() map[string]execRule {
 		"tmux":     {keep: true, see: seeTmux},
 		"expect":   {code: []string{"-c"}, see: seeInterpreter},
 		"parallel": {see: seeParallel},
+
+		// Options whose value is a command, on programs that are data
+		// otherwise.
+		"rsync":     {keep: true, script: []string{"-e", "--rsh", "--rsync-path"}, opts: optSpec{valueShort: "BfT", valueLong: set("--exclude", "--include", "--filter", "--files-from", "--temp-dir", "--backup-dir", "--suffix", "--port", "--log-file", "--password-file", "--chmod", "--chown", "--timeout", "--bwlimit", "--compare-dest", "--copy-dest", "--link-dest")}},
+		"scp":       {keep: true, script: []string{"-S"}, see: seeSSHOptions},
+		"sftp":      {keep: true, script: []string{"-S", "-D"}, see: seeSSHOptions},
+		"man":       {keep: true, script: []string{"-P", "--pager", "-H", "--html"}},
+		"nodemon":   {keep: true, script: []string{"-x", "--exec"}},
+		"entr":      {keep: true, script: []string{"-s"}, how: operandsArgv},
+		"hyperfine": {keep: true, script: []string{"-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude"}, see: seeHyperfine},
+		"ansible":   {keep: true, see: seeAnsible},
 	}
 }
 
@@ -560,10 +571,85 @@ func seePnpmExec(w walker, c *execCall) (int, bool) {
 	return c.start + i, false
 }
 
+// seeSSHOptions: scp and sftp take ssh's -o options (ProxyCommand runs
+// a command) besides their own script options.
+func seeSSHOptions(w walker, c *execCall) (int, bool) {
+	if w.sshOptions(c) {
+		return 0, true
+	}
+	return w.seeColumns(c)
+}
+
+// seeHyperfine: each operand of hyperfine is a shell command it runs.
+func seeHyperfine(w walker, c *execCall) (int, bool) {
+	if next, done := w.seeColumns(c); done || next > 0 {
+		return next, done
+	}
+	cmd := c.cmd()
+	done := false
+	for i := 1; i < len(cmd); i++ {
+		t := cmd[i].text
+		if strings.HasPrefix(t, "-") {
+			if len(t) == 2 && strings.ContainsRune("wrmMnNSPLu", rune(t[1])) || strings.HasPrefix(t, "--") && !strings.Contains(t, "=") && t != "--show-output" && t != "--ignore-failure" && t != "-i" {
+				i++
+			}
+			continue
+		}
+		if w.runScript(c, i, t, true) {
+			done = true
+		}
+	}
+	return 0, done
+}
+
+// seeAnsible: ansible HOSTS -m shell|command|raw|script -a ARGS runs ARGS.
+func seeAnsible(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	module, args := "command", -1
+	for i := 1; i < len(cmd); i++ {
+		switch t := cmd[i].text; {
+		case (t == "-m" || t == "--module-name") && i+1 < len(cmd):
+			module = cmd[i+1].text
+			i++
+		case (t == "-a" || t == "--args") && i+1 < len(cmd):
+			args = i + 1
+			i++
+		}
+	}
+	if args < 0 {
+		return 0, false
+	}
+	switch strings.TrimPrefix(strings.TrimPrefix(module, "ansible.builtin."), "ansible.legacy.") {
+	case "shell", "command", "raw":
+		return 0, w.runScript(c, args, cmd[args].text, true)
+	case "script", "expect", "win_shell", "win_command", "psexec":
+		return 0, w.opaqueCall(c, "it runs commands limen cannot read on other machines")
+	}
+	return 0, false
+}
+
 // seeSSH: ssh host cmd… runs cmd on host through its shell; -o
 // ProxyCommand and LocalCommand run a local one.
 func seeSSH(w walker, c *execCall) (int, bool) {
+	if w.sshOptions(c) {
+		return 0, true
+	}
+	if next, done := w.seeColumns(c); done || next > 0 {
+		return next, done
+	}
+	// ssh host with no command runs what its input holds on host.
+	if in, _ := w.stdinOf(c); in != stdinNone && hasOperand(c.cmd(), c.rule.opts) {
+		return 0, w.opaqueCall(c, "it runs its input as commands on another machine")
+	}
+	return 0, false
+}
+
+// sshOptions parses the commands of ssh's -o options (ProxyCommand,
+// LocalCommand, KnownHostsCommand, RemoteCommand); true when it found
+// one.
+func (w walker) sshOptions(c *execCall) bool {
 	cmd := c.cmd()
+	found := false
 	for i := 1; i < len(cmd); i++ {
 		t := cmd[i].text
 		opt := ""
@@ -571,7 +657,7 @@ func seeSSH(w walker, c *execCall) (int, bool) {
 		case t == "-o" && i+1 < len(cmd):
 			opt = cmd[i+1].text
 			if !cmd[i+1].lit {
-				return 0, w.opaqueCall(c, "an ssh option is built when it runs")
+				return w.opaqueCall(c, "an ssh option is built when it runs")
 			}
 		case strings.HasPrefix(t, "-o") && len(t) > 2:
 			opt = t[2:]
@@ -585,18 +671,11 @@ func seeSSH(w walker, c *execCall) (int, bool) {
 		switch strings.ToLower(strings.TrimSpace(key)) {
 		case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
 			if w.parseInner(c, i, strings.TrimSpace(val), true) {
-				return 0, true
+				found = true
 			}
 		}
 	}
-	if next, done := w.seeColumns(c); done || next > 0 {
-		return next, done
-	}
-	// ssh host with no command runs what its input holds on host.
-	if in, _ := w.stdinOf(c); in != stdinNone && hasOperand(cmd, c.rule.opts) {
-		return 0, w.opaqueCall(c, "it runs its input as commands on another machine")
-	}
-	return 0, false
+	return found
 }
 
 // hasOperand reports whether cmd has a word that is not an option.
@@ -870,6 +949,9 @@ func runsCode(cmd []word) bool {
 	}
 	prog := programName(cmd[0])
 	base := interpreterBase(prog)
+	if shells[base] && shellScriptArg(cmd) >= 0 && cmd[shellScriptArg(cmd)].lit {
+		return false // sh -c 'rm "$@"' _: the input gives its arguments, not its code
+	}
 	return shells[base] || interpreters[base] || prog == "eval" || prog == "source" || prog == "." || prog == "xargs"
 }
 
