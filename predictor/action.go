@@ -57,6 +57,8 @@ type Part struct {
 	// exact key is the whole command line; only an allow rule or the
 	// person's own approval of that exact text can allow it.
 	Opaque bool
+	// Why says, for an opaque part, what limen could not read in it.
+	Why string
 }
 
 // Prediction is the approval probability of an action and the evidence

@@ -407,7 +407,7 @@ func (w walker) parseInner(c *execCall, at int, script string, fresh bool) bool 
 
 // opaqueCall adds the command as an opaque part.
 func (w walker) opaqueCall(c *execCall, why string) bool {
-	w.opaque(joinWords(c.cmd()), c.ctx.marks)
+	w.opaque(joinWords(c.cmd()), why, c.ctx.marks)
 	return true
 }
 

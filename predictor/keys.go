@@ -146,7 +146,7 @@ func opaquePart(root, what, raw string) Part {
 	if raw != "" {
 		l.add(root + ":" + what + " " + raw)
 	}
-	return Part{Tool: root, Subject: raw, Keys: l.done(), Opaque: true}
+	return Part{Tool: root, Subject: raw, Keys: l.done(), Opaque: true, Why: "limen could not parse it"}
 }
 
 // canonicalJSON renders v with sorted object keys and no HTML escaping.

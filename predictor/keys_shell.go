@@ -536,7 +536,7 @@ func (w walker) call(c *syntax.CallExpr, rs []*syntax.Redirect, ctx shellCtx) {
 	if nAssign == len(words) {
 		// Every argument expanded to nothing: "$empty" runs nothing, but
 		// limen cannot tell; key what was written.
-		w.opaque(joinWords(words), ctx.marks)
+		w.opaque(joinWords(words), "its words expand to nothing limen can read", ctx.marks)
 		return
 	}
 	for k := range nAssign {
@@ -564,14 +564,14 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	for n := 0; ; n++ {
 		if n == maxWrappers {
 			// nice nice … rm: past the bound, what runs is not read.
-			w.opaque(joinWords(words[start:]), ctx.marks)
+			w.opaque(joinWords(words[start:]), "it wraps commands in more wrappers than limen follows", ctx.marks)
 			return
 		}
 		head := words[start]
 		if !head.lit || head.glob || head.text == "" {
 			// $a, "$(echo rm)", ${IFS}, r?: what runs is only known when
 			// it runs.
-			w.opaque(joinWords(words[start:]), ctx.marks)
+			w.opaque(joinWords(words[start:]), "its program ("+head.text+") is only known when it runs", ctx.marks)
 			return
 		}
 		prog := programName(head)
@@ -641,14 +641,14 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 
 // opaque adds a part limen cannot read: subject is its text as written,
 // for rules, and its exact key is the whole command line.
-func (w walker) opaque(subject string, marks []string) {
+func (w walker) opaque(subject, why string, marks []string) {
 	l := ladder{"Bash"}
 	l.add("Bash:<opaque>")
 	if len(marks) > 0 {
 		l.add("Bash:<opaque> [" + joinSorted(marks) + "]")
 	}
 	l.add("Bash:<opaque> " + w.top)
-	w.out.add(Part{Tool: "Bash", Subject: subject, Keys: l.done(), Opaque: true})
+	w.out.add(Part{Tool: "Bash", Subject: subject, Keys: l.done(), Opaque: true, Why: why})
 }
 
 func joinWords(ws []word) string {

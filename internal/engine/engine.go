@@ -249,7 +249,11 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 func unvouched(part predictor.Part, pred predictor.Prediction) string {
 	switch {
 	case part.Opaque && !pred.OwnExact:
-		return "limen could not parse this command or cannot read what it would run, so only your own approval of this exact command can allow it"
+		why := part.Why
+		if why == "" {
+			why = "limen could not parse it"
+		}
+		return "limen cannot read what this command would run (" + why + "), so only your own approval of this exact command can allow it"
 	case !pred.Specific:
 		return "nobody has answered anything like it yet, and a general approval rate is no evidence about a new program"
 	}
