@@ -67,7 +67,7 @@ var execTable map[string]execRule
 func execRows() map[string]execRule {
 	return map[string]execRule{
 		// Privilege and process wrappers: the rest is a command.
-		"sudo":        {how: operandsArgv, priv: true, opts: optSpec{valueShort: "uUgCDhprtT", valueLong: set("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from", "--command-timeout"), assigns: true}},
+		"sudo":        {how: operandsArgv, priv: true, see: seeSudo, opts: optSpec{valueShort: "uUgCDhprtT", valueLong: set("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from", "--command-timeout"), assigns: true}},
 		"doas":        {how: operandsArgv, priv: true, opts: optSpec{valueShort: "uC"}},
 		"pkexec":      {how: operandsArgv, priv: true, opts: optSpec{valueLong: set("--user")}},
 		"run0":        {how: operandsArgv, priv: true, opts: optSpec{valueShort: "uD", valueLong: set("--user", "--chdir", "--description", "--setenv")}},
@@ -453,6 +453,25 @@ var execEnv = map[string]envHow{
 	"BASH_ENV": envCode, "ENV": envCode, "ZDOTDIR": envCode, "PERL5OPT": envCode, "NODE_OPTIONS": envCode,
 	"PYTHONSTARTUP": envCode, "PYTHONINSPECT": envCode, "RUBYOPT": envCode, "GIT_CONFIG_GLOBAL": envCode,
 	"GIT_CONFIG_PARAMETERS": envCode, "GIT_CONFIG_COUNT": envCode, "GIT_EXEC_PATH": envCode, "GIT_TEMPLATE_DIR": envCode,
+}
+
+// seeSudo: sudo -s and sudo -i run their operands through a shell, as
+// one script; otherwise the operands are a command.
+func seeSudo(w walker, c *execCall) (int, bool) {
+	next, done := w.seeColumns(c)
+	if done || next <= c.start {
+		return next, done
+	}
+	cmd := c.cmd()
+	for _, x := range cmd[1 : next-c.start] {
+		t := x.text
+		if t == "--shell" || t == "--login" || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t, "si") {
+			cc := *c
+			cc.priv = programName(cmd[0])
+			return 0, w.runWords(&cc, next-c.start)
+		}
+	}
+	return next, false
 }
 
 // seeCommand: `command -v x` looks a name up and runs nothing.

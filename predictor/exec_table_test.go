@@ -14,7 +14,7 @@ const opaque = "<opaque>"
 // execCases has at least one command per row of execTable: what the row
 // sees through, or what it must leave as it is.
 var execCases = map[string][]struct{ cmd, want string }{
-	"sudo":        {{"sudo -u root -- rm -rf ~", "rm -rf ~"}},
+	"sudo":        {{"sudo -u root -- rm -rf ~", "rm -rf ~"}, {"sudo -i 'rm -rf ~'", "rm -rf ~"}, {"sudo -s \"$X\"", opaque}},
 	"doas":        {{"doas -u root rm -rf ~", "rm -rf ~"}},
 	"pkexec":      {{"pkexec --user root rm -rf ~", "rm -rf ~"}},
 	"run0":        {{"run0 -u root rm -rf ~", "rm -rf ~"}},
@@ -251,6 +251,9 @@ func TestHiddenForms(t *testing.T) {
 			{"x=$(rm -rf ~)", "rm -rf ~"},
 			{"echo <(rm -rf ~)", "rm -rf ~"},
 			{"cat <<< \"$(rm -rf ~)\"", "rm -rf ~"},
+			{"echo 'rm -rf ~' > >(sh)", opaque},
+			{"cat x | tee >(bash) >/dev/null", opaque},
+			{"x=$(a=rm); $a -rf ~", opaque},
 		},
 		"secret read": {
 			{"cat < .env", "cat"},

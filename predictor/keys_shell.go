@@ -345,10 +345,12 @@ func (w walker) scanNode(n syntax.Node) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
-			w.stmts(n.Stmts, shellCtx{})
+			// A subshell: what it assigns stays there.
+			w.subshell().stmts(n.Stmts, shellCtx{})
 			return false
 		case *syntax.ProcSubst:
-			w.stmts(n.Stmts, shellCtx{})
+			// >(sh) reads what the command writes: code from a pipe.
+			w.subshell().stmts(n.Stmts, shellCtx{piped: n.Op == syntax.CmdOut})
 			return false
 		}
 		return true
