@@ -166,6 +166,39 @@ func execRows() map[string]execRule {
 		"entr":      {keep: true, script: []string{"-s"}, how: operandsArgv},
 		"hyperfine": {keep: true, script: []string{"-p", "--prepare", "-s", "--setup", "-c", "--cleanup", "--conclude"}, see: seeHyperfine},
 		"ansible":   {keep: true, see: seeAnsible},
+
+		// Tool runners: a subcommand after which the rest is a command run in
+		// the tool's environment (uv run rm …, bundle exec rm …). The runner
+		// is keyed too.
+		"uv":         {keep: true, see: subArgv(set("run"), set("--with", "--python", "-p", "--project", "--directory", "--package", "--extra", "--group", "--env-file", "--index", "--index-url", "--with-requirements"))},
+		"poetry":     {keep: true, see: subArgv(set("run"), set("-C", "--directory", "-P", "--project"))},
+		"pipenv":     {keep: true, see: subArgv(set("run"), nil)},
+		"conda":      {keep: true, see: subArgv(set("run"), set("-n", "--name", "-p", "--prefix", "--cwd"))},
+		"mamba":      {keep: true, see: subArgv(set("run"), set("-n", "--name", "-p", "--prefix", "--cwd"))},
+		"micromamba": {keep: true, see: subArgv(set("run"), set("-n", "--name", "-p", "--prefix", "--cwd"))},
+		"pixi":       {keep: true, see: subArgv(set("run", "exec"), set("-e", "--environment", "--manifest-path"))},
+		"bundle":     {keep: true, see: subArgv(set("exec"), set("--gemfile"))},
+		"rbenv":      {keep: true, see: subArgv(set("exec"), nil)},
+		"pyenv":      {keep: true, see: subArgv(set("exec"), nil)},
+		"mise":       {keep: true, see: subArgv(set("exec", "x"), nil)},
+		"asdf":       {keep: true, see: subArgv(set("exec"), nil)},
+		"volta":      {keep: true, see: subArgv(set("run"), set("--node", "--npm", "--yarn"))},
+		"fnm":        {keep: true, see: subArgv(set("exec"), set("--using"))},
+		"direnv":     {keep: true, see: subArgv(set("exec"), nil), skip: 1},
+		"nix":        {keep: true, script: []string{"-c", "--command"}, see: seeNix},
+		"nix-shell":  {keep: true, script: []string{"--run", "--command"}},
+		"vagrant":    {keep: true, script: []string{"-c", "--command"}},
+		"doppler":    {keep: true, see: subArgv(set("run"), set("-p", "--project", "-c", "--config", "--command"))},
+		"op":         {keep: true, see: subArgv(set("run"), set("--env-file"))},
+		"aws-vault":  {keep: true, see: subArgv(set("exec"), set("-d", "--duration", "--region")), skip: 1},
+		"infisical":  {keep: true, see: subArgv(set("run"), set("--env", "--path", "--projectId", "--command"))},
+		"dotenv":     {keep: true, see: seeDashDash},
+		"psql":       {keep: true, code: []string{"-c", "--command"}, see: seeSQLClient},
+		"mysql":      {keep: true, code: []string{"-e", "--execute"}, see: seeSQLClient},
+		"mariadb":    {keep: true, code: []string{"-e", "--execute"}, see: seeSQLClient},
+		"sqlite3":    {keep: true, see: seeSQLite},
+		"lldb":       {code: []string{"-o", "--one-line", "-O", "--one-line-before-file", "-s", "--source", "-S", "--source-before-file", "-k", "--one-line-on-crash"}, argvAfter: []string{"--"}},
+		"make":       {code: []string{"--eval", "-E"}},
 	}
 }
 
@@ -237,6 +270,9 @@ func (w walker) seeColumns(c *execCall) (int, bool) {
 	for i < len(cmd) {
 		x := cmd[i]
 		if x.lit && x.text == "--" {
+			if contains(r.argvAfter, "--") && i+1 < len(cmd) {
+				return c.start + i + 1, false
+			}
 			i++
 			break
 		}
@@ -1157,4 +1193,128 @@ func seeParallel(w walker, c *execCall) (int, bool) {
 	}
 	w.command(words, c.start+i, c.ctx.withPriv(c.priv), c.rs)
 	return 0, true
+}
+
+// subArgv makes the see function of a tool runner: after one of its
+// subcommands subs (and the options, values in values), the rest is a
+// command. skip is the row's operands after the subcommand (direnv exec
+// DIR, aws-vault exec PROFILE).
+func subArgv(subs, values map[string]bool) func(w walker, c *execCall) (int, bool) {
+	return func(w walker, c *execCall) (int, bool) {
+		cmd := c.cmd()
+		i := 1
+		for i < len(cmd) && strings.HasPrefix(cmd[i].text, "-") {
+			i++ // the tool's global options; their values are rare here
+		}
+		if i >= len(cmd) || !subs[cmd[i].text] {
+			return 0, false
+		}
+		i++
+		// Tool versions before -- (mise x node@20 -- cmd); any other word
+		// starts the command, and a later -- is its own.
+		for k := i; k < len(cmd)-1; k++ {
+			t := cmd[k].text
+			if t == "--" {
+				return c.start + k + 1, false
+			}
+			if !strings.HasPrefix(t, "-") && !strings.Contains(t, "@") {
+				break
+			}
+		}
+		skipped := 0
+		for i < len(cmd) {
+			t := cmd[i].text
+			if t == "--" {
+				i++
+				break
+			}
+			if strings.HasPrefix(t, "-") && cmd[i].lit {
+				if values[t] {
+					i++
+				}
+				i++
+				continue
+			}
+			if skipped < c.rule.skip {
+				skipped++
+				i++
+				continue
+			}
+			break
+		}
+		if i >= len(cmd) {
+			return 0, false
+		}
+		return c.start + i, false
+	}
+}
+
+// seeDashDash: after dotenv's options (and an optional --) comes the
+// command: dotenv -e .env -- cmd, dotenv cmd.
+func seeDashDash(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		t := cmd[i].text
+		switch {
+		case t == "--":
+			if i+1 < len(cmd) {
+				return c.start + i + 1, false
+			}
+			return 0, false
+		case t == "-e" || t == "-v" || t == "-p":
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			return c.start + i, false
+		}
+	}
+	return 0, false
+}
+
+// seeNix: nix develop|shell … -c CMD runs a command; nix run runs a
+// package.
+func seeNix(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		if t := cmd[i].text; t == "-c" || t == "--command" {
+			if i+1 < len(cmd) {
+				return c.start + i + 1, false
+			}
+		}
+	}
+	return 0, false
+}
+
+// seeSQLClient: psql -c and mysql -e run SQL, and their meta-commands
+// (\! in psql, system and \! in mysql) run shell commands: SQL with one
+// is opaque; other SQL is keyed as it is.
+func seeSQLClient(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		if val, at, ok := optionValue(cmd, i, c.rule.code); ok && strings.HasPrefix(cmd[i].text, "-") {
+			if !cmd[at].lit || sqlShells(val) {
+				return 0, w.opaqueCall(c, "its SQL runs shell commands")
+			}
+		}
+	}
+	return 0, false
+}
+
+// sqlShells reports whether SQL text holds a client meta-command that runs
+// a shell command.
+func sqlShells(sql string) bool {
+	l := strings.ToLower(sql)
+	return strings.Contains(l, `\!`) || strings.Contains(l, "system ") || strings.Contains(l, `\system`) ||
+		strings.Contains(l, "copy") && strings.Contains(l, "program") || strings.Contains(l, `\o |`) || strings.Contains(l, `\g |`)
+}
+
+// seeSQLite: sqlite3 DB '.shell cmd' and '.system cmd' run cmd.
+func seeSQLite(w walker, c *execCall) (int, bool) {
+	for _, x := range c.cmd()[1:] {
+		t := strings.TrimSpace(x.text)
+		if !x.lit || strings.Contains(t, ".shell") || strings.Contains(t, ".system") || strings.Contains(t, ".output |") || strings.Contains(t, ".once |") || strings.Contains(t, "load_extension") || strings.HasPrefix(t, ".load") {
+			return 0, w.opaqueCall(c, "its commands run shell commands")
+		}
+	}
+	return 0, false
 }
