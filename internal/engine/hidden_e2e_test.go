@@ -133,3 +133,72 @@ func TestHiddenFormsAfterOrdinaryWork(t *testing.T) {
 		}
 	}
 }
+
+// TestOpaqueNeedsAnExactApprovalEndToEnd: through a real limend, an
+// opaque command is asked until this person approves that very text;
+// then it is allowed, and a different opaque text still asks.
+func TestOpaqueNeedsAnExactApprovalEndToEnd(t *testing.T) {
+	d := limentest.Start(t)
+	d.SetPolicy(t, strings.Replace(policy.DefaultDocument, "exploration = 0.01", "exploration = 0.0", 1))
+	c := d.Client.API
+	decide := func(user, cmd string) *limenv1.Decision {
+		t.Helper()
+		resp, err := c.Decide(t.Context(), &limenv1.DecideRequest{Action: bash(user, cmd)})
+		if err != nil {
+			t.Fatalf("Decide(%s): %v", cmd, err)
+		}
+		return resp.GetDecision()
+	}
+	answer := func(dec *limenv1.Decision, choice limenv1.Choice) {
+		t.Helper()
+		if dec.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
+			t.Fatalf("%s: %v (%s); want an ask to answer", dec.GetKey(), dec.GetVerdict(), dec.GetReason())
+		}
+		if _, err := c.Answer(t.Context(), &limenv1.AnswerRequest{AskId: dec.GetAskId(), Choice: choice}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const code = `python3 -c 'print(40 + 2)'`
+	// bob's approvals are bob's.
+	for range 3 {
+		if dec := decide("bob", code); dec.GetVerdict() == limenv1.Verdict_VERDICT_ASK {
+			answer(dec, limenv1.Choice_CHOICE_APPROVE)
+		}
+	}
+	first := decide("ana", code)
+	if first.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
+		t.Fatalf("%s before ana answered it: %v (%s); want ask", code, first.GetVerdict(), first.GetReason())
+	}
+	answer(first, limenv1.Choice_CHOICE_APPROVE)
+	for range 2 {
+		dec := decide("ana", code)
+		if dec.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			break
+		}
+		answer(dec, limenv1.Choice_CHOICE_APPROVE)
+	}
+	if dec := decide("ana", code); dec.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
+		t.Fatalf("%s after ana approved it: %v (%s); want allow", code, dec.GetVerdict(), dec.GetReason())
+	}
+	for _, other := range []string{`python3 -c 'import os; os.system("rm -rf ~/projects")'`, code + "; true", `python3 -c "print(40 + 2)" ` + "#"} {
+		if dec := decide("ana", other); dec.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			t.Errorf("%s: allowed on ana's approval of %s (%s)", other, code, dec.GetReason())
+		}
+	}
+}
+
+// TestSecretReadsAreSecretsEndToEnd: input redirections of secret files
+// and environment dumps are in the shipped secrets class.
+func TestSecretReadsAreSecretsEndToEnd(t *testing.T) {
+	d := limentest.Start(t)
+	for _, cmd := range []string{"cat < .env", "wc -c < ~/.ssh/id_ed25519", "env", "printenv", "set", "export -p",
+		"declare -x", "typeset -x", "ps auxe", "cat /proc/self/environ", "tr '\\0' '\\n' < /proc/1/environ", "sudo env"} {
+		resp, err := d.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: bash("ana", cmd)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.GetDecision().GetRiskClass(); got != "secrets" {
+			t.Errorf("%s: risk class %q, want secrets (key %s)", cmd, got, resp.GetDecision().GetKey())
+		}
+	}
+}
