@@ -577,6 +577,8 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 			return
 		}
 		prog := programName(head)
+		// Each program crossed (a wrapper, then what it runs) is seen
+		// here, expanded: the place for checks on every program word.
 		rule, ok := execRuleFor(prog)
 		if !ok {
 			break
