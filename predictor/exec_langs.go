@@ -28,6 +28,9 @@ func seeAwk(w walker, c *execCall) (int, bool) {
 		}
 		switch t {
 		case "-f", "--file", "-i", "--include", "-l", "--load":
+			if i+1 < len(cmd) && (!cmd[i+1].lit || cmd[i+1].glob || readsStdinPath(cmd[i+1].text)) {
+				return 0, w.opaqueCall(c, "its program is read from its input or built when it runs")
+			}
 			file = true
 			i += 2
 			continue
@@ -218,6 +221,9 @@ func seeSed(w walker, c *execCall) (int, bool) {
 				return 0, w.opaqueCall(c, "its script runs commands")
 			}
 		case t == "-f" || t == "--file":
+			if i+1 < len(cmd) && (!cmd[i+1].lit || cmd[i+1].glob || readsStdinPath(cmd[i+1].text)) {
+				return 0, w.opaqueCall(c, "its script is read from its input or built when it runs")
+			}
 			file = true
 			i += 2
 			continue

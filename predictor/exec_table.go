@@ -827,18 +827,37 @@ func seeShell(w walker, c *execCall) (int, bool) {
 			i++
 			continue
 		}
-		if x.text == "-s" || x.text == "-" || x.text == "--" {
+		if x.text == "-s" || x.text == "-" {
+			break
+		}
+		if x.text == "--" {
+			if i+1 < len(cmd) {
+				return w.scriptOperand(c, cmd[i+1], true)
+			}
 			break
 		}
 		if strings.HasPrefix(x.text, "-") || strings.HasPrefix(x.text, "+") {
 			continue
 		}
-		if readsStdinPath(x.text) {
-			break
-		}
-		return 0, false // a script file, keyed by its path
+		return w.scriptOperand(c, x, true)
 	}
 	return w.stdinScript(c, true)
+}
+
+// scriptOperand decides on the script file a shell or interpreter is
+// given: a path is keyed as it is, but a script built at run time (a
+// substitution, a glob), a descriptor (/dev/fd/3, <(…)) or its input is
+// code limen cannot read.
+func (w walker) scriptOperand(c *execCall, x word, shell bool) (int, bool) {
+	switch {
+	case !x.lit || x.glob:
+		return 0, w.opaqueCall(c, "the script it runs is only known when it runs")
+	case x.text == "-" || x.text == "/dev/stdin" || x.text == "/dev/fd/0" || x.text == "/proc/self/fd/0":
+		return w.stdinScript(c, shell)
+	case readsStdinPath(x.text):
+		return 0, w.opaqueCall(c, "it runs code read from a file descriptor")
+	}
+	return 0, false // a script file, keyed by its path
 }
 
 // stdinScript handles a program that runs what its standard input holds:
@@ -916,7 +935,13 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 		if _, _, ok := optionValue(cmd, i, c.rule.code); ok && strings.HasPrefix(x.text, "-") {
 			return 0, w.opaqueCall(c, "it runs code limen does not read")
 		}
-		if x.text == "-" || x.text == "--" {
+		if x.text == "-" {
+			break
+		}
+		if x.text == "--" {
+			if i+1 < len(cmd) {
+				return w.scriptOperand(c, cmd[i+1], false)
+			}
 			break
 		}
 		if strings.HasPrefix(x.text, "-") {
@@ -928,10 +953,7 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 			}
 			continue
 		}
-		if readsStdinPath(x.text) {
-			break
-		}
-		return 0, false // a script file, keyed by its path
+		return w.scriptOperand(c, x, false)
 	}
 	return w.stdinScript(c, false)
 }
