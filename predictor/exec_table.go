@@ -443,7 +443,11 @@ func (w walker) parseInner(c *execCall, at int, script string, fresh bool) bool 
 
 // opaqueCall adds the command as an opaque part.
 func (w walker) opaqueCall(c *execCall, why string) bool {
-	w.opaque(joinWords(c.cmd()), why, c.ctx.marks)
+	subject := joinWords(c.cmd())
+	if subject == "" {
+		subject = joinWords(c.words) // an assignment alone: PAGER="$x"
+	}
+	w.opaque(subject, why, c.ctx.marks)
 	return true
 }
 

@@ -198,6 +198,14 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		w.scanNode(c)
 		w.declare(c, ctx)
 		w.pseudo(c.Variant.Value, w.source(c), s.Redirs, ctx.withMarks(declMarks(c)))
+		// export GIT_SSH_COMMAND='rm -rf ~' is run by the git after it.
+		for _, a := range c.Args {
+			if a.Name != nil && a.Value != nil && execEnv[a.Name.Value] != envNone {
+				v := w.word(a.Value)
+				as := word{text: a.Name.Value + "=" + v.text, lit: v.lit}
+				w.assignmentRuns(&execCall{words: []word{as}, start: 1, ctx: ctx, rs: s.Redirs, priv: ctx.priv}, as)
+			}
+		}
 	case *syntax.TestClause:
 		w.scanNode(c)
 		w.pseudo("[[", w.source(c), s.Redirs, ctx)
@@ -528,6 +536,10 @@ func (w walker) call(c *syntax.CallExpr, rs []*syntax.Redirect, ctx shellCtx) {
 			}
 		}
 		w.pseudo("<assign>", joinWords(words), nil, ctx)
+		// PAGER='rm -rf ~' (exported already, or later) is run by git log.
+		for k := range words {
+			w.assignmentRuns(&execCall{words: words, start: len(words), ctx: ctx, rs: rs, priv: ctx.priv}, words[k])
+		}
 		return
 	}
 	for _, as := range c.Assigns {
