@@ -37,6 +37,7 @@ const maxParts = 64
 //	Bash      Bash → Bash:git → Bash:git push → Bash:git push [-f] → Bash:git push --force origin main
 //	          privileged: Bash → Bash:sudo → Bash:sudo apt install → Bash:sudo apt install [-y] → Bash:sudo apt install -y jq
 //	          unparsable: Bash → Bash:<unparsed> → Bash:<unparsed> <raw text>
+//	          opaque ($a -rf ~, python -c …, curl … | sh): Bash → Bash:<opaque> [→ Bash:<opaque> [marks]] → Bash:<opaque> <whole command line>
 //	Read etc. Read → Read:workspace → Read:workspace:./src/ → Read:workspace:./src/*.go → Read:/abs/cleaned/path
 //	WebFetch  WebFetch → WebFetch:github.com → WebFetch:github.com/acme → WebFetch:<url>
 //	WebSearch WebSearch → WebSearch:<query>
