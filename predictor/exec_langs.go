@@ -81,11 +81,10 @@ func awkCommands(prog string) ([]string, bool) {
 		c := prog[i]
 		switch {
 		case c == '"':
-			s, n, ok := awkString(prog[i:])
+			_, n, ok := awkString(prog[i:])
 			if !ok {
 				return nil, false
 			}
-			_ = s
 			i += n - 1
 			prev = '"'
 		case c == '/' && strings.IndexByte("(,~!&|{};:?\n=", prev) >= 0:
@@ -146,10 +145,6 @@ func awkCommands(prog string) ([]string, bool) {
 				i = k
 				prev = ')'
 				continue
-			case "getline":
-				// getline < file reads a file; cmd | getline is caught at |.
-			case "ENVIRON", "PROCINFO":
-				// reading the environment is a secret read, not code
 			}
 			i = j - 1
 			prev = 'a'
@@ -566,9 +561,7 @@ func seeGit(w walker, c *execCall) (int, bool) {
 					rest++
 				}
 				if rest < len(args) {
-					cc := *c
-					cc.words = c.words
-					w.runWordsFrom(c, i+1+rest)
+					w.runWords(c, i+1+rest)
 				}
 				break
 			}
@@ -580,9 +573,6 @@ func seeGit(w walker, c *execCall) (int, bool) {
 	}
 	return 0, false
 }
-
-// runWordsFrom parses the words from at on as a script, like runWords.
-func (w walker) runWordsFrom(c *execCall, at int) { w.runWords(c, at) }
 
 // vimHarmless are ex commands that run nothing: go to a line, quit,
 // write, set an option.
@@ -618,7 +608,7 @@ func seeVim(w walker, c *execCall) (int, bool) {
 			i++
 		case strings.HasPrefix(t, "+") && len(t) > 1:
 			ex = t[1:]
-		case t == "-S" || t == "-s" || t == "-W" && false:
+		case t == "-S" || t == "-s":
 			return 0, w.opaqueCall(c, "it runs a file of editor commands")
 		case t == "-u" || t == "-U":
 			if i+1 < len(cmd) && (cmd[i+1].text == "NONE" || cmd[i+1].text == "NORC" || cmd[i+1].text == "DEFAULTS") {
