@@ -197,9 +197,19 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		pred := preds[i]
 		r := Result{Verdict: th.Verdict(pred.P), DecidedBy: ByPrediction, Prediction: pred,
 			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
-		if part.Opaque && r.Verdict == policy.Allow {
+		if r.Verdict == policy.Allow {
+			if why := unvouched(part.Part, pred); why != "" {
+				r.Verdict = policy.Ask
+				r.Reason = "p=" + f3(pred.P) + " is above the " + class.Name + " allow threshold " + f3(th.AllowAbove) + ", but " + why
+			}
+		}
+		if r.Verdict == policy.Block && part.Opaque && pred.Level != part.Keys.Exact() {
+			// What limen cannot read, generalisation settles neither way:
+			// refusals of other unreadable commands do not make this one
+			// refused.
 			r.Verdict = policy.Ask
-			r.Reason = "limen could not parse this command, and never allows what it cannot read"
+			r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+				", but limen cannot read this command and you have not answered it yourself, so a person decides"
 		}
 		if r.Verdict == policy.Block && !pred.Specific {
 			// A block asks nobody, so limen would never learn that the
@@ -222,6 +232,35 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
 	}
 	return out
+}
+
+// unvouched says why learning may not allow a part whose p is above the
+// allow threshold, or "" when it may. What the person's answers do not
+// cover, generalisation must not allow:
+//   - an opaque part (limen cannot read what it runs) needs this person's
+//     own approval of the exact same text: no level above it, and nobody
+//     else's answers, say anything about what it hides;
+//   - a part nobody has answered anything specific about (a program new
+//     to everyone) rests only on the root, the person's rate for
+//     anything at all, which is no evidence about a new program;
+//   - a part with risk marks (rm [-f -r], cat [secret-file]) needs this
+//     person's own answers at the marked level or below: approving rm of
+//     a file says nothing about rm -rf.
+func unvouched(part predictor.Part, pred predictor.Prediction) string {
+	switch {
+	case part.Opaque && !pred.OwnExact:
+		why := part.Why
+		if why == "" {
+			why = "limen could not parse it"
+		}
+		return "limen cannot read what this command would run (" + why + "), so only your own approval of this exact command can allow it"
+	case !pred.Specific:
+		return "nobody has answered anything like it yet, and a general approval rate is no evidence about a new program"
+	}
+	if m := predictor.MarkLevel(part.Keys); m > 0 && pred.OwnDepth < m {
+		return "you have not answered " + part.Keys[m] + " yourself, and answers to its safer forms do not vouch for it"
+	}
+	return ""
 }
 
 // rank orders verdicts from least to most restrictive.

@@ -153,7 +153,8 @@ func (s *Server) replayOf(d *limenv1.Decision, act predictor.Action, now time.Ti
 		if d.GetDecidedBy() == limenv1.Decider_DECIDER_PREDICTION && part.Keys.Exact() == d.GetKey() {
 			ev := d.GetEvidence()
 			pred = predictor.Prediction{P: d.GetP(), Key: d.GetKey(), Level: ev.GetLevel(),
-				Approvals: ev.GetApprovals(), Denials: ev.GetDenials(), Effective: ev.GetEffectiveCount(), Specific: ev.GetSpecific()}
+				Approvals: ev.GetApprovals(), Denials: ev.GetDenials(), Effective: ev.GetEffectiveCount(), Specific: ev.GetSpecific(),
+				OwnDepth: pred.OwnDepth, OwnExact: pred.OwnExact} // not recorded: the model's, as of now
 		}
 		r.preds[part.Keys.Exact()] = pred
 		if pred.P >= 0 && pred.P <= 1 { // a NaN from a broken model must not poison the sums
