@@ -350,7 +350,7 @@ func TestFormats(t *testing.T) {
 		{"codex allow is no opinion", "codex", "read.json", nil, `{}`, ""},
 		{"codex ask is a deny saying how to approve", "codex", "bash.json", nil, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",`, "This runtime cannot ask"},
 		{"codex block", "codex", "bash-rm-root.json", nil, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",`, "blocks"},
-		{"codex permission request ask leaves Codex's prompt", "codex", "", permission, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest"}}`, ""},
+		{"codex permission request ask leaves Codex's prompt", "codex", "", permission, `{}`, ""},
 		{"codex permission request allow", "codex", "", bytes.Replace(golden(t, "read.json"), []byte(`"PreToolUse"`), []byte(`"PermissionRequest"`), 1), `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, ""},
 		{"gemini allow", "gemini", "read.json", nil, `{"decision":"allow",`, "allows"},
 		{"gemini ask is a deny", "gemini", "bash.json", nil, `{"decision":"deny",`, "limenctl answer"},

@@ -92,7 +92,9 @@ func TestRender(t *testing.T) {
 		{Codex, PreToolUse, Allow, `{}`},
 		{Codex, PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}`},
 		{Codex, PermissionRequest, Allow, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`},
-		{Codex, PermissionRequest, Ask, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest"}}`},
+		{Codex, PermissionRequest, Ask, `{}`},
+		{ClaudeCode, PermissionRequest, Ask, `{}`},
+		{ClaudeCode, PermissionRequest, "", `{}`},
 		{Gemini, BeforeTool, Allow, `{"decision":"allow","reason":"why"}`},
 		{Gemini, BeforeTool, Ask, `{"decision":"deny","reason":"why"}`},
 	}
