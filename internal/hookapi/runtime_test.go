@@ -3,9 +3,12 @@ package hookapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +18,8 @@ import (
 	"github.com/limenhq/limen/internal/hookapi"
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/limentest"
+	"github.com/limenhq/limen/policy"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
 // startHTTP runs the real limend with its HTTP socket.
@@ -80,5 +85,74 @@ func TestPermissionRequestNoDecision(t *testing.T) {
 	// a reply {} that claims ask there is refused by limen-hook.
 	if !hookout.Allows(hookout.PreToolUse, []byte(`{}`)) {
 		t.Error("{} on PreToolUse must count as an allow, so that a garbled ask is refused")
+	}
+}
+
+// geminiSample is a hook input Gemini CLI 0.61.0 really sent, with its
+// tool_input replaced by input (and mcp_context kept).
+func geminiSample(t *testing.T, name, input string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "hookfmt", "testdata", "gemini-0.61.0", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if input != "" {
+		m["tool_input"] = json.RawMessage(input)
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// TestGeminiToolsMeetTheRules: Gemini CLI's own tool names, sent as the
+// real CLI sends them, meet the rules written in Claude Code's names: the
+// shell's block rules, the Edit rule on Gemini's own settings, and an MCP
+// rule on a server whose name holds an underscore.
+func TestGeminiToolsMeetTheRules(t *testing.T) {
+	l := startHTTP(t)
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(policy.DefaultDocument, "block = [\n", "block = [\n  \"mcp__my_db__*\",\n", 1)
+	if doc == policy.DefaultDocument {
+		t.Fatal("the default policy has no block list to extend")
+	}
+	l.SetPolicy(t, doc)
+	settings := filepath.Join(me.HomeDir, ".gemini", "settings.json")
+	for _, tt := range []struct {
+		name, sample, input, verdict, says string
+	}{
+		{"limenctl answer", "run_shell_command", `{"command":"limenctl answer 1 --approve","description":"x"}`, "deny", "limenctl answer"},
+		{"rm -rf / in a dir", "run_shell_command", `{"command":"rm -rf /","dir_path":"sub"}`, "deny", "rm -rf /"},
+		{"ordinary command", "run_shell_command", "", "deny", "limen asks a person"},
+		{"its own settings", "write_file", `{"file_path":"` + settings + `","content":"{}"}`, "deny", "Edit(~/.gemini/settings.json)"},
+		{"its own settings by replace", "replace", `{"file_path":"` + settings + `","old_string":"a","new_string":"b"}`, "deny", "Edit(~/.gemini/settings.json)"},
+		{"mcp server with an underscore", "mcp_my_db_run_query", "", "deny", "mcp__my_db__*"},
+		{"two spellings of one path", "read_file", `{"file_path":"README.md","absolute_path":"/root/.ssh/id_rsa"}`, "deny", "cannot tell which one"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, a := hookReply(t, l, "gemini", geminiSample(t, tt.sample, tt.input))
+			if v != tt.verdict || !strings.Contains(a, tt.says) || !strings.HasPrefix(a, `{"decision":"deny"`) {
+				t.Fatalf("= %s %s; want %s saying %q", v, a, tt.verdict, tt.says)
+			}
+		})
+	}
+	// What limend recorded is the Claude Code tool.
+	h, err := l.Client.API.History(t.Context(), &limenv1.HistoryRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]bool{}
+	for _, d := range h.GetDecisions() {
+		tools[d.GetAction().GetTool()] = true
+	}
+	for _, want := range []string{"Bash", "Write", "Edit", "mcp__my_db__run_query"} {
+		if !tools[want] {
+			t.Errorf("history has tools %v; want %s among them", tools, want)
+		}
 	}
 }

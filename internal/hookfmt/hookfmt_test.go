@@ -45,7 +45,7 @@ func TestParse(t *testing.T) {
 	// Gemini CLI's tools are Claude Code's under other names: limen's
 	// rules and classes must see them as such.
 	for in, want := range map[string]Call{
-		`{"tool_name":"run_shell_command","tool_input":{"command":"rm -rf /","directory":"x"}}`: {Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf /","directory":"x"}`)},
+		`{"tool_name":"run_shell_command","tool_input":{"command":"rm -rf /","directory":"x"}}`: {Tool: "Bash", Input: json.RawMessage(`{"command":"cd 'x' && rm -rf /"}`)},
 		`{"tool_name":"read_file","tool_input":{"absolute_path":"/root/.ssh/id_rsa"}}`:          {Tool: "Read", Input: json.RawMessage(`{"file_path":"/root/.ssh/id_rsa"}`)},
 		`{"tool_name":"mcp__github__create_issue","tool_input":{"title":"x"}}`:                  {Tool: "mcp__github__create_issue", Input: json.RawMessage(`{"title":"x"}`)},
 	} {
