@@ -156,3 +156,32 @@ func TestGeminiToolsMeetTheRules(t *testing.T) {
 		}
 	}
 }
+
+// TestCodexApplyPatchHeaders: Codex trims each hunk header before matching
+// it, so an indented "*** Add File:" edits that file, and limend blocks a
+// patch of Codex's own configuration however its headers are spaced.
+func TestCodexApplyPatchHeaders(t *testing.T) {
+	l := startHTTP(t)
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(me.HomeDir, ".codex", "config.toml")
+	for name, patch := range map[string]string{
+		"indented":  "*** Begin Patch\n  *** Add File: " + config + "\n+x\n*** End Patch\n",
+		"tab, CRLF": "*** Begin Patch\r\n\t*** Update File: src/a.go\r\n@@\r\n-a\r\n+b\r\n\t*** Delete File: " + config + "\r\n*** End Patch\r\n",
+		"bare CR":   "*** Begin Patch\r*** Add File: " + config + "\r+x\r*** End Patch",
+		"moved":     "*** Begin Patch\n*** Update File: notes.md\n *** Move to: " + config + "\n@@\n-a\n+b\n*** End Patch",
+	} {
+		t.Run(name, func(t *testing.T) {
+			in, _ := json.Marshal(map[string]any{
+				"session_id": "s1", "cwd": filepath.Join(me.HomeDir, "shop"), "hook_event_name": "PreToolUse",
+				"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}, "tool_use_id": "c1",
+			})
+			v, a := hookReply(t, l, "codex", string(in))
+			if v != "deny" || !strings.Contains(a, "Edit(~/.codex/**)") {
+				t.Fatalf("= %s %s; want deny by Edit(~/.codex/**)", v, a)
+			}
+		})
+	}
+}
