@@ -119,6 +119,11 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 		out.fail(errors.New("the runtime did not finish writing the hook input within limen-hook's --timeout of " + o.timeout.String()))
 		return
 	}
+	if err == errTooLarge {
+		a := hookout.TooLarge()
+		out.print(hookout.Render(f, out.event, a.Verdict, a.Reason))
+		return
+	}
 	if err != nil {
 		out.fail(errors.New("malformed hook input: " + err.Error()))
 		return

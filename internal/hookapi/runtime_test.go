@@ -18,7 +18,9 @@ import (
 	"github.com/limenhq/limen/internal/hookapi"
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/limentest"
+	"github.com/limenhq/limen/internal/server"
 	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -183,5 +185,134 @@ func TestCodexApplyPatchHeaders(t *testing.T) {
 				t.Fatalf("= %s %s; want deny by Edit(~/.codex/**)", v, a)
 			}
 		})
+	}
+}
+
+// claudeCall is Claude Code's PreToolUse hook input for one tool call.
+func claudeCall(t *testing.T, cwd, tool string, input map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{
+		"session_id": "s1", "cwd": cwd, "hook_event_name": "PreToolUse",
+		"tool_name": tool, "tool_input": input, "tool_use_id": "toolu_1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// nested wraps cmd in depth levels of bash -c.
+func nested(cmd string, depth int) string {
+	for range depth {
+		cmd = "bash -c '" + strings.ReplaceAll(cmd, "'", `'\''`) + "'"
+	}
+	return cmd
+}
+
+// padding is about n bytes of harmless commands of 200 bytes each.
+func padding(n int) string {
+	return strings.Repeat("echo "+strings.Repeat("x", 193)+"; ", n/200)
+}
+
+// TestPaddingNeverDowngradesABlock: a blocked command stays blocked however
+// it is padded: past the 64 parts limen learns from, past the 32 KiB it
+// parses for learning, past the 64 KiB input limit, nested past 3 shells.
+// What is too big even to check is blocked too, never asked.
+func TestPaddingNeverDowngradesABlock(t *testing.T) {
+	l := startHTTP(t)
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := filepath.Join(me.HomeDir, "shop")
+	for _, tt := range []struct {
+		name, command, says string
+	}{
+		{"after 100 parts", strings.Repeat("true; ", 100) + "rm -rf /", "Bash(rm -rf /)"},
+		{"first of 100 parts", "rm -rf / ; " + strings.Repeat("true; ", 100), "Bash(rm -rf /)"},
+		{"at the end of 40 KiB", strings.Repeat("echo padding; ", 40<<10/14) + "limenctl answer 1 --approve", "limenctl answer"},
+		{"at the end of a 70 KiB input", padding(70<<10) + "rm -rf ~", "Bash(rm -rf ~)"},
+		{"at the end of a 700 KiB input", padding(700<<10) + "rm -rf ~", "Bash(rm -rf ~)"},
+		{"in a 40 KiB bash -c", "bash -c '" + padding(40<<10) + "rm -rf /'", "Bash(rm -rf /)"},
+		{"five shells deep", nested("rm -rf /", 5), "Bash(rm -rf /)"},
+		{"six evals deep", strings.Repeat("eval ", 6) + "rm -rf /", "Bash(rm -rf /)"},
+		{"in a pipeline of 200", strings.Repeat("cat x | ", 200) + "limenctl answer 7 --approve", "limenctl answer"},
+		{"too many parts to check", strings.Repeat("true; ", predictor.MaxCheckedParts+10), "too big for limen to check"},
+		{"too deep to check", strings.Repeat("eval ", predictor.MaxCheckedDepth+2) + "true", "too big for limen to check"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, a := hookReply(t, l, "claude-code", claudeCall(t, cwd, "Bash", map[string]any{"command": tt.command}))
+			if v != "deny" || !strings.Contains(a, tt.says) {
+				t.Fatalf("= %s %.300s; want deny saying %q", v, a, tt.says)
+			}
+		})
+	}
+}
+
+// TestOversizedInput: an input past 64 KiB is decided, not refused. A Write
+// is decided on its path (a 150 KB Write inside the workspace is allowed by
+// the rule for it; one to Claude Code's settings is blocked); anything else
+// is at most asked, even when a rule allows it; and the decision log and
+// the queue of asks keep only the start of each long string.
+func TestOversizedInput(t *testing.T) {
+	l := startHTTP(t)
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(policy.DefaultDocument, "allow = []", `allow = ["Edit(./**)", "Bash(echo *)"]`, 1)
+	if doc == policy.DefaultDocument {
+		t.Fatal("the default policy has no allow list to set")
+	}
+	l.SetPolicy(t, doc)
+	cwd := filepath.Join(me.HomeDir, "shop")
+	content := strings.Repeat("0123456789abcdef\n", 150_000/17)
+	for _, tt := range []struct {
+		name, tool string
+		input      map[string]any
+		verdict    string
+		says       string
+	}{
+		{"150 KB Write in the workspace", "Write", map[string]any{"file_path": filepath.Join(cwd, "data.csv"), "content": content}, "allow", "Edit(./**)"},
+		{"150 KB Edit in the workspace", "Edit", map[string]any{"file_path": filepath.Join(cwd, "data.csv"), "old_string": content, "new_string": content + "x"}, "allow", "Edit(./**)"},
+		{"150 KB Write to Claude Code's settings", "Write", map[string]any{"file_path": filepath.Join(me.HomeDir, ".claude", "settings.json"), "content": content}, "deny", "Edit(~/.claude/settings*.json)"},
+		{"150 KB Write outside the workspace", "Write", map[string]any{"file_path": "/opt/data.csv", "content": content}, "ask", "limen asks a person"},
+		// "<" is six bytes in JSON as Go writes it: a 20 KiB command that
+		// Parts reads whole, in 120 KiB of input.
+		{"120 KiB command a rule allows", "Bash", map[string]any{"command": "echo '" + strings.Repeat("<", 20<<10) + "'"}, "ask", "more than the 64 KiB limen learns from"},
+		{"70 KiB description of a command a rule allows", "Bash", map[string]any{"command": "echo hi", "description": strings.Repeat("x", 70<<10)}, "ask", "more than the 64 KiB limen learns from"},
+		{"70 KiB MCP call", "mcp__db__query", map[string]any{"sql": strings.Repeat("x", 70<<10)}, "ask", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, a := hookReply(t, l, "claude-code", claudeCall(t, cwd, tt.tool, tt.input))
+			if v != tt.verdict || !strings.Contains(a, tt.says) {
+				t.Fatalf("= %s %.400s; want %s saying %q", v, a, tt.verdict, tt.says)
+			}
+		})
+	}
+	// Nothing limend keeps holds the whole content.
+	h, err := l.Client.API.History(t.Context(), &limenv1.HistoryRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := l.Client.API.ListPending(t.Context(), &limenv1.ListPendingRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := 0
+	for _, d := range h.GetDecisions() {
+		recorded++
+		if in := d.GetAction().GetInputJson(); len(in) > server.MaxInputBytes || !strings.Contains(in, "limen kept 1024 of") {
+			t.Errorf("decision %s keeps %d bytes of input (%.100s…); want the long strings cut", d.GetDecisionId(), len(in), in)
+		}
+	}
+	for _, a := range p.GetAsks() {
+		recorded++
+		if in := a.GetDecision().GetAction().GetInputJson(); len(in) > server.MaxInputBytes || !json.Valid([]byte(in)) {
+			t.Errorf("pending ask %s keeps %d bytes of input", a.GetAskId(), len(in))
+		}
+	}
+	if recorded < 7 {
+		t.Errorf("found %d recorded decisions and asks; want every call's", recorded)
 	}
 }

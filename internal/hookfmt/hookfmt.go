@@ -89,6 +89,13 @@ func Render(f Format, event string, v Verdict, reason string) []byte {
 // reason, or deny where the runtime has no ask. Never allow.
 func FailClosed(f Format, event string, err error) Answer { return hookout.FailClosed(f, event, err) }
 
+// TooLarge is the answer to hook input larger than MaxInput: deny.
+func TooLarge() Answer { return hookout.TooLarge() }
+
+// ErrTooLarge is Parse's error for input larger than MaxInput; its answer
+// is TooLarge, not the fail-closed ask.
+var ErrTooLarge = fmt.Errorf("hook input is larger than %d bytes", MaxInput)
+
 // Call is one tool call as a hook receives it, whatever the runtime.
 type Call struct {
 	Event          string
@@ -121,7 +128,7 @@ type hookInput struct {
 // expected, because they end up in the reason the model and the person see.
 func Parse(f Format, data []byte) (Call, error) {
 	if len(data) > MaxInput {
-		return Call{}, fmt.Errorf("hook input is larger than %d bytes", MaxInput)
+		return Call{}, ErrTooLarge
 	}
 	var in hookInput
 	if err := json.Unmarshal(data, &in); err != nil {

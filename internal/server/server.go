@@ -204,6 +204,10 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	res := engine.Decide(ctx, in, func(ctx context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
 		return s.model.PredictEach(user, ls, start), nil
 	})
+	// Nothing Parts left out may weaken the verdict, and an oversized input
+	// is recorded cut (oversize.go).
+	res = limitBeyondCaps(ps.pol, msg, pl.parts, pl.env, res, start)
+	msg.InputJson = recordedInput(msg.GetInputJson())
 
 	if req.GetDryRun() {
 		return &limenv1.DecideResponse{Decision: s.decision(msg, res, ps, start, 0)}, nil

@@ -264,6 +264,17 @@ func FailClosed(f Format, event string, err error) Answer {
 	return AskAnswer(f, event, "", "limen could not decide ("+err.Error()+"), so it fails closed", false)
 }
 
+// TooLarge is the answer to hook input larger than MaxInput: deny, in every
+// runtime. limen reads no further, so its block rules were not checked on
+// the rest; an ask would let a blocked command through a person's hurried
+// Yes just by padding it past the limit, so it is refused instead, with
+// what to do.
+func TooLarge() Answer {
+	return Answer{Deny, "limen blocks this: the hook input is larger than " + strconv.Itoa(MaxInput>>20) +
+		" MiB, more than limen reads, so it could not check all of it against its block rules. " +
+		"Split the work: write a large file in parts (a first Write, then edits that add the rest), and run a long script from a file."}
+}
+
 const hex = "0123456789abcdef"
 
 // AppendString appends s as a JSON string, escaped exactly as
