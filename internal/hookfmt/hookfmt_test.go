@@ -3,6 +3,7 @@ package hookfmt
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -125,5 +126,29 @@ func TestDefaultHTTPSocket(t *testing.T) {
 		if got, err := DefaultHTTPSocket(); err != nil || got != tt.want {
 			t.Errorf("LIMEN_SOCKET=%q LIMEN_HTTP_SOCKET=%q: %s, %v; want %s", tt.socket, tt.http, got, err, tt.want)
 		}
+	}
+}
+
+// TestRecordedPermissionRequestReply: the no-decision reply Claude Code
+// 2.1.328 accepted in a real session (testdata/claude-code-2.1.328) is what
+// Render writes, and the one it rejected is not.
+func TestRecordedPermissionRequestReply(t *testing.T) {
+	reply := func(name string) string {
+		b, err := os.ReadFile("testdata/claude-code-2.1.328/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, after, ok := strings.Cut(strings.TrimSpace(string(b)), " -> ")
+		if !ok {
+			t.Fatalf("%s has no reply", name)
+		}
+		return after
+	}
+	got := string(Render(ClaudeCode, PermissionRequest, Ask, "limen asks"))
+	if want := reply("permreq-ask-fixed.limen-hook.txt"); got != want {
+		t.Errorf("Render = %s; Claude Code accepted %s", got, want)
+	}
+	if rejected := reply("permreq-ask-before.limen-hook.txt"); got == rejected {
+		t.Errorf("Render = %s, which Claude Code rejected", got)
 	}
 }
