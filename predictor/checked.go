@@ -12,6 +12,29 @@ const (
 	MaxCheckedDepth = 16
 )
 
+// The opaque parts Parts leaves where it stopped short of a command: too
+// long to parse, nested too deep, or past maxParts. Capped tells them from
+// a command that does not parse (which CheckedParts could read no better).
+const (
+	capTooLong = "<too long>"
+	capTooDeep = "<too deep>"
+	capTooMany = "<too many parts>"
+)
+
+// Capped reports whether p is where Parts stopped short of a command
+// within its bounds: what lies beyond has parts that only CheckedParts
+// finds.
+func Capped(p Part) bool {
+	if !p.Opaque || len(p.Keys) < 2 {
+		return false
+	}
+	switch p.Keys[1] {
+	case "Bash:" + capTooLong, "Bash:" + capTooDeep, "Bash:" + capTooMany:
+		return true
+	}
+	return false
+}
+
 // CheckedParts returns every part of a for the policy's hard rules to meet,
 // not only the first ones Parts keeps for learning: a command padded past
 // Parts' bounds (`rm -rf / ;` then a hundred `true;`, or 40 KiB with

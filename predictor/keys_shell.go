@@ -39,7 +39,7 @@ func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 		return []Part{opaquePart("Bash", "<empty>", "")}, false
 	}
 	if len(cmd) > lim.length {
-		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, true
+		return []Part{opaquePart("Bash", capTooLong, cmd)}, true
 	}
 	out := &shellParts{lim: lim}
 	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a)}
@@ -47,7 +47,7 @@ func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, out.capped
 	}
 	if out.overflow {
-		out.parts = append(out.parts, opaquePart("Bash", "<too many parts>", cmd))
+		out.parts = append(out.parts, opaquePart("Bash", capTooMany, cmd))
 	}
 	return out.parts, out.capped || out.overflow
 }
@@ -519,8 +519,12 @@ func (w walker) nested(words []word, start int, priv string, ctx shellCtx, rs []
 	inner.priv = priv
 	inner.prefix = ctx.prefix + joinWords(words[:start+at]) + " "
 	if w.depth >= w.out.lim.depth || len(script) > w.out.lim.length {
+		what := capTooLong
+		if w.depth >= w.out.lim.depth {
+			what = capTooDeep
+		}
 		w.out.capped = true
-		w.out.add(opaquePart("Bash", "<unparsed>", script))
+		w.out.add(opaquePart("Bash", what, script))
 		return true
 	}
 	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home}

@@ -35,8 +35,8 @@ var pathTools = map[string]bool{
 // reads can weaken a decision. Parts keeps at most 64 parts of a command and
 // parses at most 32 KiB of it, leaving the rest to one opaque part (which
 // makes the verdict ask); a block rule on what lies beyond would so become
-// an ask by making the command longer. When Parts had to give up on
-// something (an opaque part of a Bash command) or the input is oversized,
+// an ask by making the command longer. When Parts stopped short of a
+// command (predictor.Capped) or the input is oversized,
 // every part predictor.CheckedParts finds meets the block and ask rules
 // here, and a command too big even for it is blocked: what limen cannot
 // check, it does not let a person wave through either.
@@ -49,7 +49,7 @@ func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []predictor.
 	}
 	size := len(msg.GetInputJson())
 	big := size > MaxInputBytes
-	if !big && (msg.GetTool() != "Bash" || !anyOpaque(parts)) {
+	if !big && !anyCapped(parts) {
 		return res
 	}
 	act, err := toAction(msg, at)
@@ -89,9 +89,9 @@ func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []predictor.
 	return res
 }
 
-func anyOpaque(parts []predictor.Part) bool {
+func anyCapped(parts []predictor.Part) bool {
 	for _, p := range parts {
-		if p.Opaque {
+		if predictor.Capped(p) {
 			return true
 		}
 	}
