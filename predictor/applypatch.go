@@ -64,32 +64,23 @@ func applyPatchParts(a Action) []Part {
 			unreadable = true
 		}
 	}
-	workdir := ""
+	// workdir, when given, is where Codex applies the patch; the workspace
+	// stays the call's cwd, so a workdir of /etc does not make /etc the
+	// workspace.
+	base := ""
 	if wd, ok := stringArg(a.Input, "workdir"); ok {
-		workdir = ResolvePath(a, wd)
+		base = ResolvePath(a, wd)
 	}
+	dirs := []string{base}
 	var parts []Part
 	seen := map[string]bool{}
 	for _, text := range texts {
-		for _, line := range patchLines(text) {
-			file, known := patchFile(line)
-			if !known {
-				unreadable = true
-				continue
-			}
-			if file == "" || seen[file] {
-				continue
-			}
-			seen[file] = true
-			if workdir != "" && !strings.HasPrefix(file, "/") && !strings.HasPrefix(file, "~") {
-				// Relative to workdir; the workspace stays the call's cwd,
-				// so a workdir of /etc does not make /etc the workspace.
-				file = path.Join(workdir, file)
-			}
-			edit := a
-			edit.Tool, edit.Input = "Edit", map[string]any{"file_path": file}
-			parts = append(parts, filePart(edit, "Edit"))
-		}
+		dirs = append(dirs, cdDirs(a, text)...)
+	}
+	for _, text := range texts {
+		ps, unknown := patchEdits(a, text, dirs, seen)
+		parts = append(parts, ps...)
+		unreadable = unreadable || unknown
 	}
 	raw := capLen(strings.Join(texts, "\n"), maxRootLen)
 	if len(parts) == 0 {
@@ -100,6 +91,82 @@ func applyPatchParts(a Action) []Part {
 	}
 	return parts
 }
+
+// shellPatchParts finds apply_patch run from a shell: Codex puts an
+// apply_patch program on the PATH of the commands it runs, and models write
+// `apply_patch <<'EOF' … EOF`, which reaches limen as a Bash command. Any
+// file marker line in the command's text is an Edit part (a heredoc that
+// only looks like a patch costs a stricter decision, nothing more); a
+// command that names apply_patch but shows no file it writes (the patch
+// built by printf, say) gets an opaque part, never allowed by learning.
+func shellPatchParts(a Action) []Part {
+	cmd, _ := a.Input["command"].(string)
+	mentions := strings.Contains(cmd, "apply_patch") || strings.Contains(cmd, "applypatch")
+	if !mentions && !strings.Contains(cmd, "***") {
+		return nil
+	}
+	// A relative path is relative to wherever the shell is when the patch
+	// applies: the call's directory, its workdir, or any directory the
+	// command cd's to. Each of them is an edit, so none escapes its rules.
+	dirs := []string{""}
+	if wd, ok := stringArg(a.Input, "workdir"); ok {
+		dirs = append(dirs, ResolvePath(a, wd))
+	}
+	dirs = append(dirs, cdDirs(a, cmd)...)
+	parts, _ := patchEdits(a, cmd, dirs, map[string]bool{})
+	if len(parts) == 0 && mentions {
+		return []Part{opaquePart("Bash", "<patch unread>", capLen(cmd, maxRootLen))}
+	}
+	return parts
+}
+
+// patchEdits returns an Edit part for each file the patch text names, not
+// yet in seen: an absolute or ~ path as it is, a relative one under each of
+// dirs ("" is the call's cwd). unknown says a "*** Word:" line was no
+// marker limen knows.
+func patchEdits(a Action, text string, dirs []string, seen map[string]bool) (parts []Part, unknown bool) {
+	for _, line := range patchLines(text) {
+		file, known := patchFile(line)
+		if !known {
+			unknown = true
+			continue
+		}
+		if file == "" {
+			continue
+		}
+		for i, dir := range dirs {
+			f := file
+			if strings.HasPrefix(f, "/") || strings.HasPrefix(f, "~") {
+				if i > 0 {
+					break
+				}
+			} else if dir != "" {
+				f = path.Join(dir, f)
+			}
+			if seen[f] {
+				continue
+			}
+			seen[f] = true
+			edit := a
+			edit.Tool, edit.Input = "Edit", map[string]any{"file_path": f}
+			parts = append(parts, filePart(edit, "Edit"))
+		}
+	}
+	return parts, unknown
+}
+
+// cdDirs are the directories a shell text cd's (or pushd's) to, resolved
+// against the call's cwd: a patch applied after `cd ~` names files there.
+func cdDirs(a Action, text string) []string {
+	var dirs []string
+	for _, m := range cdTarget.FindAllStringSubmatch(text, -1) {
+		dirs = append(dirs, ResolvePath(a, strings.Trim(m[1], `'"`)))
+	}
+	return dirs
+}
+
+// cdTarget finds the directories a shell command changes to.
+var cdTarget = regexp.MustCompile(`(?:^|[\s;&|("'{])(?:cd|pushd)\s+([^\s;&|)]+)`)
 
 // patchLines splits a patch into lines, trimmed. Codex splits on "\n" only
 // (dropping a "\r" before it); limen also reads each piece between bare

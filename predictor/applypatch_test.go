@@ -42,6 +42,7 @@ func TestApplyPatchLeniency(t *testing.T) {
 		{"patch field", map[string]any{"patch": "*** Add File: ~/.codex/config.toml\n+x"}, []string{codex}, false},
 		{"workdir", map[string]any{"command": "*** Add File: config.toml\n+x", "workdir": "/home/ana/.codex"}, []string{codex}, false},
 		{"relative workdir", map[string]any{"command": "*** Add File: x.go\n+x", "workdir": "src"}, []string{"/home/ana/shop/src/x.go"}, false},
+		{"cd in the command", map[string]any{"command": "cd ~ && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: .codex/config.toml\n+x\n*** End Patch\nEOF"}, []string{"/home/ana/shop/.codex/config.toml", codex}, false},
 		{"no file", map[string]any{"command": "rm -rf /"}, nil, true},
 		{"nothing", map[string]any{}, nil, true},
 	}
@@ -78,5 +79,47 @@ func TestApplyPatchWorkdirKeepsTheWorkspace(t *testing.T) {
 		Input: map[string]any{"command": "*** Add File: /etc/cron.d/x\n+x", "workdir": "/etc"}})
 	if len(parts) != 1 || parts[0].Keys[1] != "Edit:"+ClassOutside {
 		t.Errorf("parts = %+v; want one Edit classed %s", parts, ClassOutside)
+	}
+}
+
+// TestShellApplyPatch: apply_patch run from a shell writes the files its
+// heredoc names, as an Edit of each; one whose patch limen cannot see is
+// opaque.
+func TestShellApplyPatch(t *testing.T) {
+	const codex = "/home/ana/.codex/config.toml"
+	tests := []struct {
+		name    string
+		command string
+		files   []string
+		opaque  bool
+	}{
+		{"heredoc", "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: ~/.codex/config.toml\n+x\n*** End Patch\nEOF", []string{codex}, false},
+		{"bash -lc", "bash -lc \"cd /home/ana && apply_patch <<'EOF'\n*** Begin Patch\n  *** Update File: .codex/config.toml\n@@\n-a\n+b\n*** End Patch\nEOF\"", []string{"/home/ana/shop/.codex/config.toml", codex}, false},
+		{"workdir", "apply_patch <<'EOF'\n*** Add File: config.toml\n+x\nEOF", []string{"/home/ana/shop/config.toml", codex}, false},
+		{"built by printf", `printf '%s\n' "$P" | apply_patch`, nil, true},
+		{"other name", "applypatch < p.diff", nil, true},
+		{"no patch", "git status", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := map[string]any{"command": tt.command}
+			if tt.name == "workdir" {
+				in["workdir"] = "~/.codex"
+			}
+			parts := Parts(Action{User: "ana", Tool: "Bash", Input: in, Cwd: "/home/ana/shop"})
+			var files []string
+			opaque := false
+			for _, p := range parts {
+				if p.Tool == "Edit" {
+					files = append(files, p.Subject)
+				}
+				if p.Opaque && p.Keys[1] == "Bash:<patch unread>" {
+					opaque = true
+				}
+			}
+			if !slices.Equal(files, tt.files) || opaque != tt.opaque {
+				t.Errorf("edits %q, unread %v; want %q, %v", files, opaque, tt.files, tt.opaque)
+			}
+		})
 	}
 }

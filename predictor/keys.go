@@ -50,7 +50,7 @@ func Parts(a Action) []Part {
 	}
 	switch {
 	case a.Tool == "Bash":
-		return bashParts(a)
+		return append(bashParts(a), shellPatchParts(a)...)
 	case fileTools[a.Tool] != "":
 		return []Part{filePart(a, root)}
 	case a.Tool == "apply_patch":

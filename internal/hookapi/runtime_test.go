@@ -170,15 +170,20 @@ func TestCodexApplyPatchHeaders(t *testing.T) {
 	}
 	config := filepath.Join(me.HomeDir, ".codex", "config.toml")
 	for name, patch := range map[string]string{
-		"indented":  "*** Begin Patch\n  *** Add File: " + config + "\n+x\n*** End Patch\n",
-		"tab, CRLF": "*** Begin Patch\r\n\t*** Update File: src/a.go\r\n@@\r\n-a\r\n+b\r\n\t*** Delete File: " + config + "\r\n*** End Patch\r\n",
-		"bare CR":   "*** Begin Patch\r*** Add File: " + config + "\r+x\r*** End Patch",
-		"moved":     "*** Begin Patch\n*** Update File: notes.md\n *** Move to: " + config + "\n@@\n-a\n+b\n*** End Patch",
+		"indented":     "*** Begin Patch\n  *** Add File: " + config + "\n+x\n*** End Patch\n",
+		"tab, CRLF":    "*** Begin Patch\r\n\t*** Update File: src/a.go\r\n@@\r\n-a\r\n+b\r\n\t*** Delete File: " + config + "\r\n*** End Patch\r\n",
+		"bare CR":      "*** Begin Patch\r*** Add File: " + config + "\r+x\r*** End Patch",
+		"moved":        "*** Begin Patch\n*** Update File: notes.md\n *** Move to: " + config + "\n@@\n-a\n+b\n*** End Patch",
+		"from a shell": "cd ~ && apply_patch <<'EOF'\n*** Begin Patch\n  *** Add File: .codex/config.toml\n+x\n*** End Patch\nEOF",
 	} {
 		t.Run(name, func(t *testing.T) {
+			tool := "apply_patch"
+			if strings.HasPrefix(patch, "cd ") {
+				tool = "Bash" // Codex's shell, running the apply_patch it puts on PATH
+			}
 			in, _ := json.Marshal(map[string]any{
 				"session_id": "s1", "cwd": filepath.Join(me.HomeDir, "shop"), "hook_event_name": "PreToolUse",
-				"tool_name": "apply_patch", "tool_input": map[string]any{"command": patch}, "tool_use_id": "c1",
+				"tool_name": tool, "tool_input": map[string]any{"command": patch}, "tool_use_id": "c1",
 			})
 			v, a := hookReply(t, l, "codex", string(in))
 			if v != "deny" || !strings.Contains(a, "Edit(~/.codex/**)") {
