@@ -3,6 +3,7 @@ package hookfmt
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 )
@@ -66,7 +67,7 @@ type geminiMCPContext struct {
 // geminiAsClaude returns the Claude Code tool and input of a Gemini call;
 // tools it does not know pass as they are. An error means the call cannot
 // be read one way only, and fails closed.
-func geminiAsClaude(tool string, input json.RawMessage, mcp *geminiMCPContext) (string, json.RawMessage, error) {
+func geminiAsClaude(tool string, input json.RawMessage, mcp *geminiMCPContext, cwd string) (string, json.RawMessage, error) {
 	if strings.HasPrefix(tool, "mcp_") {
 		return geminiMCPName(tool, mcp), input, nil
 	}
@@ -96,7 +97,7 @@ func geminiAsClaude(tool string, input json.RawMessage, mcp *geminiMCPContext) (
 		if err != nil {
 			return "", nil, err
 		}
-		if err := inDir(args, dir); err != nil {
+		if err := inDir(args, dir, cwd); err != nil {
 			return "", nil, err
 		}
 	case "web_fetch":
@@ -171,8 +172,11 @@ func sameJSON(a, b json.RawMessage) bool {
 
 // inDir makes a shell command that Gemini runs in dir (dir_path) read as
 // `cd 'dir' && command`: the command's relative paths are dir's, and a rule
-// or a person must see that it runs in ~/.ssh, not in the workspace.
-func inDir(args map[string]json.RawMessage, dir json.RawMessage) error {
+// or a person must see that it runs in ~/.ssh, not in the workspace. A dir
+// that is the call's cwd ("." or the cwd spelled out, as models often send)
+// changes nothing and is dropped, so `npm test` stays `npm test` for the
+// rules written for it.
+func inDir(args map[string]json.RawMessage, dir json.RawMessage, cwd string) error {
 	if dir == nil || string(dir) == "null" {
 		return nil
 	}
@@ -182,6 +186,14 @@ func inDir(args map[string]json.RawMessage, dir json.RawMessage) error {
 	}
 	if strings.TrimSpace(d) == "" {
 		return nil // the project root, as Gemini CLI reads an empty dir_path
+	}
+	if abs := d; cwd != "" && strings.HasPrefix(cwd, "/") {
+		if !strings.HasPrefix(abs, "/") {
+			abs = cwd + "/" + abs
+		}
+		if path.Clean(abs) == path.Clean(cwd) {
+			return nil
+		}
 	}
 	var cmd string
 	if c, ok := args["command"]; ok {

@@ -59,6 +59,9 @@ func TestGeminiTools(t *testing.T) {
 		{"shell", "run_shell_command", `{"command":"git status"}`, nil, "Bash", `{"command":"git status"}`, ""},
 		{"shell in a dir", "run_shell_command", `{"command":"rm -rf *","dir_path":"/home/ana/.ssh"}`, nil, "Bash", `{"command":"cd '/home/ana/.ssh' && rm -rf *"}`, ""},
 		{"shell dir quoted", "run_shell_command", `{"command":"ls","dir_path":"a'b c"}`, nil, "Bash", `{"command":"cd 'a'\\''b c' && ls"}`, ""},
+		{"shell in the cwd", "run_shell_command", `{"command":"npm test","dir_path":"."}`, nil, "Bash", `{"command":"npm test"}`, ""},
+		{"shell in the cwd spelled out", "run_shell_command", `{"command":"npm test","dir_path":"/home/ana/shop/"}`, nil, "Bash", `{"command":"npm test"}`, ""},
+		{"shell in a subdir", "run_shell_command", `{"command":"npm test","dir_path":"./web"}`, nil, "Bash", `{"command":"cd './web' && npm test"}`, ""},
 		{"shell empty dir", "run_shell_command", `{"command":"ls","dir_path":""}`, nil, "Bash", `{"command":"ls"}`, ""},
 		{"shell old directory", "run_shell_command", `{"command":"ls","directory":"x"}`, nil, "Bash", `{"command":"cd 'x' && ls"}`, ""},
 		{"shell two dirs", "run_shell_command", `{"command":"ls","dir_path":"a","directory":"b"}`, nil, "", "", "both dir_path"},
@@ -92,7 +95,7 @@ func TestGeminiTools(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tool, input, err := geminiAsClaude(tt.tool, json.RawMessage(tt.input), tt.mcp)
+			tool, input, err := geminiAsClaude(tt.tool, json.RawMessage(tt.input), tt.mcp, "/home/ana/shop")
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("= %s %s, %v; want an error saying %q", tool, input, err, tt.err)

@@ -156,7 +156,7 @@ func Parse(f Format, data []byte) (Call, error) {
 	}
 	if f == Gemini {
 		var err error
-		if c.Tool, c.Input, err = geminiAsClaude(c.Tool, c.Input, in.MCPContext); err != nil {
+		if c.Tool, c.Input, err = geminiAsClaude(c.Tool, c.Input, in.MCPContext, c.Cwd); err != nil {
 			return Call{}, err
 		}
 	}
