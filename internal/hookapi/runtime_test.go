@@ -321,3 +321,35 @@ func TestOversizedInput(t *testing.T) {
 		t.Errorf("found %d recorded decisions and asks; want every call's", recorded)
 	}
 }
+
+// TestDeepInputKeepsItsBlock: an input nested past limend's 32 levels was
+// refused, which every runtime took as ask: nesting an argument deeper
+// turned a block into an ask. It is now decided on what can be read, and
+// never allowed.
+func TestDeepInputKeepsItsBlock(t *testing.T) {
+	l := startHTTP(t)
+	doc := strings.Replace(policy.DefaultDocument, "block = [\n", "block = [\n  \"mcp__db__drop_table\",\n", 1)
+	doc = strings.Replace(doc, "allow = []", `allow = ["Bash(echo *)"]`, 1)
+	l.SetPolicy(t, doc)
+	var deep any = "x"
+	for range 40 {
+		deep = []any{deep}
+	}
+	for _, tt := range []struct {
+		name, tool string
+		input      map[string]any
+		verdict    string
+		says       string
+	}{
+		{"blocked MCP tool", "mcp__db__drop_table", map[string]any{"table": "users", "opts": deep}, "deny", "mcp__db__drop_table"},
+		{"blocked command", "Bash", map[string]any{"command": "rm -rf /", "x": deep}, "deny", "Bash(rm -rf /)"},
+		{"allowed command", "Bash", map[string]any{"command": "echo hi", "x": deep}, "ask", "nested more than 32 levels deep"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, a := hookReply(t, l, "claude-code", claudeCall(t, "/home/ana/shop", tt.tool, tt.input))
+			if v != tt.verdict || !strings.Contains(a, tt.says) {
+				t.Fatalf("= %s %.300s; want %s saying %q", v, a, tt.verdict, tt.says)
+			}
+		})
+	}
+}

@@ -89,6 +89,16 @@ func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []predictor.
 	return res
 }
 
+// limitDeep keeps an action whose input was nested too deep to read whole
+// (flattenDeep) from being allowed: what was not read is not vouched for.
+func limitDeep(res engine.Result, deep bool, max int) engine.Result {
+	if deep && res.Verdict == policy.Allow {
+		res.Verdict = policy.Ask
+		res.Reason = fmt.Sprintf("the input is nested more than %d levels deep, and limen did not read below that, so a person decides (it would allow: %s)", max, res.Reason)
+	}
+	return res
+}
+
 func anyCapped(parts []predictor.Part) bool {
 	for _, p := range parts {
 		if predictor.Capped(p) {

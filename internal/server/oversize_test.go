@@ -91,3 +91,30 @@ func cmd(s string) string {
 	b, _ := json.Marshal(map[string]string{"command": s})
 	return string(b)
 }
+
+func TestFlattenDeep(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + "1" + strings.Repeat("]", n) }
+	tests := []struct {
+		name, in, want, err string
+	}{
+		{"within", `{"a":` + deep(2) + `}`, `{"a":[[1]]}`, ""},
+		{"cut below max", `{"command":"rm -rf /","x":` + deep(5) + `,"y":{"z":"ok"}}`, `{"command":"rm -rf /","x":[["<nested deeper than 3 levels: not read>"]],"y":{"z":"ok"}}`, ""},
+		{"keys and numbers kept", `{"n":1.50,"s":"a\"b","t":true,"u":null,"o":{"p":{"q":{}}}}`, `{"n":1.50,"s":"a\"b","t":true,"u":null,"o":{"p":{"q":"<nested deeper than 3 levels: not read>"}}}`, ""},
+		{"broken", `{"a":[[[[`, "", "cannot be read"},
+		{"trailing data", `{"a":1} {}`, "", "data after the JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := flattenDeep(tt.in, 3)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("= %s, %v; want an error saying %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want || checkDepth(got, 3) != nil {
+				t.Fatalf("= %s, %v; want %s", got, err, tt.want)
+			}
+		})
+	}
+}
