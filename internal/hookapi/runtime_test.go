@@ -278,7 +278,7 @@ func TestOversizedInput(t *testing.T) {
 		verdict    string
 		says       string
 	}{
-		{"150 KB Write in the workspace", "Write", map[string]any{"file_path": filepath.Join(cwd, "data.csv"), "content": content}, "allow", "Edit(./**)"},
+		{"150 KB Write in the workspace", "Write", map[string]any{"file_path": filepath.Join(cwd, "data.csv"), "content": content}, "allow", "Edit(./**) (decided on the path: the input is 155 KiB"},
 		{"150 KB Edit in the workspace", "Edit", map[string]any{"file_path": filepath.Join(cwd, "data.csv"), "old_string": content, "new_string": content + "x"}, "allow", "Edit(./**)"},
 		{"150 KB Write to Claude Code's settings", "Write", map[string]any{"file_path": filepath.Join(me.HomeDir, ".claude", "settings.json"), "content": content}, "deny", "Edit(~/.claude/settings*.json)"},
 		{"150 KB Write outside the workspace", "Write", map[string]any{"file_path": "/opt/data.csv", "content": content}, "ask", "limen asks a person"},

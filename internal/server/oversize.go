@@ -82,7 +82,10 @@ func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []predictor.
 	if ask != nil && res.Verdict == policy.Allow {
 		return *ask
 	}
-	if big && !pathTools[msg.GetTool()] && res.Verdict == policy.Allow {
+	switch {
+	case big && pathTools[msg.GetTool()]:
+		res.Reason += fmt.Sprintf(" (decided on the path: the input is %d KiB, and limen keeps only the start of its content)", size>>10)
+	case big && res.Verdict == policy.Allow:
 		res.Verdict = policy.Ask
 		res.Reason = fmt.Sprintf("the input is %d KiB, more than the %d KiB limen learns from, so a person decides (it would allow: %s)", size>>10, MaxInputBytes>>10, res.Reason)
 	}
