@@ -12,8 +12,11 @@ import (
 
 // KeyScheme is the version of the key ladders; bump it whenever keys change,
 // so stored answers get their keys derived again. 3: Codex's apply_patch is
-// keyed as the edits of the files its patch names.
-const KeyScheme = 3
+// keyed as the edits of the files its patch names. 4: patches are read as
+// leniently as Codex reads them (and from a shell command), and the parts
+// where Parts stops short of a command are Bash:<too long>, <too deep> and
+// <too many parts>.
+const KeyScheme = 4
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
