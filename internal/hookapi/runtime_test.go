@@ -16,6 +16,7 @@ import (
 
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/hookapi"
+	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/limentest"
 	"github.com/limenhq/limen/internal/server"
@@ -351,5 +352,23 @@ func TestDeepInputKeepsItsBlock(t *testing.T) {
 				t.Fatalf("= %s %.300s; want %s saying %q", v, a, tt.verdict, tt.says)
 			}
 		})
+	}
+}
+
+// TestHookInputPastTheHardLimit: hook input past the 1 MiB limend reads is
+// denied, in every runtime's shape: limen could not check the rest against
+// its block rules, so asking would let padding turn a block into an ask.
+func TestHookInputPastTheHardLimit(t *testing.T) {
+	l := startHTTP(t)
+	body := claudeCall(t, "/home/ana/shop", "Bash", map[string]any{"command": "rm -rf / ; " + strings.Repeat("true; ", hookfmt.MaxInput/6)})
+	for format, prefix := range map[string]string{
+		"claude-code": `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"`,
+		"codex":       `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"`,
+		"gemini":      `{"decision":"deny"`,
+	} {
+		v, a := hookReply(t, l, format, body)
+		if v != "deny" || !strings.HasPrefix(a, prefix) || !strings.Contains(a, "larger than 1 MiB") {
+			t.Errorf("%s: = %s %.200s; want deny saying the input is larger than 1 MiB", format, v, a)
+		}
 	}
 }
