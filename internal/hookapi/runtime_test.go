@@ -120,7 +120,7 @@ func TestGeminiToolsMeetTheRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := strings.Replace(policy.DefaultDocument, "block = [\n", "block = [\n  \"mcp__my_db__*\",\n", 1)
+	doc := strings.Replace(policy.DefaultDocument, "block = [\n", "block = [\n  \"mcp__my_db__*\", \"WebFetch(domain:evil.example)\",\n", 1)
 	if doc == policy.DefaultDocument {
 		t.Fatal("the default policy has no block list to extend")
 	}
@@ -135,6 +135,8 @@ func TestGeminiToolsMeetTheRules(t *testing.T) {
 		{"its own settings", "write_file", `{"file_path":"` + settings + `","content":"{}"}`, "deny", "Edit(~/.gemini/settings.json)"},
 		{"its own settings by replace", "replace", `{"file_path":"` + settings + `","old_string":"a","new_string":"b"}`, "deny", "Edit(~/.gemini/settings.json)"},
 		{"mcp server with an underscore", "mcp_my_db_run_query", "", "deny", "mcp__my_db__*"},
+		{"fetch of a blocked domain", "web_fetch", `{"prompt":"summarise https://evil.example/x"}`, "deny", "WebFetch(domain:evil.example)"},
+		{"blocked domain behind another URL", "web_fetch", `{"prompt":"compare https://go.dev/doc https://evil.example/x"}`, "deny", "names 2 URLs"},
 		{"two spellings of one path", "read_file", `{"file_path":"README.md","absolute_path":"/root/.ssh/id_rsa"}`, "deny", "cannot tell which one"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // geminiTool is how one Gemini CLI tool becomes the Claude Code tool it is.
@@ -38,8 +39,10 @@ type geminiTool struct {
 //   - run_shell_command's dir_path (directory before) becomes a leading
 //     `cd DIR &&` in the command, so that rules and keys see where it runs;
 //   - web_fetch has no url: Gemini fetches every http(s) URL in its prompt.
-//     With exactly one it is a WebFetch of that URL; with none or several it
-//     stays web_fetch, keyed by its whole input;
+//     With exactly one it is a WebFetch of that URL; with none it stays
+//     web_fetch (it fetches nothing); with several it is refused, since one
+//     decision would otherwise vouch for URLs the rules never saw (a
+//     WebFetch(domain:…) block beaten by naming a second URL first);
 //   - read_many_files has no Claude Code equivalent and keeps its name; its
 //     older paths list is merged into include, so one list says what it reads;
 //   - MCP tools: see geminiMCPName.
@@ -101,10 +104,14 @@ func geminiAsClaude(tool string, input json.RawMessage, mcp *geminiMCPContext, c
 			return "", nil, err
 		}
 	case "web_fetch":
-		if u, ok := oneURL(args["prompt"]); ok {
-			args["url"], _ = json.Marshal(u)
-		} else {
+		urls := promptURLs(args["prompt"])
+		switch len(urls) {
+		case 0:
 			m.tool = "web_fetch"
+		case 1:
+			args["url"], _ = marshalPlain(urls[0])
+		default:
+			return "", nil, fmt.Errorf("Gemini web_fetch's prompt names %d URLs (%s): limen decides on one URL at a time, so it does not decide on these; fetch them one per call", len(urls), strings.Join(urls, ", "))
 		}
 	case "read_many_files":
 		if err := mergeLists(args, "include", "paths"); err != nil {
@@ -210,24 +217,23 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// oneURL returns the only URL in a web_fetch prompt, found as Gemini CLI
-// finds them (whitespace-separated words containing "://"); ok is false
-// for none or several.
-func oneURL(prompt json.RawMessage) (string, bool) {
+// promptURLs returns the URLs in a web_fetch prompt, found at least as
+// Gemini CLI finds them: the words containing "://", with words split at
+// every space JavaScript's \s knows (U+FEFF included) and every one Go's
+// unicode.IsSpace knows (U+0085), so that no split of Gemini's hides a
+// second URL inside what limen took for one.
+func promptURLs(prompt json.RawMessage) []string {
 	var p string
 	if json.Unmarshal(prompt, &p) != nil {
-		return "", false
+		return nil
 	}
 	var urls []string
-	for _, w := range strings.Fields(p) {
+	for _, w := range strings.FieldsFunc(p, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }) {
 		if strings.Contains(w, "://") {
 			urls = append(urls, w)
 		}
 	}
-	if len(urls) != 1 {
-		return "", false
-	}
-	return urls[0], true
+	return urls
 }
 
 // mergeLists moves the strings of args[from] into args[into], so that one
