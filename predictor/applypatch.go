@@ -97,11 +97,12 @@ func applyPatchParts(a Action) []Part {
 // `apply_patch <<'EOF' … EOF`, which reaches limen as a Bash command. Any
 // file marker line in the command's text is an Edit part (a heredoc that
 // only looks like a patch costs a stricter decision, nothing more); a
-// command that names apply_patch but shows no file it writes (the patch
-// built by printf, say) gets an opaque part, never allowed by learning.
-func shellPatchParts(a Action) []Part {
+// command whose parts (shell, already parsed) run apply_patch but whose
+// text shows no file it writes (the patch built by printf, say) gets an
+// opaque part, never allowed by learning.
+func shellPatchParts(a Action, shell []Part) []Part {
 	cmd, _ := a.Input["command"].(string)
-	mentions := strings.Contains(cmd, "apply_patch") || strings.Contains(cmd, "applypatch")
+	mentions := runsApplyPatch(shell)
 	if !mentions && !strings.Contains(cmd, "***") {
 		return nil
 	}
@@ -118,6 +119,25 @@ func shellPatchParts(a Action) []Part {
 		return []Part{opaquePart("Bash", "<patch unread>", capLen(cmd, maxRootLen))}
 	}
 	return parts
+}
+
+// runsApplyPatch reports whether one of a command's parts runs apply_patch
+// (or applypatch) as its program, plain or under a privilege wrapper: the
+// walker has already seen through quotes, wrappers and bash -c, so
+// `grep -r apply_patch src/` is not one.
+func runsApplyPatch(parts []Part) bool {
+	for _, p := range parts {
+		for _, k := range p.Keys {
+			w := strings.Fields(strings.TrimPrefix(k, "Bash:"))
+			if len(w) > 1 && privWrappers[w[0]] {
+				w = w[1:]
+			}
+			if len(w) > 0 && (w[0] == "apply_patch" || w[0] == "applypatch") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // patchEdits returns an Edit part for each file the patch text names, not

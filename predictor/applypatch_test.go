@@ -98,6 +98,8 @@ func TestShellApplyPatch(t *testing.T) {
 		{"workdir", "apply_patch <<'EOF'\n*** Add File: config.toml\n+x\nEOF", []string{"/home/ana/shop/config.toml", codex}, false},
 		{"built by printf", `printf '%s\n' "$P" | apply_patch`, nil, true},
 		{"other name", "applypatch < p.diff", nil, true},
+		{"sudo", "sudo apply_patch < p.diff", nil, true},
+		{"named, not run", "grep -rn apply_patch src/", nil, false},
 		{"no patch", "git status", nil, false},
 	}
 	for _, tt := range tests {

@@ -50,5 +50,5 @@ func CheckedParts(a Action) (parts []Part, complete bool) {
 		return Parts(a), true
 	}
 	parts, capped := bashPartsUpTo(a, shellLimits{parts: MaxCheckedParts, length: MaxCheckedLen, depth: MaxCheckedDepth})
-	return append(parts, shellPatchParts(a)...), !capped
+	return append(parts, shellPatchParts(a, parts)...), !capped
 }

@@ -53,7 +53,8 @@ func Parts(a Action) []Part {
 	}
 	switch {
 	case a.Tool == "Bash":
-		return append(bashParts(a), shellPatchParts(a)...)
+		parts := bashParts(a)
+		return append(parts, shellPatchParts(a, parts)...)
 	case fileTools[a.Tool] != "":
 		return []Part{filePart(a, root)}
 	case a.Tool == "apply_patch":
