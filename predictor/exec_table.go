@@ -426,8 +426,18 @@ func (w walker) parseInner(c *execCall, at int, script string, fresh bool) bool 
 	inner.priv = c.priv
 	inner.piped = false
 	inner.prefix = c.ctx.prefix + joinWords(c.words[:c.start+at]) + " "
-	if w.depth >= maxShellDepth || len(script) > maxCommandLen {
-		return w.opaqueCall(c, "it nests commands too deeply to read")
+	if w.depth >= w.out.lim.depth || len(script) > w.out.lim.length {
+		// Past the limits the part is one of Capped's, so the server
+		// checks the rules on the whole command with CheckedParts.
+		what, why := capTooLong, "the command it runs is too long to read"
+		if w.depth >= w.out.lim.depth {
+			what, why = capTooDeep, "it nests commands too deeply to read"
+		}
+		w.out.capped = true
+		p := opaquePart("Bash", what, script)
+		p.Why = why
+		w.out.add(p)
+		return true
 	}
 	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home, top: w.top, vars: w.vars}
 	if fresh {

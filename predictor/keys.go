@@ -14,7 +14,10 @@ import (
 // so stored answers get their keys derived again. 3: Codex's apply_patch is
 // keyed as the edits of the files its patch names. 4: shell words are
 // expanded statically, programs that run code in their arguments are seen
-// through, and what cannot be read is opaque, keyed by the whole command.
+// through, and what cannot be read is opaque, keyed by the whole command;
+// patches are read as leniently as Codex reads them (and from a shell
+// command), and the parts where Parts stops short of a command are
+// Bash:<too long>, <too deep> and <too many parts>.
 const KeyScheme = 4
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
@@ -53,7 +56,8 @@ func Parts(a Action) []Part {
 	}
 	switch {
 	case a.Tool == "Bash":
-		return bashParts(a)
+		parts := bashParts(a)
+		return append(parts, shellPatchParts(a, parts)...)
 	case fileTools[a.Tool] != "":
 		return []Part{filePart(a, root)}
 	case a.Tool == "apply_patch":

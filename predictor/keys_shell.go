@@ -18,36 +18,52 @@ const maxShellDepth = 3
 var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 func bashParts(a Action) []Part {
+	parts, _ := bashPartsUpTo(a, shellLimits{parts: maxParts, length: maxCommandLen, depth: maxShellDepth})
+	return parts
+}
+
+// shellLimits bound how much of a command is parsed into parts: Parts
+// keeps the learning small (maxParts, maxCommandLen, maxShellDepth);
+// CheckedParts goes much further, so that every part meets the block rules.
+type shellLimits struct{ parts, length, depth int }
+
+// bashPartsUpTo is bashParts within lim; capped says that some of the
+// command lies beyond lim and was not split into parts.
+func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 	raw, isString := a.Input["command"].(string)
 	if !isString {
-		return []Part{opaquePart("Bash", "<unparsed>", canonicalJSON(inputOrEmpty(a.Input)))}
+		return []Part{opaquePart("Bash", "<unparsed>", canonicalJSON(inputOrEmpty(a.Input)))}, false
 	}
 	cmd := strings.TrimSpace(raw)
 	if cmd == "" {
-		return []Part{opaquePart("Bash", "<empty>", "")}
+		return []Part{opaquePart("Bash", "<empty>", "")}, false
 	}
-	if len(cmd) > maxCommandLen {
-		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
+	if len(cmd) > lim.length {
+		return []Part{opaquePart("Bash", capTooLong, cmd)}, true
 	}
-	out := &shellParts{}
+	out := &shellParts{lim: lim}
 	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a), top: cmd, vars: &shellVars{}}
 	if !w.parse(cmd, shellCtx{}) || len(out.parts) == 0 {
-		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
+		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, out.capped
 	}
 	if out.overflow {
-		out.parts = append(out.parts, opaquePart("Bash", "<too many parts>", cmd))
+		out.parts = append(out.parts, opaquePart("Bash", capTooMany, cmd))
 	}
-	return out.parts
+	return out.parts, out.capped || out.overflow
 }
 
 // shellParts collects the parts of one command line.
 type shellParts struct {
 	parts    []Part
 	overflow bool
+	// capped is set when a script within was left unparsed for lim's
+	// length or depth.
+	capped bool
+	lim    shellLimits
 }
 
 func (s *shellParts) add(p Part) {
-	if len(s.parts) >= maxParts {
+	if len(s.parts) >= s.lim.parts {
 		s.overflow = true
 		return
 	}

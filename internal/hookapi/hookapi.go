@@ -178,6 +178,10 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call, err := hookfmt.Parse(f, body)
+	if errors.Is(err, hookfmt.ErrTooLarge) {
+		answer(hookfmt.TooLarge())
+		return
+	}
 	if err != nil {
 		answer(hookfmt.FailClosed(f, event, fmt.Errorf("malformed hook input: %w", err)))
 		return

@@ -336,7 +336,7 @@ func TestHookVerdictHeader(t *testing.T) {
 				t.Fatalf("= %d %s=%q Content-Length %d, %s; want 200 %s with the body's length", resp.StatusCode, hookapi.VerdictHeader,
 					resp.Header.Get(hookapi.VerdictHeader), resp.ContentLength, body, tt.verdict)
 			}
-			if hookout.Allows(body) != (tt.verdict == "allow") {
+			if hookout.Allows(hookout.PreToolUse, body) != (tt.verdict == "allow") {
 				t.Fatalf("body %s does not answer %s", body, tt.verdict)
 			}
 		})

@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -198,4 +201,83 @@ func WithGateway(ctx context.Context, name string) context.Context {
 func gatewayFrom(ctx context.Context) (string, bool) {
 	name, ok := ctx.Value(gatewayKey{}).(string)
 	return name, ok
+}
+
+// flattenDeep rewrites raw, a JSON object nested deeper than max, with each
+// value that would open a level beyond max replaced by a string saying so.
+// Refusing such an input outright made it an ask (the caller fails closed)
+// even when a block rule on the tool or its command would have blocked it:
+// nesting an argument deeper would so have downgraded a block. The
+// flattened action is decided on what limen can read, and never allowed
+// (see limitDeep). An error means raw is not JSON limen can read at all.
+func flattenDeep(raw string, max int) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := copyJSON(dec, &b, 0, max); err != nil {
+		return "", fmt.Errorf("action.input_json is nested more than %d levels deep and cannot be read (%v): send the tool's arguments, not a deep document", max, err)
+	}
+	if dec.More() {
+		return "", errors.New("action.input_json has data after the JSON object: send exactly one object")
+	}
+	return b.String(), nil
+}
+
+// copyJSON copies one JSON value from dec to b; depth is the nesting
+// around it.
+func copyJSON(dec *json.Decoder, b *strings.Builder, depth, max int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		v, err := json.Marshal(tok)
+		if err != nil {
+			return err
+		}
+		b.Write(v)
+		return nil
+	}
+	if depth+1 > max {
+		// Skip the whole value; its tokens balance out.
+		for open := 1; open > 0; {
+			t, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			switch t {
+			case json.Delim('{'), json.Delim('['):
+				open++
+			case json.Delim('}'), json.Delim(']'):
+				open--
+			}
+		}
+		fmt.Fprintf(b, "%q", fmt.Sprintf("<nested deeper than %d levels: not read>", max))
+		return nil
+	}
+	b.WriteString(delim.String())
+	for i := 0; dec.More(); i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if delim == '{' {
+			key, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			k, _ := json.Marshal(key)
+			b.Write(k)
+			b.WriteByte(':')
+		}
+		if err := copyJSON(dec, b, depth+1, max); err != nil {
+			return err
+		}
+	}
+	end, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	b.WriteString(end.(json.Delim).String())
+	return nil
 }

@@ -170,8 +170,14 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	if err := validateAction(msg); err != nil {
 		return nil, err
 	}
-	if err := checkDepth(msg.GetInputJson(), s.guard.limits.MaxInputDepth); err != nil {
-		return nil, invalid(err.Error())
+	deep := checkDepth(msg.GetInputJson(), s.guard.limits.MaxInputDepth) != nil
+	if deep {
+		// Decided on what can be read, never allowed (limits.go).
+		flat, err := flattenDeep(msg.GetInputJson(), s.guard.limits.MaxInputDepth)
+		if err != nil {
+			return nil, invalid(err.Error())
+		}
+		msg.InputJson = flat
 	}
 	principal, err := s.guard.principal(ctx, msg.GetUser())
 	if err != nil {
@@ -204,6 +210,11 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	res := engine.Decide(ctx, in, func(ctx context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
 		return s.model.PredictEach(user, ls, start), nil
 	})
+	// Nothing Parts left out may weaken the verdict, and an oversized input
+	// is recorded cut (oversize.go).
+	res = limitBeyondCaps(ps.pol, msg, pl.parts, pl.env, res, start)
+	res = limitDeep(res, deep, s.guard.limits.MaxInputDepth)
+	msg.InputJson = recordedInput(msg.GetInputJson())
 
 	if req.GetDryRun() {
 		return &limenv1.DecideResponse{Decision: s.decision(msg, res, ps, start, 0)}, nil
