@@ -1,0 +1,311 @@
+package server
+
+import (
+	"container/list"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/limenhq/limen/internal/peercred"
+)
+
+// The runtime registry is limend's second line against an agent answering
+// its own asks (the first is the policy's recognition of limen's own
+// controls). Every Decide over the Unix socket comes from a process an agent
+// runtime started: limen-hook (Claude Code, Codex and Gemini CLI start one
+// per tool call) or mcp-gate (started once per MCP server). limend records
+// that process and the processes above it up to the person's session, by
+// pid and start time; Answer and SetPolicy then refuse a caller that has
+// any recorded process among its ancestors. A person's TUI, started in
+// their own terminal, is no descendant of the runtime, so it is let
+// through. docs/SECURITY.md says what this does not stop.
+
+// DefaultMaxRuntimes bounds the registry. Entries are small (tens of bytes);
+// the bound keeps a caller that spawns processes without end from growing
+// limend's memory, and is far above the processes one person's agents keep
+// alive, so that evicting a live runtime takes more live processes than a
+// user is normally allowed to run.
+const DefaultMaxRuntimes = 1 << 16
+
+// maxWalk bounds a walk up the parent links. Real chains are a few dozen
+// deep at most; the bound only stops a loop in a broken /proc.
+const maxWalk = 4096
+
+// interactiveShells are the shells a person types into. A session leader
+// with a terminal running one of these is the person's own shell: a hook
+// run by hand there is the person testing it, not an agent runtime, so the
+// walk stops below it.
+var interactiveShells = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
+	"ksh": true, "mksh": true, "tcsh": true, "csh": true, "yash": true,
+	"nu": true, "elvish": true, "xonsh": true, "pwsh": true, "busybox": true,
+}
+
+// neverRuntimes are programs that are never an agent runtime but become a
+// parent of orphans (init, a user's service manager, a container's init):
+// recording one would lock every person's process out of answering.
+var neverRuntimes = map[string]bool{
+	"systemd": true, "init": true, "launchd": true, "tini": true,
+	"dumb-init": true, "docker-init": true, "catatonit": true,
+	"s6-svscan": true, "runit": true, "sshd": true, "login": true,
+	"tmux: server": true, "screen": true, "SCREEN": true,
+}
+
+type procKey struct {
+	pid   int
+	start uint64
+}
+
+func keyOf(p peercred.Proc) procKey { return procKey{p.PID, p.Start} }
+
+// runtimeEntry is one recorded process.
+type runtimeEntry struct {
+	key  procKey
+	comm string
+	// up is the next recorded process above this one (zero at the top of
+	// what was recorded): seeing a process again refreshes its ancestors,
+	// so that a long-lived gate keeps its runtime in the registry.
+	up   procKey
+	seen time.Time // when first recorded
+	elem *list.Element
+}
+
+func (e *runtimeEntry) String() string {
+	return fmt.Sprintf("process %d (%s), which limen saw run an agent's hook at %s", e.key.pid, e.comm, e.seen.Format("15:04:05"))
+}
+
+// runtimes is the registry: a bounded LRU of processes that agent runtimes
+// run under, safe for concurrent use.
+type runtimes struct {
+	read func(pid int) (peercred.Proc, error)
+	now  func() time.Time
+	log  *slog.Logger
+	max  int
+	// off says why ancestry cannot be followed on this system (nil on
+	// Linux): then nothing is recorded and nothing is refused for it.
+	off error
+
+	mu     sync.Mutex
+	byKey  map[procKey]*runtimeEntry
+	lru    *list.List       // of *runtimeEntry, most recently seen first
+	self   map[procKey]bool // limend and its ancestors
+	warned bool             // the log has said that a runtime started limend
+}
+
+func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, log *slog.Logger, max int) *runtimes {
+	if max <= 0 {
+		max = DefaultMaxRuntimes
+	}
+	r := &runtimes{read: read, now: now, log: log, max: max,
+		byKey: map[procKey]*runtimeEntry{}, lru: list.New(), self: map[procKey]bool{}}
+	// limend and whatever started it (a service manager, the person's
+	// terminal) are never runtimes: see note.
+	pid := os.Getpid()
+	for range maxWalk {
+		p, err := read(pid)
+		if err != nil {
+			if errors.Is(err, peercred.ErrNoAncestry) {
+				r.off = err
+				log.Warn("limend cannot follow process ancestry on this system, so it cannot refuse answers and policy changes from an agent runtime's processes; only the policy's rules guard limen's own controls", "err", err)
+			}
+			break
+		}
+		r.self[keyOf(p)] = true
+		if p.PPID <= 0 {
+			break
+		}
+		pid = p.PPID
+	}
+	return r
+}
+
+// note records the processes that the caller (pid, started at start; 0 when
+// unknown) runs under. It walks up from the caller itself and records each
+// process until it reaches one of these, which it does not record:
+//
+//   - pid 1, or a program in neverRuntimes;
+//   - the person's own shell (a session leader with a terminal running an
+//     interactive shell), where a hook run by hand would be;
+//   - limend or one of its ancestors: a runtime that started limend cannot
+//     be told from the person (the log says so, once);
+//
+// and it stops after recording a session leader with a terminal (a runtime
+// run directly in a terminal or tmux window): above it is the terminal,
+// which is the person's.
+func (r *runtimes) note(pid int32, start uint64) {
+	if r.off != nil || pid <= 1 {
+		return
+	}
+	if start != 0 && r.touch(procKey{int(pid), start}) {
+		return
+	}
+	var found []peercred.Proc
+	cur := int(pid)
+	for range maxWalk {
+		p, err := r.read(cur)
+		if err != nil {
+			break // gone: nothing above it to record
+		}
+		if cur == int(pid) && start != 0 && p.Start != start {
+			return // the caller exited and its pid was reused
+		}
+		if p.PID <= 1 || neverRuntimes[p.Comm] {
+			break
+		}
+		leader := p.SID == p.PID && p.TTY != 0
+		if leader && interactiveShells[p.Comm] {
+			break
+		}
+		if r.isSelf(keyOf(p)) {
+			if p.PID != os.Getpid() {
+				r.warnSelf(p)
+			}
+			break
+		}
+		found = append(found, p)
+		if leader || p.PPID <= 1 {
+			break
+		}
+		cur = p.PPID
+	}
+	r.add(found)
+}
+
+func (r *runtimes) isSelf(k procKey) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.self[k]
+}
+
+func (r *runtimes) warnSelf(p peercred.Proc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.warned {
+		return
+	}
+	r.warned = true
+	r.log.Warn("an agent's hook runs under a process that also started limend, so limend cannot tell that process's other children from the person: start limend outside the agent (its own terminal, or a systemd user service)",
+		"pid", p.PID, "program", p.Comm)
+}
+
+// touch marks a recorded process and the recorded ones above it as just
+// seen; it reports whether k was recorded.
+func (r *runtimes) touch(k procKey) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := r.byKey[k]
+	if e == nil {
+		return false
+	}
+	for i := 0; e != nil && i < maxWalk; i++ {
+		r.lru.MoveToFront(e.elem)
+		e = r.byKey[e.up]
+	}
+	return true
+}
+
+// add records found (the caller first, its ancestors after), the top one
+// first so that it is the least recently seen of them.
+func (r *runtimes) add(found []peercred.Proc) {
+	if len(found) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	for i := len(found) - 1; i >= 0; i-- {
+		p := found[i]
+		var up procKey
+		if i+1 < len(found) {
+			up = keyOf(found[i+1])
+		}
+		if e := r.byKey[keyOf(p)]; e != nil {
+			e.up = up
+			r.lru.MoveToFront(e.elem)
+			continue
+		}
+		e := &runtimeEntry{key: keyOf(p), comm: p.Comm, up: up, seen: now}
+		e.elem = r.lru.PushFront(e)
+		r.byKey[e.key] = e
+	}
+	if r.lru.Len() > r.max {
+		r.evictLocked()
+	}
+}
+
+// evictLocked makes room: first it forgets processes that have exited
+// (their pid and start time can never match again), and if that frees
+// less than an eighth of the registry, the least recently seen ones, so
+// that the next scan is at least max/8 additions away.
+func (r *runtimes) evictLocked() {
+	for el := r.lru.Front(); el != nil; {
+		next := el.Next()
+		e := el.Value.(*runtimeEntry)
+		if p, err := r.read(e.key.pid); err != nil || p.Start != e.key.start {
+			r.removeLocked(e)
+		}
+		el = next
+	}
+	for r.lru.Len() > r.max-r.max/8 {
+		r.removeLocked(r.lru.Back().Value.(*runtimeEntry))
+	}
+}
+
+func (r *runtimes) removeLocked(e *runtimeEntry) {
+	r.lru.Remove(e.elem)
+	delete(r.byKey, e.key)
+}
+
+func (r *runtimes) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lru.Len()
+}
+
+// errAncestry is a caller whose ancestry limend could not follow: the
+// check fails closed.
+type errAncestry struct{ why string }
+
+func (e errAncestry) Error() string { return e.why }
+
+// runtimeOf walks from the caller (pid, started at start; 0 when unknown)
+// up to init and returns the first recorded process on the way, or nil when
+// there is none. An error means the ancestry could not be followed, which
+// the callers treat as a refusal.
+func (r *runtimes) runtimeOf(pid int32, start uint64) (*runtimeEntry, error) {
+	if r.off != nil {
+		return nil, nil
+	}
+	if pid <= 0 {
+		return nil, errAncestry{"limend cannot see which process is calling (it may run in another pid namespace), so it cannot tell whether an agent started it"}
+	}
+	p, err := r.read(int(pid))
+	if err != nil {
+		return nil, errAncestry{fmt.Sprintf("limend cannot read the calling process %d (%v), so it cannot tell whether an agent started it", pid, err)}
+	}
+	if start != 0 && p.Start != start {
+		return nil, errAncestry{fmt.Sprintf("the process that opened this connection (pid %d) has exited and its pid now names another process; call again from a process that stays until the answer is in", pid)}
+	}
+	for range maxWalk {
+		if e := r.lookup(keyOf(p)); e != nil {
+			return e, nil
+		}
+		if p.PPID <= 0 {
+			return nil, nil
+		}
+		parent := p.PPID
+		if p, err = r.read(parent); err != nil {
+			return nil, errAncestry{fmt.Sprintf("limend could not follow the caller's ancestry (process %d: %v); try again", parent, err)}
+		}
+	}
+	return nil, errAncestry{"the caller's ancestry is deeper than limend follows"}
+}
+
+func (r *runtimes) lookup(k procKey) *runtimeEntry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byKey[k]
+}
