@@ -95,36 +95,37 @@ type runtimes struct {
 	warned bool             // the log has said that a runtime started limend
 }
 
-func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, log *slog.Logger, max int) *runtimes {
+// newRuntimes returns an empty registry that reads processes with read.
+// self is limend's pid (0: none, in tests of fake process tables).
+func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, log *slog.Logger, max, self int) *runtimes {
 	if max <= 0 {
 		max = DefaultMaxRuntimes
 	}
 	r := &runtimes{read: read, now: now, log: log, max: max,
 		byKey: map[procKey]*runtimeEntry{}, lru: list.New(), self: map[procKey]bool{}}
+	if _, err := read(os.Getpid()); errors.Is(err, peercred.ErrNoAncestry) {
+		r.off = err
+		log.Warn("limend cannot follow process ancestry on this system, so it cannot refuse answers and policy changes from an agent runtime's processes; only the policy's rules guard limen's own controls", "err", err)
+		return r
+	}
 	// limend and whatever started it (a service manager, the person's
 	// terminal) are never runtimes: see note.
-	pid := os.Getpid()
-	for range maxWalk {
+	for pid := self; pid > 0 && len(r.self) < maxWalk; {
 		p, err := read(pid)
 		if err != nil {
-			if errors.Is(err, peercred.ErrNoAncestry) {
-				r.off = err
-				log.Warn("limend cannot follow process ancestry on this system, so it cannot refuse answers and policy changes from an agent runtime's processes; only the policy's rules guard limen's own controls", "err", err)
-			}
 			break
 		}
 		r.self[keyOf(p)] = true
-		if p.PPID <= 0 {
-			break
-		}
 		pid = p.PPID
 	}
 	return r
 }
 
 // note records the processes that the caller (pid, started at start; 0 when
-// unknown) runs under. It walks up from the caller itself and records each
-// process until it reaches one of these, which it does not record:
+// unknown) runs under. It walks up from the caller itself (from its parent
+// when notSelf: a trusted gateway, a service that decides and answers for
+// others by design) and records each process until it reaches one of these,
+// which it does not record:
 //
 //   - pid 1, or a program in neverRuntimes;
 //   - the person's own shell (a session leader with a terminal running an
@@ -135,11 +136,11 @@ func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, lo
 // and it stops after recording a session leader with a terminal (a runtime
 // run directly in a terminal or tmux window): above it is the terminal,
 // which is the person's.
-func (r *runtimes) note(pid int32, start uint64) {
+func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 	if r.off != nil || pid <= 1 {
 		return
 	}
-	if start != 0 && r.touch(procKey{int(pid), start}) {
+	if start != 0 && !notSelf && r.touch(procKey{int(pid), start}) {
 		return
 	}
 	var found []peercred.Proc
@@ -149,8 +150,17 @@ func (r *runtimes) note(pid int32, start uint64) {
 		if err != nil {
 			break // gone: nothing above it to record
 		}
-		if cur == int(pid) && start != 0 && p.Start != start {
-			return // the caller exited and its pid was reused
+		if cur == int(pid) {
+			if start != 0 && p.Start != start {
+				return // the caller exited and its pid was reused
+			}
+			if notSelf {
+				if p.PPID <= 1 {
+					break
+				}
+				cur = p.PPID
+				continue
+			}
 		}
 		if p.PID <= 1 || neverRuntimes[p.Comm] {
 			break
@@ -200,9 +210,12 @@ func (r *runtimes) touch(k procKey) bool {
 	if e == nil {
 		return false
 	}
-	for i := 0; e != nil && i < maxWalk; i++ {
-		r.lru.MoveToFront(e.elem)
-		e = r.byKey[e.up]
+	var chain []*runtimeEntry
+	for ; e != nil && len(chain) < maxWalk; e = r.byKey[e.up] {
+		chain = append(chain, e)
+	}
+	for i := len(chain) - 1; i >= 0; i-- { // the caller ends up first, as add leaves it
+		r.lru.MoveToFront(chain[i].elem)
 	}
 	return true
 }

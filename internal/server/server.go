@@ -109,7 +109,7 @@ func New(opts Options) (*Server, error) {
 	if read == nil {
 		read = peercred.ReadProc
 	}
-	s.guard = newGuard(opts.Limits, trusted, uint32(os.Getuid()), newRuntimes(read, s.now, s.log, 0))
+	s.guard = newGuard(opts.Limits, trusted, uint32(os.Getuid()), newRuntimes(read, s.now, s.log, 0, os.Getpid()))
 	if err := s.loadPolicy(); err != nil {
 		return nil, err
 	}
@@ -179,8 +179,8 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	// Whatever comes of it, a Decide over the socket comes from a process
 	// an agent runtime started (limen-hook, mcp-gate): remember what it
 	// runs under, so that an answer from there is refused (runtimes.go).
-	if peer, ok := peercred.FromContext(ctx); ok {
-		s.guard.runtimes.note(peer.PID, peer.Start)
+	if c := s.guard.whoIs(ctx); c.kind != kindAnonymous && c.kind != kindGateway {
+		s.guard.runtimes.note(c.peer.PID, c.peer.Start, c.kind == kindTrusted)
 	}
 	msg := req.GetAction()
 	if err := validateAction(msg); err != nil {

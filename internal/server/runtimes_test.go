@@ -1,0 +1,337 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/limenhq/limen/internal/peercred"
+)
+
+// procTable is a fake /proc: pid → process. Processes can exit and their
+// pids be reused by a later one.
+type procTable struct {
+	mu    sync.Mutex
+	procs map[int]peercred.Proc
+	reads int
+}
+
+func (pt *procTable) read(pid int) (peercred.Proc, error) {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	pt.reads++
+	p, ok := pt.procs[pid]
+	if !ok {
+		return peercred.Proc{}, fmt.Errorf("open /proc/%d/stat: %w", pid, fs.ErrNotExist)
+	}
+	return p, nil
+}
+
+func (pt *procTable) set(ps ...peercred.Proc) {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	for _, p := range ps {
+		pt.procs[p.PID] = p
+	}
+}
+
+func (pt *procTable) kill(pid int) {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	delete(pt.procs, pid)
+}
+
+const tty = 34816 // /dev/pts/0
+
+// person's machine: systemd (1) → systemd --user (500) → a terminal (600)
+// with two tabs, each a person's shell (session leaders on a tty, 700 and
+// 800). In tab 1 the person runs claude (node, 701), which starts its hooks
+// through sh -c (702 → limen-hook 703) and runs the agent's commands in
+// bash (710 → limenctl 711). In tab 2 the person runs limenctl tui (801).
+func machine() *procTable {
+	pt := &procTable{procs: map[int]peercred.Proc{}}
+	pt.set(
+		peercred.Proc{PID: 1, PPID: 0, Start: 1, Comm: "systemd", SID: 1},
+		peercred.Proc{PID: 500, PPID: 1, Start: 50, Comm: "systemd", SID: 500},
+		peercred.Proc{PID: 600, PPID: 500, Start: 60, Comm: "gnome-terminal-", SID: 600},
+		peercred.Proc{PID: 700, PPID: 600, Start: 70, Comm: "bash", SID: 700, TTY: tty},
+		peercred.Proc{PID: 701, PPID: 700, Start: 71, Comm: "node", SID: 700, TTY: tty},
+		peercred.Proc{PID: 702, PPID: 701, Start: 72, Comm: "sh", SID: 700, TTY: tty},
+		peercred.Proc{PID: 703, PPID: 702, Start: 73, Comm: "limen-hook", SID: 700, TTY: tty},
+		peercred.Proc{PID: 710, PPID: 701, Start: 74, Comm: "bash", SID: 700, TTY: tty},
+		peercred.Proc{PID: 711, PPID: 710, Start: 75, Comm: "limenctl", SID: 700, TTY: tty},
+		peercred.Proc{PID: 800, PPID: 600, Start: 80, Comm: "bash", SID: 800, TTY: tty + 1},
+		peercred.Proc{PID: 801, PPID: 800, Start: 81, Comm: "limenctl", SID: 800, TTY: tty + 1},
+	)
+	return pt
+}
+
+func newTestRuntimes(pt *procTable, max int) *runtimes {
+	return newRuntimes(pt.read, time.Now, slog.New(slog.DiscardHandler), max, 0)
+}
+
+// recorded lists the recorded pids, most recently seen first.
+func recorded(r *runtimes) []int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []int
+	for el := r.lru.Front(); el != nil; el = el.Next() {
+		out = append(out, el.Value.(*runtimeEntry).key.pid)
+	}
+	return out
+}
+
+func under(t *testing.T, r *runtimes, pt *procTable, pid int) *runtimeEntry {
+	t.Helper()
+	p, err := pt.read(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.runtimeOf(int32(pid), p.Start)
+	if err != nil {
+		t.Fatalf("runtimeOf(%d): %v", pid, err)
+	}
+	return e
+}
+
+func TestRuntimeOfAgentAndPerson(t *testing.T) {
+	pt := machine()
+	r := newTestRuntimes(pt, 0)
+	if e := under(t, r, pt, 711); e != nil {
+		t.Fatalf("before any hook ran, the agent's limenctl runs under %v; want nothing recorded", e)
+	}
+	r.note(703, 73, false) // the hook's Decide
+	if got := fmt.Sprint(recorded(r)); got != "[703 702 701]" {
+		t.Fatalf("recorded %s; want the hook, its sh and node, and not the person's shell or anything above it", got)
+	}
+	e := under(t, r, pt, 711)
+	if e == nil || e.key.pid != 701 {
+		t.Fatalf("the agent's limenctl runs under %v; want node (701)", e)
+	}
+	if !strings.Contains(e.String(), "process 701 (node)") {
+		t.Errorf("the refusal names %q; want the runtime's pid and program", e.String())
+	}
+	if e := under(t, r, pt, 801); e != nil {
+		t.Fatalf("the person's TUI in another tab runs under %v; want nothing", e)
+	}
+	// The person quits claude and runs the TUI in the same tab.
+	pt.kill(701)
+	pt.set(peercred.Proc{PID: 720, PPID: 700, Start: 90, Comm: "limenctl", SID: 700, TTY: tty})
+	if e := under(t, r, pt, 720); e != nil {
+		t.Fatalf("the TUI in the tab where claude ran runs under %v; want nothing (the shell is the person's)", e)
+	}
+}
+
+// TestRuntimePidReuse: a recorded runtime's pid taken by a later process
+// (another start time) is not the runtime.
+func TestRuntimePidReuse(t *testing.T) {
+	pt := machine()
+	r := newTestRuntimes(pt, 0)
+	r.note(703, 73, false)
+	pt.kill(711)
+	pt.kill(710)
+	pt.kill(701)
+	pt.set(peercred.Proc{PID: 701, PPID: 800, Start: 999, Comm: "limenctl", SID: 800, TTY: tty + 1})
+	if e := under(t, r, pt, 701); e != nil {
+		t.Fatalf("a new process on the runtime's old pid runs under %v; want nothing", e)
+	}
+	// The hook's connection says who connected: if that process is gone and
+	// its pid reused, the check refuses instead of reading the new one.
+	if _, err := r.runtimeOf(701, 71); err == nil || !strings.Contains(err.Error(), "has exited") {
+		t.Fatalf("runtimeOf a caller whose pid was reused = %v; want an error saying it exited", err)
+	}
+	// note of a caller whose pid was reused records nothing.
+	r2 := newTestRuntimes(pt, 0)
+	r2.note(701, 71, false)
+	if got := recorded(r2); len(got) != 0 {
+		t.Fatalf("note of a reused pid recorded %v; want nothing", got)
+	}
+}
+
+// TestRuntimeWalkStops: what note records, case by case.
+func TestRuntimeWalkStops(t *testing.T) {
+	tests := []struct {
+		name  string
+		procs []peercred.Proc
+		hook  int
+		// notSelf: the caller is a trusted gateway
+		notSelf bool
+		want    string
+	}{
+		{
+			name: "runtime exec'd in a tmux window: recorded, tmux not",
+			procs: []peercred.Proc{
+				{PID: 900, PPID: 1, Start: 9, Comm: "tmux: server", SID: 900},
+				{PID: 901, PPID: 900, Start: 10, Comm: "codex", SID: 901, TTY: tty},
+				{PID: 902, PPID: 901, Start: 11, Comm: "limen-hook", SID: 901, TTY: tty},
+			},
+			hook: 902, want: "[902 901]",
+		},
+		{
+			name: "runtime as a session leader on a terminal: the terminal above it is not",
+			procs: []peercred.Proc{
+				{PID: 910, PPID: 600, Start: 9, Comm: "node", SID: 910, TTY: tty},
+				{PID: 911, PPID: 910, Start: 10, Comm: "limen-hook", SID: 910, TTY: tty},
+			},
+			hook: 911, want: "[911 910]",
+		},
+		{
+			name: "hook started detached (setsid, no terminal): the walk goes on to the runtime",
+			procs: []peercred.Proc{
+				{PID: 920, PPID: 700, Start: 9, Comm: "node", SID: 700, TTY: tty},
+				{PID: 921, PPID: 920, Start: 10, Comm: "sh", SID: 921},
+				{PID: 922, PPID: 921, Start: 11, Comm: "limen-hook", SID: 921},
+			},
+			hook: 922, want: "[922 921 920]",
+		},
+		{
+			name: "hook run by hand in the person's shell: only the hook",
+			procs: []peercred.Proc{
+				{PID: 930, PPID: 800, Start: 9, Comm: "limen-hook", SID: 800, TTY: tty + 1},
+			},
+			hook: 930, want: "[930]",
+		},
+		{
+			name: "orphan reparented to the user's service manager: never recorded",
+			procs: []peercred.Proc{
+				{PID: 940, PPID: 500, Start: 9, Comm: "limen-hook", SID: 940},
+			},
+			hook: 940, want: "[940]",
+		},
+		{
+			name: "orphan reparented to init",
+			procs: []peercred.Proc{
+				{PID: 950, PPID: 1, Start: 9, Comm: "limen-hook", SID: 950},
+			},
+			hook: 950, want: "[950]",
+		},
+		{
+			name: "a trusted gateway's own process is not recorded, what started it is",
+			procs: []peercred.Proc{
+				{PID: 970, PPID: 701, Start: 9, Comm: "slack-gateway", SID: 700, TTY: tty},
+			},
+			hook: 970, notSelf: true, want: "[701]",
+		},
+		{
+			name: "pid 1 itself",
+			hook: 1, want: "[]",
+		},
+		{
+			name: "a parent that is gone: what was read is recorded",
+			procs: []peercred.Proc{
+				{PID: 960, PPID: 4242, Start: 9, Comm: "limen-hook", SID: 960},
+			},
+			hook: 960, want: "[960]",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pt := machine()
+			pt.set(tt.procs...)
+			r := newTestRuntimes(pt, 0)
+			p, _ := pt.read(tt.hook)
+			r.note(int32(tt.hook), p.Start, tt.notSelf)
+			if got := fmt.Sprint(recorded(r)); got != tt.want {
+				t.Fatalf("recorded %s; want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRuntimeNotLimendsAncestors: limend and what started it are never
+// recorded, so a hook that limend itself is above (the tests, or a runtime
+// that started limend) does not lock the person out.
+func TestRuntimeNotLimendsAncestors(t *testing.T) {
+	real := func(pid int) (peercred.Proc, error) { return peercred.ReadProc(pid) }
+	r := newRuntimes(real, time.Now, slog.New(slog.DiscardHandler), 0, os.Getpid())
+	if r.off != nil {
+		t.Skip(r.off)
+	}
+	self, err := peercred.ReadProc(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.note(int32(os.Getpid()), self.Start, false)
+	if got := recorded(r); len(got) != 0 {
+		t.Fatalf("a Decide from limend's own process tree recorded %v; want nothing", got)
+	}
+	if e, err := r.runtimeOf(int32(os.Getpid()), self.Start); e != nil || err != nil {
+		t.Fatalf("runtimeOf(limend) = %v, %v; want nothing", e, err)
+	}
+}
+
+// TestRuntimeAncestryUnreadable: a caller whose ancestry cannot be followed
+// is refused (fail closed), and a system without /proc turns the check off.
+func TestRuntimeAncestryUnreadable(t *testing.T) {
+	pt := machine()
+	r := newTestRuntimes(pt, 0)
+	r.note(703, 73, false)
+	if _, err := r.runtimeOf(0, 0); err == nil {
+		t.Error("runtimeOf(pid 0) = nil; want an error (the caller is in another pid namespace)")
+	}
+	if _, err := r.runtimeOf(4242, 0); err == nil {
+		t.Error("runtimeOf(a pid that is gone) = nil; want an error")
+	}
+	pt.set(peercred.Proc{PID: 730, PPID: 4243, Start: 9, Comm: "limenctl"})
+	if _, err := r.runtimeOf(730, 9); err == nil || !strings.Contains(err.Error(), "try again") {
+		t.Errorf("runtimeOf(a caller whose parent vanished) = %v; want an error", err)
+	}
+
+	off := newRuntimes(func(int) (peercred.Proc, error) { return peercred.Proc{}, peercred.ErrNoAncestry },
+		time.Now, slog.New(slog.DiscardHandler), 0, os.Getpid())
+	off.note(703, 73, false)
+	if e, err := off.runtimeOf(711, 75); e != nil || err != nil || off.len() != 0 {
+		t.Errorf("without ancestry: recorded %d, runtimeOf = %v, %v; want nothing recorded and nothing refused", off.len(), e, err)
+	}
+	if !errors.Is(off.off, peercred.ErrNoAncestry) {
+		t.Errorf("off = %v; want ErrNoAncestry", off.off)
+	}
+}
+
+// TestRuntimeRegistryBounded: the registry never holds more than its
+// bound; processes that exited go first, then the least recently seen, and
+// a runtime that keeps running hooks stays in.
+func TestRuntimeRegistryBounded(t *testing.T) {
+	pt := machine()
+	const max = 16
+	r := newTestRuntimes(pt, max)
+	r.note(703, 73, false) // node and its hook shell
+	// A flood of short-lived callers, each a process of its own under init.
+	for i := range 10 * max {
+		pid := 2000 + i
+		pt.set(peercred.Proc{PID: pid, PPID: 1, Start: uint64(pid), Comm: "python3", SID: 1})
+		r.note(int32(pid), uint64(pid), false)
+		if i%2 == 1 {
+			pt.kill(pid - 1) // half of them exit
+		}
+		if i%4 == 0 { // the real runtime keeps running hooks
+			hook := 3000 + i
+			pt.set(peercred.Proc{PID: hook, PPID: 702, Start: uint64(hook), Comm: "limen-hook", SID: 700, TTY: tty})
+			r.note(int32(hook), uint64(hook), false)
+		}
+		if n := r.len(); n > max {
+			t.Fatalf("after %d callers the registry holds %d; want at most %d", i+1, n, max)
+		}
+	}
+	if e := under(t, r, pt, 711); e == nil || e.key.pid != 701 && e.key.pid != 702 {
+		t.Fatalf("after the flood the agent's limenctl runs under %v; want the runtime still recorded", e)
+	}
+	// A long-lived caller seen again refreshes what it runs under without
+	// reading /proc again.
+	pt.set(peercred.Proc{PID: 740, PPID: 701, Start: 99, Comm: "limenctl", SID: 700, TTY: tty})
+	r.note(740, 99, false)
+	before := pt.reads
+	r.note(740, 99, false)
+	if pt.reads != before {
+		t.Errorf("a second Decide from the same process read /proc %d times; want none", pt.reads-before)
+	}
+	if got := recorded(r); got[0] != 740 || got[1] != 701 {
+		t.Errorf("after a caller is seen again the most recent are %v; want it, then node", got[:2])
+	}
+}
