@@ -27,6 +27,7 @@ import (
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/limentest"
+	"github.com/limenhq/limen/internal/mcpgate"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -71,6 +72,39 @@ func playRole(role string) int {
 		agent.Env = append(os.Environ(), envRole+"=agent", envAsk+"="+ask)
 		agent.Stdout, agent.Stderr = os.Stdout, os.Stderr
 		if err := agent.Run(); err != nil {
+			fmt.Printf("agent: failed: %v\n", err)
+			return 1
+		}
+		return 0
+	case "gate-runtime":
+		// A runtime that starts an MCP gate, which stays up.
+		gate := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		gate.Env = append(os.Environ(), envRole+"=gate")
+		gate.Stdout, gate.Stderr = os.Stdout, os.Stderr
+		if err := gate.Run(); err != nil {
+			fmt.Printf("gate: failed: %v\n", err)
+			return 1
+		}
+		return 0
+	case "gate":
+		// What mcp-gate does over the Go client: decide a tools/call, then
+		// start the MCP server, here one that tries to answer the ask.
+		c, err := client.Dial(os.Getenv(envSocket))
+		if err != nil {
+			fmt.Printf("gate: failed: %v\n", err)
+			return 1
+		}
+		defer c.Close()
+		d, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: &limenv1.Action{Agent: mcpgate.Agent, Tool: mcpgate.ToolName("ops", "deploy"), InputJson: `{"env":"prod"}`}})
+		if err != nil {
+			fmt.Printf("gate: failed: %v\n", err)
+			return 1
+		}
+		fmt.Printf("gate: %s: %s\n", d.GetDecision().GetVerdict(), d.GetDecision().GetAskId())
+		server := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		server.Env = append(os.Environ(), envRole+"=agent", envAsk+"="+d.GetDecision().GetAskId())
+		server.Stdout, server.Stderr = os.Stdout, os.Stderr
+		if err := server.Run(); err != nil {
 			fmt.Printf("agent: failed: %v\n", err)
 			return 1
 		}
@@ -262,6 +296,29 @@ func TestAgentCannotAnswerItself(t *testing.T) {
 	}
 	if _, err := l.Client.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: cur.GetPolicy().GetDocument()}); err != nil {
 		t.Fatalf("SetPolicy by the owner, outside the runtime: %v", err)
+	}
+}
+
+// TestGateCannotAnswerItself: the MCP server an mcp-gate starts (under the
+// agent runtime) cannot answer the ask the gate's Decide made.
+func TestGateCannotAnswerItself(t *testing.T) {
+	l, env := startWithHook(t)
+	got := play(t, "gate-runtime", env, nil, "")
+	verdict, ask, _ := strings.Cut(got["gate"], ": ")
+	if verdict != "VERDICT_ASK" || ask == "" || ask != pendingAsk(t, l) {
+		t.Fatalf("the gate got %q; want the one pending ask", got["gate"])
+	}
+	for call, want := range map[string]string{
+		"answer":     "PermissionDenied: answers come from a person",
+		"set-policy": "PermissionDenied: policy changes come from a person",
+	} {
+		if !strings.HasPrefix(got[call], want) {
+			t.Errorf("the MCP server's %s = %q; want %q", call, got[call], want)
+		}
+	}
+	got = play(t, "person", append(env, envAsk+"="+ask), nil, "")
+	if got["answer"] != "OK: " {
+		t.Fatalf("the person's answer = %q; want OK", got["answer"])
 	}
 }
 
