@@ -88,11 +88,16 @@ type runtimes struct {
 	// Linux): then nothing is recorded and nothing is refused for it.
 	off error
 
-	mu     sync.Mutex
-	byKey  map[procKey]*runtimeEntry
-	lru    *list.List       // of *runtimeEntry, most recently seen first
-	self   map[procKey]bool // limend and its ancestors
-	warned bool             // the log has said that a runtime started limend
+	mu    sync.Mutex
+	byKey map[procKey]*runtimeEntry
+	lru   *list.List       // of *runtimeEntry, most recently seen first
+	self  map[procKey]bool // limend and its ancestors
+	// walked are callers already walked that recorded nothing themselves
+	// (limend's own process in tests and benchmarks, a trusted gateway):
+	// their next Decide reads no /proc. Cleared when full and on eviction,
+	// so that an evicted chain is walked, and recorded, again.
+	walked map[procKey]struct{}
+	warned bool // the log has said that a runtime started limend
 }
 
 // newRuntimes returns an empty registry that reads processes with read.
@@ -102,7 +107,7 @@ func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, lo
 		max = DefaultMaxRuntimes
 	}
 	r := &runtimes{read: read, now: now, log: log, max: max,
-		byKey: map[procKey]*runtimeEntry{}, lru: list.New(), self: map[procKey]bool{}}
+		byKey: map[procKey]*runtimeEntry{}, lru: list.New(), self: map[procKey]bool{}, walked: map[procKey]struct{}{}}
 	if _, err := read(os.Getpid()); errors.Is(err, peercred.ErrNoAncestry) {
 		r.off = err
 		log.Warn("limend cannot follow process ancestry on this system, so it cannot refuse answers and policy changes from an agent runtime's processes; only the policy's rules guard limen's own controls", "err", err)
@@ -140,7 +145,8 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 	if r.off != nil || pid <= 1 {
 		return
 	}
-	if start != 0 && !notSelf && r.touch(procKey{int(pid), start}) {
+	caller := procKey{int(pid), start}
+	if start != 0 && r.seen(caller, notSelf) {
 		return
 	}
 	var found []peercred.Proc
@@ -182,6 +188,26 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 		cur = p.PPID
 	}
 	r.add(found)
+	if start != 0 && (notSelf || len(found) == 0) {
+		r.mu.Lock()
+		if len(r.walked) >= r.max {
+			clear(r.walked)
+		}
+		r.walked[caller] = struct{}{}
+		r.mu.Unlock()
+	}
+}
+
+// seen reports whether the caller was walked before; a recorded caller and
+// what it runs under are marked as just seen.
+func (r *runtimes) seen(caller procKey, notSelf bool) bool {
+	if !notSelf && r.touch(caller) {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.walked[caller]
+	return ok
 }
 
 func (r *runtimes) isSelf(k procKey) bool {
@@ -265,6 +291,7 @@ func (r *runtimes) evictLocked() {
 	for r.lru.Len() > r.max-r.max/8 {
 		r.removeLocked(r.lru.Back().Value.(*runtimeEntry))
 	}
+	clear(r.walked)
 }
 
 func (r *runtimes) removeLocked(e *runtimeEntry) {

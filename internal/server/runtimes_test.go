@@ -261,6 +261,9 @@ func TestRuntimeNotLimendsAncestors(t *testing.T) {
 	if got := recorded(r); len(got) != 0 {
 		t.Fatalf("a Decide from limend's own process tree recorded %v; want nothing", got)
 	}
+	if _, ok := r.walked[procKey{os.Getpid(), self.Start}]; !ok {
+		t.Error("limend's own process is walked again on its next Decide; want it remembered")
+	}
 	if e, err := r.runtimeOf(int32(os.Getpid()), self.Start); e != nil || err != nil {
 		t.Fatalf("runtimeOf(limend) = %v, %v; want nothing", e, err)
 	}
