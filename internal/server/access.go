@@ -75,6 +75,9 @@ const (
 // access says, for each call, how far each kind of caller reaches, in the
 // order anonymous, user, trusted gateway, owner, admin gateway.
 //
+// Decide's row is enforced by guard.principal, which lets the owner name
+// another user only while it is a trusted gateway (as it is by default).
+//
 // Reading the policy is open to every local user: the rules are what every
 // caller already lives under and Decide's reason names the rule that
 // decided, so they are not a secret from the people they govern; an
