@@ -161,11 +161,13 @@ func (g *guard) authorize(ctx context.Context, o op) (caller, reach, error) {
 // fromPerson refuses a socket caller that runs under a recorded agent
 // runtime, or whose ancestry cannot be followed (failing closed).
 func (g *guard) fromPerson(c caller, why string) error {
-	rt, err := g.runtimes.runtimeOf(c.peer.PID, c.peer.Start)
-	if err != nil {
+	rt, sameSession, err := g.runtimes.runtimeOf(c.peer.PID, c.peer.Start)
+	switch {
+	case err != nil:
 		return status.Errorf(codes.PermissionDenied, "%s (%v)", why, err)
-	}
-	if rt != nil {
+	case rt != nil && sameSession:
+		return status.Errorf(codes.PermissionDenied, "%s (this process is in the terminal session of %s, which is still running)", why, rt)
+	case rt != nil:
 		return status.Errorf(codes.PermissionDenied, "%s (this process runs under %s)", why, rt)
 	}
 	return nil

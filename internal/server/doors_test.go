@@ -12,11 +12,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -28,6 +30,7 @@ import (
 	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/limentest"
 	"github.com/limenhq/limen/internal/mcpgate"
+	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -39,6 +42,9 @@ const (
 	envHTTP   = "LIMEN_DOORS_HTTP"
 	envAsk    = "LIMEN_DOORS_ASK"
 	envOwnAsk = "LIMEN_DOORS_OWN_ASK"
+	// envRuntime is the fake runtime's pid, for its orphan to check that
+	// it left the runtime's tree.
+	envRuntime = "LIMEN_DOORS_RUNTIME_PID"
 )
 
 func TestMain(m *testing.M) {
@@ -76,6 +82,53 @@ func playRole(role string) int {
 			return 1
 		}
 		return 0
+	case "runtime-orphan":
+		// A runtime whose agent backgrounds the answer in a subshell, so
+		// that it is reparented away from the runtime: `(limenctl answer &)`.
+		hook := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+		hook.Env = append(os.Environ(), envRole+"=hook")
+		hook.Stderr = os.Stderr
+		out, err := hook.Output()
+		os.Stdout.Write(out)
+		if err != nil {
+			fmt.Printf("hook: failed: %v\n", err)
+			return 1
+		}
+		_, ask, _ := strings.Cut(strings.TrimSpace(string(out)), ": ask: ")
+		sh := exec.CommandContext(ctx, "sh", "-c", `"$0" -test.run='^$' &`, os.Args[0])
+		sh.Env = append(os.Environ(), envRole+"=orphan", envAsk+"="+ask, envRuntime+"="+strconv.Itoa(os.Getpid()))
+		sh.Stderr = os.Stderr
+		// Output returns once the orphan, which holds the pipe, exits.
+		out, err = sh.Output()
+		os.Stdout.Write(out)
+		if err != nil {
+			fmt.Printf("orphan: failed: %v\n", err)
+			return 1
+		}
+		return 0
+	case "orphan":
+		c, err := client.Dial(os.Getenv(envSocket))
+		if err != nil {
+			fmt.Printf("orphan: failed: %v\n", err)
+			return 1
+		}
+		defer c.Close()
+		// Wait for the subshell to exit, so that this process is really
+		// reparented away from the runtime (a pidfd polls readable when
+		// its process exits).
+		parent := os.Getppid()
+		if p, err := peercred.ReadProc(parent); err == nil && strconv.Itoa(p.PPID) == os.Getenv(envRuntime) {
+			if fd, err := unix.PidfdOpen(parent, 0); err == nil {
+				unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 10_000)
+				unix.Close(fd)
+			}
+		}
+		if p, err := peercred.ReadProc(os.Getppid()); err != nil || strconv.Itoa(p.PPID) == os.Getenv(envRuntime) || strconv.Itoa(p.PID) == os.Getenv(envRuntime) {
+			fmt.Printf("orphan: failed: still under the runtime\n")
+			return 1
+		}
+		fmt.Printf("orphan-parent: %d\n", os.Getppid())
+		return callAll(ctx, role, c)
 	case "gate-runtime":
 		// A runtime that starts an MCP gate, which stays up.
 		gate := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
@@ -296,6 +349,35 @@ func TestAgentCannotAnswerItself(t *testing.T) {
 	}
 	if _, err := l.Client.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: cur.GetPolicy().GetDocument()}); err != nil {
 		t.Fatalf("SetPolicy by the owner, outside the runtime: %v", err)
+	}
+}
+
+// TestOrphanInRuntimeSession: an agent's process that backgrounds itself
+// out of the runtime's tree, staying in the runtime's session, is refused
+// while the runtime runs.
+func TestOrphanInRuntimeSession(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh:", err)
+	}
+	l, env := startWithHook(t)
+	got := play(t, "runtime-orphan", env, &syscall.SysProcAttr{Setsid: true}, "")
+	if _, ask, _ := strings.Cut(got["hook"], ": "); ask == "" || ask != pendingAsk(t, l) {
+		t.Fatalf("the hook got %q; want the one pending ask", got["hook"])
+	}
+	if got["orphan-parent"] == "" {
+		t.Fatal("the orphan did not say where it was reparented")
+	}
+	for call, want := range map[string]string{
+		"answer":     "PermissionDenied: answers come from a person",
+		"set-policy": "PermissionDenied: policy changes come from a person",
+	} {
+		if !strings.HasPrefix(got[call], want) || !strings.Contains(got[call], "terminal session of") {
+			t.Errorf("the orphan's %s = %q; want %q, naming the runtime's session", call, got[call], want)
+		}
+	}
+	got = play(t, "person", append(env, envAsk+"="+pendingAsk(t, l)), nil, "")
+	if got["answer"] != "OK: " {
+		t.Fatalf("the person's answer = %q; want OK", got["answer"])
 	}
 }
 

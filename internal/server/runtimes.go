@@ -65,6 +65,7 @@ func keyOf(p peercred.Proc) procKey { return procKey{p.PID, p.Start} }
 type runtimeEntry struct {
 	key  procKey
 	comm string
+	sid  int // its session
 	// up is the next recorded process above this one (zero at the top of
 	// what was recorded): seeing a process again refreshes its ancestors,
 	// so that a long-lived gate keeps its runtime in the registry.
@@ -92,6 +93,9 @@ type runtimes struct {
 	byKey map[procKey]*runtimeEntry
 	lru   *list.List       // of *runtimeEntry, most recently seen first
 	self  map[procKey]bool // limend and its ancestors
+	// sessions maps a session that a recorded runtime runs in, up to its
+	// leader, to that runtime.
+	sessions map[int]procKey
 	// walked are callers already walked that recorded nothing themselves
 	// (limend's own process in tests and benchmarks, a trusted gateway):
 	// their next Decide reads no /proc. Cleared when full and on eviction,
@@ -107,7 +111,7 @@ func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, lo
 		max = DefaultMaxRuntimes
 	}
 	r := &runtimes{read: read, now: now, log: log, max: max,
-		byKey: map[procKey]*runtimeEntry{}, lru: list.New(), self: map[procKey]bool{}, walked: map[procKey]struct{}{}}
+		byKey: map[procKey]*runtimeEntry{}, lru: list.New(), self: map[procKey]bool{}, walked: map[procKey]struct{}{}, sessions: map[int]procKey{}}
 	if _, err := read(os.Getpid()); errors.Is(err, peercred.ErrNoAncestry) {
 		r.off = err
 		log.Warn("limend cannot follow process ancestry on this system, so it cannot refuse answers and policy changes from an agent runtime's processes; only the policy's rules guard limen's own controls", "err", err)
@@ -150,6 +154,7 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 		return
 	}
 	var found []peercred.Proc
+	session := 0 // the session whose leader the walk reached, if it did
 	cur := int(pid)
 	for range maxWalk {
 		p, err := r.read(cur)
@@ -173,6 +178,7 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 		}
 		leader := p.SID == p.PID && p.TTY != 0
 		if leader && interactiveShells[p.Comm] {
+			session = p.PID
 			break
 		}
 		if r.isSelf(keyOf(p)) {
@@ -182,12 +188,15 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 			break
 		}
 		found = append(found, p)
+		if p.SID == p.PID {
+			session = p.PID
+		}
 		if leader || p.PPID <= 1 {
 			break
 		}
 		cur = p.PPID
 	}
-	r.add(found)
+	r.add(found, session)
 	if start != 0 && (notSelf || len(found) == 0) {
 		r.mu.Lock()
 		if len(r.walked) >= r.max {
@@ -247,13 +256,20 @@ func (r *runtimes) touch(k procKey) bool {
 }
 
 // add records found (the caller first, its ancestors after), the top one
-// first so that it is the least recently seen of them.
-func (r *runtimes) add(found []peercred.Proc) {
+// first so that it is the least recently seen of them. When the walk
+// reached the leader of the session the top one is in (session), that
+// session is the runtime's: a process that leaves the runtime's tree but
+// stays in its session (`cmd &` in a subshell, nohup, disown) is still
+// found by runtimeOf while the runtime lives.
+func (r *runtimes) add(found []peercred.Proc, session int) {
 	if len(found) == 0 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if top := found[len(found)-1]; session > 1 && top.SID == session {
+		r.sessions[session] = keyOf(top)
+	}
 	now := r.now()
 	for i := len(found) - 1; i >= 0; i-- {
 		p := found[i]
@@ -266,7 +282,7 @@ func (r *runtimes) add(found []peercred.Proc) {
 			r.lru.MoveToFront(e.elem)
 			continue
 		}
-		e := &runtimeEntry{key: keyOf(p), comm: p.Comm, up: up, seen: now}
+		e := &runtimeEntry{key: keyOf(p), comm: p.Comm, sid: p.SID, up: up, seen: now}
 		e.elem = r.lru.PushFront(e)
 		r.byKey[e.key] = e
 	}
@@ -297,6 +313,9 @@ func (r *runtimes) evictLocked() {
 func (r *runtimes) removeLocked(e *runtimeEntry) {
 	r.lru.Remove(e.elem)
 	delete(r.byKey, e.key)
+	if r.sessions[e.sid] == e.key {
+		delete(r.sessions, e.sid)
+	}
 }
 
 func (r *runtimes) len() int {
@@ -312,36 +331,66 @@ type errAncestry struct{ why string }
 func (e errAncestry) Error() string { return e.why }
 
 // runtimeOf walks from the caller (pid, started at start; 0 when unknown)
-// up to init and returns the first recorded process on the way, or nil when
-// there is none. An error means the ancestry could not be followed, which
-// the callers treat as a refusal.
-func (r *runtimes) runtimeOf(pid int32, start uint64) (*runtimeEntry, error) {
+// up to init and returns the first recorded process on the way, or else
+// the live runtime whose session the caller is in (sameSession), or nil
+// when there is neither. An error means the ancestry could not be
+// followed, which the callers treat as a refusal.
+func (r *runtimes) runtimeOf(pid int32, start uint64) (e *runtimeEntry, sameSession bool, err error) {
 	if r.off != nil {
-		return nil, nil
+		return nil, false, nil
 	}
 	if pid <= 0 {
-		return nil, errAncestry{"limend cannot see which process is calling (it may run in another pid namespace), so it cannot tell whether an agent started it"}
+		return nil, false, errAncestry{"limend cannot see which process is calling (it may run in another pid namespace), so it cannot tell whether an agent started it"}
 	}
-	p, err := r.read(int(pid))
+	caller, err := r.read(int(pid))
 	if err != nil {
-		return nil, errAncestry{fmt.Sprintf("limend cannot read the calling process %d (%v), so it cannot tell whether an agent started it", pid, err)}
+		return nil, false, errAncestry{fmt.Sprintf("limend cannot read the calling process %d (%v), so it cannot tell whether an agent started it", pid, err)}
 	}
-	if start != 0 && p.Start != start {
-		return nil, errAncestry{fmt.Sprintf("the process that opened this connection (pid %d) has exited and its pid now names another process; call again from a process that stays until the answer is in", pid)}
+	if start != 0 && caller.Start != start {
+		return nil, false, errAncestry{fmt.Sprintf("the process that opened this connection (pid %d) has exited and its pid now names another process; call again from a process that stays until the answer is in", pid)}
 	}
-	for range maxWalk {
+	p := caller
+	for i := 0; ; i++ {
 		if e := r.lookup(keyOf(p)); e != nil {
-			return e, nil
+			return e, false, nil
 		}
 		if p.PPID <= 0 {
-			return nil, nil
+			break
+		}
+		if i == maxWalk {
+			return nil, false, errAncestry{"the caller's ancestry is deeper than limend follows"}
 		}
 		parent := p.PPID
 		if p, err = r.read(parent); err != nil {
-			return nil, errAncestry{fmt.Sprintf("limend could not follow the caller's ancestry (process %d: %v); try again", parent, err)}
+			return nil, false, errAncestry{fmt.Sprintf("limend could not follow the caller's ancestry (process %d: %v); try again", parent, err)}
 		}
 	}
-	return nil, errAncestry{"the caller's ancestry is deeper than limend follows"}
+	return r.sessionRuntime(caller.SID), true, nil
+}
+
+// sessionRuntime returns the recorded runtime that runs in session sid, if
+// it is still alive; a session whose runtime has exited is the person's
+// again.
+func (r *runtimes) sessionRuntime(sid int) *runtimeEntry {
+	if sid <= 1 {
+		return nil
+	}
+	r.mu.Lock()
+	k, ok := r.sessions[sid]
+	e := r.byKey[k]
+	r.mu.Unlock()
+	if !ok || e == nil {
+		return nil
+	}
+	if p, err := r.read(k.pid); err != nil || p.Start != k.start {
+		r.mu.Lock()
+		if r.sessions[sid] == k {
+			delete(r.sessions, sid)
+		}
+		r.mu.Unlock()
+		return nil
+	}
+	return e
 }
 
 func (r *runtimes) lookup(k procKey) *runtimeEntry {

@@ -93,7 +93,7 @@ func under(t *testing.T, r *runtimes, pt *procTable, pid int) *runtimeEntry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := r.runtimeOf(int32(pid), p.Start)
+	e, _, err := r.runtimeOf(int32(pid), p.Start)
 	if err != nil {
 		t.Fatalf("runtimeOf(%d): %v", pid, err)
 	}
@@ -128,6 +128,47 @@ func TestRuntimeOfAgentAndPerson(t *testing.T) {
 	}
 }
 
+// TestRuntimeSession: a process that left the runtime's tree but stayed in
+// its session (`(limenctl answer … &)`, nohup, disown) is found while the
+// runtime lives; one that also left the session (setsid) is not: the
+// documented gap.
+func TestRuntimeSession(t *testing.T) {
+	pt := machine()
+	pt.set(
+		peercred.Proc{PID: 750, PPID: 1, Start: 90, Comm: "limenctl", SID: 700, TTY: tty}, // orphan in claude's session
+		peercred.Proc{PID: 751, PPID: 1, Start: 91, Comm: "limenctl", SID: 751},           // setsid -f
+		// A runtime detached from any terminal (a service, CI): its own
+		// session leader, under the user's service manager.
+		peercred.Proc{PID: 980, PPID: 500, Start: 92, Comm: "codex", SID: 980},
+		peercred.Proc{PID: 981, PPID: 980, Start: 93, Comm: "limen-hook", SID: 980},
+		peercred.Proc{PID: 982, PPID: 1, Start: 94, Comm: "python3", SID: 980}, // its orphan
+	)
+	r := newTestRuntimes(pt, 0)
+	r.note(703, 73, false)
+	r.note(981, 93, false)
+	for _, tt := range []struct {
+		pid  int
+		want int // the runtime found, 0 for none
+	}{
+		{750, 701}, {751, 0}, {982, 980}, {801, 0},
+	} {
+		p, _ := pt.read(tt.pid)
+		e, same, err := r.runtimeOf(int32(tt.pid), p.Start)
+		got := 0
+		if e != nil {
+			got = e.key.pid
+		}
+		if err != nil || got != tt.want || (e != nil && !same) {
+			t.Errorf("runtimeOf(%d) = %v (same session %v), %v; want runtime %d by its session", tt.pid, e, same, err, tt.want)
+		}
+	}
+	// Once claude exits, its session is the person's shell's again.
+	pt.kill(701)
+	if e, _, err := r.runtimeOf(750, 90); e != nil || err != nil {
+		t.Errorf("after the runtime exited, runtimeOf(750) = %v, %v; want nothing", e, err)
+	}
+}
+
 // TestRuntimePidReuse: a recorded runtime's pid taken by a later process
 // (another start time) is not the runtime.
 func TestRuntimePidReuse(t *testing.T) {
@@ -143,7 +184,7 @@ func TestRuntimePidReuse(t *testing.T) {
 	}
 	// The hook's connection says who connected: if that process is gone and
 	// its pid reused, the check refuses instead of reading the new one.
-	if _, err := r.runtimeOf(701, 71); err == nil || !strings.Contains(err.Error(), "has exited") {
+	if _, _, err := r.runtimeOf(701, 71); err == nil || !strings.Contains(err.Error(), "has exited") {
 		t.Fatalf("runtimeOf a caller whose pid was reused = %v; want an error saying it exited", err)
 	}
 	// note of a caller whose pid was reused records nothing.
@@ -264,7 +305,7 @@ func TestRuntimeNotLimendsAncestors(t *testing.T) {
 	if _, ok := r.walked[procKey{os.Getpid(), self.Start}]; !ok {
 		t.Error("limend's own process is walked again on its next Decide; want it remembered")
 	}
-	if e, err := r.runtimeOf(int32(os.Getpid()), self.Start); e != nil || err != nil {
+	if e, _, err := r.runtimeOf(int32(os.Getpid()), self.Start); e != nil || err != nil {
 		t.Fatalf("runtimeOf(limend) = %v, %v; want nothing", e, err)
 	}
 }
@@ -275,21 +316,21 @@ func TestRuntimeAncestryUnreadable(t *testing.T) {
 	pt := machine()
 	r := newTestRuntimes(pt, 0)
 	r.note(703, 73, false)
-	if _, err := r.runtimeOf(0, 0); err == nil {
+	if _, _, err := r.runtimeOf(0, 0); err == nil {
 		t.Error("runtimeOf(pid 0) = nil; want an error (the caller is in another pid namespace)")
 	}
-	if _, err := r.runtimeOf(4242, 0); err == nil {
+	if _, _, err := r.runtimeOf(4242, 0); err == nil {
 		t.Error("runtimeOf(a pid that is gone) = nil; want an error")
 	}
 	pt.set(peercred.Proc{PID: 730, PPID: 4243, Start: 9, Comm: "limenctl"})
-	if _, err := r.runtimeOf(730, 9); err == nil || !strings.Contains(err.Error(), "try again") {
+	if _, _, err := r.runtimeOf(730, 9); err == nil || !strings.Contains(err.Error(), "try again") {
 		t.Errorf("runtimeOf(a caller whose parent vanished) = %v; want an error", err)
 	}
 
 	off := newRuntimes(func(int) (peercred.Proc, error) { return peercred.Proc{}, peercred.ErrNoAncestry },
 		time.Now, slog.New(slog.DiscardHandler), 0, os.Getpid())
 	off.note(703, 73, false)
-	if e, err := off.runtimeOf(711, 75); e != nil || err != nil || off.len() != 0 {
+	if e, _, err := off.runtimeOf(711, 75); e != nil || err != nil || off.len() != 0 {
 		t.Errorf("without ancestry: recorded %d, runtimeOf = %v, %v; want nothing recorded and nothing refused", off.len(), e, err)
 	}
 	if !errors.Is(off.off, peercred.ErrNoAncestry) {
