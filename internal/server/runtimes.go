@@ -44,6 +44,17 @@ var interactiveShells = map[string]bool{
 	"nu": true, "elvish": true, "xonsh": true, "pwsh": true, "busybox": true,
 }
 
+// passThrough are programs that sit between an agent runtime and the hook
+// it starts without being the runtime: the shell of `sh -c "limen-hook"`,
+// and wrappers a hook command may be given. The walk goes on past them to
+// the runtime.
+var passThrough = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "fish": true,
+	"ksh": true, "mksh": true, "yash": true, "busybox": true,
+	"env": true, "timeout": true, "nice": true, "ionice": true, "nohup": true,
+	"stdbuf": true, "time": true, "chrt": true, "taskset": true, "flock": true,
+}
+
 // neverRuntimes are programs that are never an agent runtime but become a
 // parent of orphans (init, a user's service manager, a container's init):
 // recording one would lock every person's process out of answering.
@@ -130,21 +141,29 @@ func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, lo
 	return r
 }
 
-// note records the processes that the caller (pid, started at start; 0 when
-// unknown) runs under. It walks up from the caller itself (from its parent
-// when notSelf: a trusted gateway, a service that decides and answers for
-// others by design) and records each process until it reaches one of these,
-// which it does not record:
+// note records the agent runtime that the caller (pid, started at start; 0
+// when unknown) runs under. The caller is limen-hook or mcp-gate, started
+// by the runtime, or a runtime that links the Go client; it cannot be told
+// which, so note records:
 //
-//   - pid 1, or a program in neverRuntimes;
-//   - the person's own shell (a session leader with a terminal running an
-//     interactive shell), where a hook run by hand would be;
-//   - limend or one of its ancestors: a runtime that started limend cannot
-//     be told from the person (the log says so, once);
+//   - the caller itself (unless notSelf: a trusted gateway, a service that
+//     decides and answers for others by design);
+//   - up from it, each process in passThrough (the `sh -c` a runtime
+//     starts its hook through, timeout, env …);
+//   - and the first process above those: the runtime.
 //
-// and it stops after recording a session leader with a terminal (a runtime
-// run directly in a terminal or tmux window): above it is the terminal,
-// which is the person's.
+// It records no more than that, because above the runtime is the person's
+// world: their terminal, or the editor a runtime runs inside (an editor's
+// integrated terminal is a child of the editor, not of its extension
+// host). It records nothing from where it meets pid 1, a program in
+// neverRuntimes, the person's own shell (a session leader on a terminal
+// running an interactive shell, where a hook run by hand sits), or limend
+// or one of its ancestors (a runtime that started limend cannot be told
+// from the person; the log says so, once).
+//
+// When the runtime leads its own session, or was started from the person's
+// shell that leads the session it is in, that session is the runtime's too
+// (see add).
 func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 	if r.off != nil || pid <= 1 {
 		return
@@ -154,57 +173,86 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 		return
 	}
 	var found []peercred.Proc
-	session := 0 // the session whose leader the walk reached, if it did
-	cur := int(pid)
-	for range maxWalk {
-		p, err := r.read(cur)
-		if err != nil {
-			break // gone: nothing above it to record
-		}
-		if cur == int(pid) {
-			if start != 0 && p.Start != start {
-				return // the caller exited and its pid was reused
-			}
-			if notSelf {
-				if p.PPID <= 1 {
-					break
-				}
-				cur = p.PPID
-				continue
-			}
-		}
-		if p.PID <= 1 || neverRuntimes[p.Comm] {
-			break
-		}
-		leader := p.SID == p.PID && p.TTY != 0
-		if leader && interactiveShells[p.Comm] {
+	session := 0 // the session that is the runtime's, if it is known
+	// stop reports whether p ends the walk before it is recorded.
+	stop := func(p peercred.Proc) bool {
+		switch {
+		case p.PID <= 1 || neverRuntimes[p.Comm]:
+			return true
+		case personsShell(p):
 			session = p.PID
-			break
-		}
-		if r.isSelf(keyOf(p)) {
+			return true
+		case r.isSelf(keyOf(p)):
 			if p.PID != os.Getpid() {
 				r.warnSelf(p)
 			}
-			break
+			return true
 		}
+		return false
+	}
+	p, err := r.read(int(pid))
+	if err != nil || (start != 0 && p.Start != start) {
+		return // gone, or its pid already reused
+	}
+	if stop(p) {
+		r.rememberWalked(caller, start)
+		return
+	}
+	if !notSelf {
 		found = append(found, p)
-		if p.SID == p.PID {
-			session = p.PID
-		}
-		if leader || p.PPID <= 1 {
+	}
+	leadsTerminal := func(p peercred.Proc) bool { return p.SID == p.PID && p.TTY != 0 }
+	if p.SID == p.PID {
+		session = p.PID
+	}
+	// A caller leading a terminal's session is a runtime run directly in
+	// a terminal or tmux window: above it is the person's terminal.
+	for climb := !(leadsTerminal(p) && !notSelf); climb && p.PPID > 1; {
+		q, err := r.read(p.PPID)
+		if err != nil || stop(q) {
 			break
 		}
-		cur = p.PPID
+		found = append(found, q)
+		if q.SID == q.PID {
+			session = q.PID
+		}
+		// Past the wrappers, the first process is the runtime; a
+		// wrapper that leads a terminal's session ends the walk too.
+		climb = passThrough[q.Comm] && !leadsTerminal(q)
+		p = q
+	}
+	if n := len(found); n > 0 && session == 0 {
+		// The runtime started from the person's shell, in the shell's
+		// session: the session is the runtime's while it runs.
+		top := found[n-1]
+		if q, err := r.read(top.PPID); err == nil && personsShell(q) && q.PID == top.SID {
+			session = q.PID
+		}
 	}
 	r.add(found, session)
-	if start != 0 && (notSelf || len(found) == 0) {
-		r.mu.Lock()
-		if len(r.walked) >= r.max {
-			clear(r.walked)
-		}
-		r.walked[caller] = struct{}{}
-		r.mu.Unlock()
+	if len(found) == 0 || notSelf {
+		r.rememberWalked(caller, start)
 	}
+}
+
+// personsShell reports whether p is the person's own shell: an interactive
+// shell leading a terminal's session.
+func personsShell(p peercred.Proc) bool {
+	return p.SID == p.PID && p.TTY != 0 && interactiveShells[p.Comm]
+}
+
+// rememberWalked notes a caller whose walk recorded nothing of itself, so
+// that its next Decide reads no /proc.
+func (r *runtimes) rememberWalked(caller procKey, start uint64) {
+	if start == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.walked) >= r.max {
+		clear(r.walked)
+	}
+	r.walked[caller] = struct{}{}
 }
 
 // seen reports whether the caller was walked before; a recorded caller and

@@ -142,15 +142,27 @@ func TestRuntimeSession(t *testing.T) {
 		peercred.Proc{PID: 980, PPID: 500, Start: 92, Comm: "codex", SID: 980},
 		peercred.Proc{PID: 981, PPID: 980, Start: 93, Comm: "limen-hook", SID: 980},
 		peercred.Proc{PID: 982, PPID: 1, Start: 94, Comm: "python3", SID: 980}, // its orphan
+		// A Go-client runtime run from the person's shell in tab 2, and an
+		// orphan of it.
+		peercred.Proc{PID: 1020, PPID: 800, Start: 95, Comm: "go-agent", SID: 800, TTY: tty + 1},
+		peercred.Proc{PID: 1021, PPID: 1, Start: 96, Comm: "sh", SID: 800, TTY: tty + 1},
+		// A runtime in an editor shares the desktop's session: that
+		// session must not become the runtime's.
+		peercred.Proc{PID: 1000, PPID: 500, Start: 9, Comm: "code", SID: 990},
+		peercred.Proc{PID: 1002, PPID: 1000, Start: 11, Comm: "claude", SID: 990},
+		peercred.Proc{PID: 1004, PPID: 1002, Start: 13, Comm: "limen-hook", SID: 990},
+		peercred.Proc{PID: 1005, PPID: 1000, Start: 14, Comm: "limenctl", SID: 990}, // a person's tool the editor runs
 	)
 	r := newTestRuntimes(pt, 0)
 	r.note(703, 73, false)
 	r.note(981, 93, false)
+	r.note(1020, 95, false)
+	r.note(1004, 13, false)
 	for _, tt := range []struct {
 		pid  int
 		want int // the runtime found, 0 for none
 	}{
-		{750, 701}, {751, 0}, {982, 980}, {801, 0},
+		{750, 701}, {751, 0}, {982, 980}, {1021, 1020}, {1005, 0},
 	} {
 		p, _ := pt.read(tt.pid)
 		e, same, err := r.runtimeOf(int32(tt.pid), p.Start)
@@ -258,6 +270,34 @@ func TestRuntimeWalkStops(t *testing.T) {
 				{PID: 970, PPID: 701, Start: 9, Comm: "slack-gateway", SID: 700, TTY: tty},
 			},
 			hook: 970, notSelf: true, want: "[701]",
+		},
+		{
+			// The editor's integrated terminal is a child of the editor, so
+			// recording above the runtime would lock the person out of it.
+			name: "runtime inside an editor: the runtime, not the editor",
+			procs: []peercred.Proc{
+				{PID: 1000, PPID: 500, Start: 9, Comm: "code", SID: 990},
+				{PID: 1001, PPID: 1000, Start: 10, Comm: "code", SID: 990}, // extension host
+				{PID: 1002, PPID: 1001, Start: 11, Comm: "claude", SID: 990},
+				{PID: 1003, PPID: 1002, Start: 12, Comm: "sh", SID: 990},
+				{PID: 1004, PPID: 1003, Start: 13, Comm: "limen-hook", SID: 990},
+			},
+			hook: 1004, want: "[1004 1003 1002]",
+		},
+		{
+			name: "hook under a timeout wrapper: on to the runtime",
+			procs: []peercred.Proc{
+				{PID: 1010, PPID: 701, Start: 9, Comm: "timeout", SID: 700, TTY: tty},
+				{PID: 1011, PPID: 1010, Start: 10, Comm: "limen-hook", SID: 700, TTY: tty},
+			},
+			hook: 1011, want: "[1011 1010 701]",
+		},
+		{
+			name: "a runtime that links the Go client, run from the person's shell",
+			procs: []peercred.Proc{
+				{PID: 1020, PPID: 800, Start: 9, Comm: "go-agent", SID: 800, TTY: tty + 1},
+			},
+			hook: 1020, want: "[1020]",
 		},
 		{
 			name: "pid 1 itself",
