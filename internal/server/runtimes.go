@@ -17,11 +17,11 @@ import (
 // controls). Every Decide over the Unix socket comes from a process an agent
 // runtime started: limen-hook (Claude Code, Codex and Gemini CLI start one
 // per tool call) or mcp-gate (started once per MCP server). limend records
-// that process and the processes above it up to the person's session, by
-// pid and start time; Answer and SetPolicy then refuse a caller that has
-// any recorded process among its ancestors. A person's TUI, started in
-// their own terminal, is no descendant of the runtime, so it is let
-// through. docs/SECURITY.md says what this does not stop.
+// that process and the runtime above it (see note), by pid and start time;
+// Answer and SetPolicy then refuse a caller that has any recorded process
+// among its ancestors, or that is in a session known to be a live
+// runtime's. A person's TUI, started in their own terminal, is neither, so
+// it is let through. docs/SECURITY.md says what this does not stop.
 
 // DefaultMaxRuntimes bounds the registry. Entries are small (tens of bytes);
 // the bound keeps a caller that spawns processes without end from growing
