@@ -62,7 +62,7 @@ var neverRuntimes = map[string]bool{
 	"systemd": true, "init": true, "launchd": true, "tini": true,
 	"dumb-init": true, "docker-init": true, "catatonit": true,
 	"s6-svscan": true, "runit": true, "sshd": true, "login": true,
-	"tmux: server": true, "screen": true, "SCREEN": true,
+	"tmux: server": true, "tmux": true, "screen": true, "SCREEN": true,
 }
 
 type procKey struct {
