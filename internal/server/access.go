@@ -166,7 +166,7 @@ func (g *guard) fromPerson(c caller, why string) error {
 	case err != nil:
 		return status.Errorf(codes.PermissionDenied, "%s (%v)", why, err)
 	case rt != nil && sameSession:
-		return status.Errorf(codes.PermissionDenied, "%s (this process is in the terminal session of %s, which is still running)", why, rt)
+		return status.Errorf(codes.PermissionDenied, "%s (this process is in the terminal session of %s; that runtime is still running)", why, rt)
 	case rt != nil:
 		return status.Errorf(codes.PermissionDenied, "%s (this process runs under %s)", why, rt)
 	}
@@ -191,7 +191,7 @@ func (c caller) mayTouch(r reach, user string) bool {
 
 // notYours refuses an ask or decision of another user.
 func notYours(o op, c caller, what, user string) error {
-	return status.Errorf(codes.PermissionDenied, "%s: %s belongs to %q; %s %q may %s only its own", o, what, user, c.kind, c.name, strings.ToLower(string(o)))
+	return status.Errorf(codes.PermissionDenied, "%s: %s belongs to %q; %s %q reaches only its own asks and decisions (those of user %q)", o, what, user, c.kind, c.name, c.name)
 }
 
 // attributed reports whether an answer by answeredBy teaches the

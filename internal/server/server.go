@@ -585,7 +585,7 @@ func (s *Server) History(ctx context.Context, req *limenv1.HistoryRequest) (*lim
 	q := store.HistoryQuery{Limit: int(req.GetLimit()), User: req.GetUser(), AsksOnly: req.GetAsksOnly()}
 	if r != all {
 		if q.User != "" && q.User != c.name {
-			return nil, notYours(opHistory, c, "the history of user", q.User)
+			return nil, notYours(opHistory, c, "the history asked for", q.User)
 		}
 		q.User = c.name
 	}
