@@ -209,8 +209,8 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 	// a terminal or tmux window: above it is the person's terminal.
 	for climb := !(leadsTerminal(p) && !notSelf); climb && p.PPID > 1; {
 		q, err := r.read(p.PPID)
-		if err != nil || stop(q) {
-			break
+		if err != nil || q.Start > p.Start || stop(q) {
+			break // gone, or its pid reused by a later process
 		}
 		found = append(found, q)
 		if q.SID == q.PID {
@@ -408,9 +408,14 @@ func (r *runtimes) runtimeOf(pid int32, start uint64) (e *runtimeEntry, sameSess
 		if i == maxWalk {
 			return nil, false, errAncestry{"the caller's ancestry is deeper than limend follows"}
 		}
-		parent := p.PPID
+		child, parent := p, p.PPID
 		if p, err = r.read(parent); err != nil {
 			return nil, false, errAncestry{fmt.Sprintf("limend could not follow the caller's ancestry (process %d: %v); try again", parent, err)}
+		}
+		if p.Start > child.Start {
+			// A parent starts before its child: this pid was reused
+			// after the real parent exited, during the walk.
+			return nil, false, errAncestry{fmt.Sprintf("the caller's ancestry changed while limend followed it (process %d exited); try again", parent)}
 		}
 	}
 	return r.sessionRuntime(caller.SID), true, nil

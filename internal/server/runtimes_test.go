@@ -135,29 +135,29 @@ func TestRuntimeOfAgentAndPerson(t *testing.T) {
 func TestRuntimeSession(t *testing.T) {
 	pt := machine()
 	pt.set(
-		peercred.Proc{PID: 750, PPID: 1, Start: 90, Comm: "limenctl", SID: 700, TTY: tty}, // orphan in claude's session
-		peercred.Proc{PID: 751, PPID: 1, Start: 91, Comm: "limenctl", SID: 751},           // setsid -f
+		peercred.Proc{PID: 750, PPID: 1, Start: 750, Comm: "limenctl", SID: 700, TTY: tty}, // orphan in claude's session
+		peercred.Proc{PID: 751, PPID: 1, Start: 751, Comm: "limenctl", SID: 751},           // setsid -f
 		// A runtime detached from any terminal (a service, CI): its own
 		// session leader, under the user's service manager.
-		peercred.Proc{PID: 980, PPID: 500, Start: 92, Comm: "codex", SID: 980},
-		peercred.Proc{PID: 981, PPID: 980, Start: 93, Comm: "limen-hook", SID: 980},
-		peercred.Proc{PID: 982, PPID: 1, Start: 94, Comm: "python3", SID: 980}, // its orphan
+		peercred.Proc{PID: 980, PPID: 500, Start: 980, Comm: "codex", SID: 980},
+		peercred.Proc{PID: 981, PPID: 980, Start: 981, Comm: "limen-hook", SID: 980},
+		peercred.Proc{PID: 982, PPID: 1, Start: 982, Comm: "python3", SID: 980}, // its orphan
 		// A Go-client runtime run from the person's shell in tab 2, and an
 		// orphan of it.
-		peercred.Proc{PID: 1020, PPID: 800, Start: 95, Comm: "go-agent", SID: 800, TTY: tty + 1},
-		peercred.Proc{PID: 1021, PPID: 1, Start: 96, Comm: "sh", SID: 800, TTY: tty + 1},
+		peercred.Proc{PID: 1020, PPID: 800, Start: 1020, Comm: "go-agent", SID: 800, TTY: tty + 1},
+		peercred.Proc{PID: 1021, PPID: 1, Start: 1021, Comm: "sh", SID: 800, TTY: tty + 1},
 		// A runtime in an editor shares the desktop's session: that
 		// session must not become the runtime's.
-		peercred.Proc{PID: 1000, PPID: 500, Start: 9, Comm: "code", SID: 990},
-		peercred.Proc{PID: 1002, PPID: 1000, Start: 11, Comm: "claude", SID: 990},
-		peercred.Proc{PID: 1004, PPID: 1002, Start: 13, Comm: "limen-hook", SID: 990},
-		peercred.Proc{PID: 1005, PPID: 1000, Start: 14, Comm: "limenctl", SID: 990}, // a person's tool the editor runs
+		peercred.Proc{PID: 1000, PPID: 500, Start: 1000, Comm: "code", SID: 990},
+		peercred.Proc{PID: 1002, PPID: 1000, Start: 1002, Comm: "claude", SID: 990},
+		peercred.Proc{PID: 1004, PPID: 1002, Start: 1004, Comm: "limen-hook", SID: 990},
+		peercred.Proc{PID: 1005, PPID: 1000, Start: 1005, Comm: "limenctl", SID: 990}, // a person's tool the editor runs
 	)
 	r := newTestRuntimes(pt, 0)
 	r.note(703, 73, false)
-	r.note(981, 93, false)
-	r.note(1020, 95, false)
-	r.note(1004, 13, false)
+	r.note(981, 981, false)
+	r.note(1020, 1020, false)
+	r.note(1004, 1004, false)
 	for _, tt := range []struct {
 		pid  int
 		want int // the runtime found, 0 for none
@@ -176,7 +176,7 @@ func TestRuntimeSession(t *testing.T) {
 	}
 	// Once claude exits, its session is the person's shell's again.
 	pt.kill(701)
-	if e, _, err := r.runtimeOf(750, 90); e != nil || err != nil {
+	if e, _, err := r.runtimeOf(750, 750); e != nil || err != nil {
 		t.Errorf("after the runtime exited, runtimeOf(750) = %v, %v; want nothing", e, err)
 	}
 }
@@ -220,54 +220,54 @@ func TestRuntimeWalkStops(t *testing.T) {
 		{
 			name: "runtime exec'd in a tmux window: recorded, tmux not",
 			procs: []peercred.Proc{
-				{PID: 900, PPID: 1, Start: 9, Comm: "tmux: server", SID: 900},
-				{PID: 901, PPID: 900, Start: 10, Comm: "codex", SID: 901, TTY: tty},
-				{PID: 902, PPID: 901, Start: 11, Comm: "limen-hook", SID: 901, TTY: tty},
+				{PID: 900, PPID: 1, Start: 900, Comm: "tmux: server", SID: 900},
+				{PID: 901, PPID: 900, Start: 901, Comm: "codex", SID: 901, TTY: tty},
+				{PID: 902, PPID: 901, Start: 902, Comm: "limen-hook", SID: 901, TTY: tty},
 			},
 			hook: 902, want: "[902 901]",
 		},
 		{
 			name: "runtime as a session leader on a terminal: the terminal above it is not",
 			procs: []peercred.Proc{
-				{PID: 910, PPID: 600, Start: 9, Comm: "node", SID: 910, TTY: tty},
-				{PID: 911, PPID: 910, Start: 10, Comm: "limen-hook", SID: 910, TTY: tty},
+				{PID: 910, PPID: 600, Start: 910, Comm: "node", SID: 910, TTY: tty},
+				{PID: 911, PPID: 910, Start: 911, Comm: "limen-hook", SID: 910, TTY: tty},
 			},
 			hook: 911, want: "[911 910]",
 		},
 		{
 			name: "hook started detached (setsid, no terminal): the walk goes on to the runtime",
 			procs: []peercred.Proc{
-				{PID: 920, PPID: 700, Start: 9, Comm: "node", SID: 700, TTY: tty},
-				{PID: 921, PPID: 920, Start: 10, Comm: "sh", SID: 921},
-				{PID: 922, PPID: 921, Start: 11, Comm: "limen-hook", SID: 921},
+				{PID: 920, PPID: 700, Start: 920, Comm: "node", SID: 700, TTY: tty},
+				{PID: 921, PPID: 920, Start: 921, Comm: "sh", SID: 921},
+				{PID: 922, PPID: 921, Start: 922, Comm: "limen-hook", SID: 921},
 			},
 			hook: 922, want: "[922 921 920]",
 		},
 		{
 			name: "hook run by hand in the person's shell: only the hook",
 			procs: []peercred.Proc{
-				{PID: 930, PPID: 800, Start: 9, Comm: "limen-hook", SID: 800, TTY: tty + 1},
+				{PID: 930, PPID: 800, Start: 930, Comm: "limen-hook", SID: 800, TTY: tty + 1},
 			},
 			hook: 930, want: "[930]",
 		},
 		{
 			name: "orphan reparented to the user's service manager: never recorded",
 			procs: []peercred.Proc{
-				{PID: 940, PPID: 500, Start: 9, Comm: "limen-hook", SID: 940},
+				{PID: 940, PPID: 500, Start: 940, Comm: "limen-hook", SID: 940},
 			},
 			hook: 940, want: "[940]",
 		},
 		{
 			name: "orphan reparented to init",
 			procs: []peercred.Proc{
-				{PID: 950, PPID: 1, Start: 9, Comm: "limen-hook", SID: 950},
+				{PID: 950, PPID: 1, Start: 950, Comm: "limen-hook", SID: 950},
 			},
 			hook: 950, want: "[950]",
 		},
 		{
 			name: "a trusted gateway's own process is not recorded, what started it is",
 			procs: []peercred.Proc{
-				{PID: 970, PPID: 701, Start: 9, Comm: "slack-gateway", SID: 700, TTY: tty},
+				{PID: 970, PPID: 701, Start: 970, Comm: "slack-gateway", SID: 700, TTY: tty},
 			},
 			hook: 970, notSelf: true, want: "[701]",
 		},
@@ -276,26 +276,26 @@ func TestRuntimeWalkStops(t *testing.T) {
 			// recording above the runtime would lock the person out of it.
 			name: "runtime inside an editor: the runtime, not the editor",
 			procs: []peercred.Proc{
-				{PID: 1000, PPID: 500, Start: 9, Comm: "code", SID: 990},
-				{PID: 1001, PPID: 1000, Start: 10, Comm: "code", SID: 990}, // extension host
-				{PID: 1002, PPID: 1001, Start: 11, Comm: "claude", SID: 990},
-				{PID: 1003, PPID: 1002, Start: 12, Comm: "sh", SID: 990},
-				{PID: 1004, PPID: 1003, Start: 13, Comm: "limen-hook", SID: 990},
+				{PID: 1000, PPID: 500, Start: 1000, Comm: "code", SID: 990},
+				{PID: 1001, PPID: 1000, Start: 1001, Comm: "code", SID: 990}, // extension host
+				{PID: 1002, PPID: 1001, Start: 1002, Comm: "claude", SID: 990},
+				{PID: 1003, PPID: 1002, Start: 1003, Comm: "sh", SID: 990},
+				{PID: 1004, PPID: 1003, Start: 1004, Comm: "limen-hook", SID: 990},
 			},
 			hook: 1004, want: "[1004 1003 1002]",
 		},
 		{
 			name: "hook under a timeout wrapper: on to the runtime",
 			procs: []peercred.Proc{
-				{PID: 1010, PPID: 701, Start: 9, Comm: "timeout", SID: 700, TTY: tty},
-				{PID: 1011, PPID: 1010, Start: 10, Comm: "limen-hook", SID: 700, TTY: tty},
+				{PID: 1010, PPID: 701, Start: 1010, Comm: "timeout", SID: 700, TTY: tty},
+				{PID: 1011, PPID: 1010, Start: 1011, Comm: "limen-hook", SID: 700, TTY: tty},
 			},
 			hook: 1011, want: "[1011 1010 701]",
 		},
 		{
 			name: "a runtime that links the Go client, run from the person's shell",
 			procs: []peercred.Proc{
-				{PID: 1020, PPID: 800, Start: 9, Comm: "go-agent", SID: 800, TTY: tty + 1},
+				{PID: 1020, PPID: 800, Start: 1020, Comm: "go-agent", SID: 800, TTY: tty + 1},
 			},
 			hook: 1020, want: "[1020]",
 		},
@@ -306,7 +306,7 @@ func TestRuntimeWalkStops(t *testing.T) {
 		{
 			name: "a parent that is gone: what was read is recorded",
 			procs: []peercred.Proc{
-				{PID: 960, PPID: 4242, Start: 9, Comm: "limen-hook", SID: 960},
+				{PID: 960, PPID: 4242, Start: 960, Comm: "limen-hook", SID: 960},
 			},
 			hook: 960, want: "[960]",
 		},
@@ -365,6 +365,12 @@ func TestRuntimeAncestryUnreadable(t *testing.T) {
 	pt.set(peercred.Proc{PID: 730, PPID: 4243, Start: 9, Comm: "limenctl"})
 	if _, _, err := r.runtimeOf(730, 9); err == nil || !strings.Contains(err.Error(), "try again") {
 		t.Errorf("runtimeOf(a caller whose parent vanished) = %v; want an error", err)
+	}
+	// The parent's pid already names a process that started after the
+	// caller: the real parent exited during the walk.
+	pt.set(peercred.Proc{PID: 4243, PPID: 1, Start: 4243, Comm: "bash"})
+	if _, _, err := r.runtimeOf(730, 9); err == nil || !strings.Contains(err.Error(), "changed") {
+		t.Errorf("runtimeOf(a caller whose parent's pid was reused) = %v; want an error", err)
 	}
 
 	off := newRuntimes(func(int) (peercred.Proc, error) { return peercred.Proc{}, peercred.ErrNoAncestry },
