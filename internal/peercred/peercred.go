@@ -28,6 +28,10 @@ type AuthInfo struct {
 	// connection whose process exited and whose pid was reused is not taken
 	// for the new process.
 	Start uint64
+	// Proc is the connecting process as /proc showed it when it
+	// connected (zero when it could not be read): limend records the agent
+	// runtime from it without reading the caller again.
+	Proc Proc
 }
 
 // AuthType implements credentials.AuthInfo.
@@ -67,7 +71,7 @@ func (creds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, err
 	}
 	if cred.Pid > 0 {
 		if p, err := readProc(int(cred.Pid)); err == nil {
-			ai.Start = p.Start
+			ai.Start, ai.Proc = p.Start, p
 		}
 	}
 	return conn, ai, nil

@@ -164,7 +164,7 @@ func newRuntimes(read func(int) (peercred.Proc, error), now func() time.Time, lo
 // When the runtime leads its own session, or was started from the person's
 // shell that leads the session it is in, that session is the runtime's too
 // (see add).
-func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
+func (r *runtimes) note(pid int32, start uint64, known peercred.Proc, notSelf bool) {
 	if r.off != nil || pid <= 1 {
 		return
 	}
@@ -190,9 +190,13 @@ func (r *runtimes) note(pid int32, start uint64, notSelf bool) {
 		}
 		return false
 	}
-	p, err := r.read(int(pid))
-	if err != nil || (start != 0 && p.Start != start) {
-		return // gone, or its pid already reused
+	// The caller as it connected, or as it is now.
+	p := known
+	if p.PID != int(pid) || p.Start != start || start == 0 {
+		var err error
+		if p, err = r.read(int(pid)); err != nil || (start != 0 && p.Start != start) {
+			return // gone, or its pid already reused
+		}
 	}
 	if stop(p) {
 		r.rememberWalked(caller, start)

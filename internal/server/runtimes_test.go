@@ -106,7 +106,7 @@ func TestRuntimeOfAgentAndPerson(t *testing.T) {
 	if e := under(t, r, pt, 711); e != nil {
 		t.Fatalf("before any hook ran, the agent's limenctl runs under %v; want nothing recorded", e)
 	}
-	r.note(703, 73, false) // the hook's Decide
+	r.note(703, 73, peercred.Proc{}, false) // the hook's Decide
 	if got := fmt.Sprint(recorded(r)); got != "[703 702 701]" {
 		t.Fatalf("recorded %s; want the hook, its sh and node, and not the person's shell or anything above it", got)
 	}
@@ -154,10 +154,10 @@ func TestRuntimeSession(t *testing.T) {
 		peercred.Proc{PID: 1005, PPID: 1000, Start: 1005, Comm: "limenctl", SID: 990}, // a person's tool the editor runs
 	)
 	r := newTestRuntimes(pt, 0)
-	r.note(703, 73, false)
-	r.note(981, 981, false)
-	r.note(1020, 1020, false)
-	r.note(1004, 1004, false)
+	r.note(703, 73, peercred.Proc{}, false)
+	r.note(981, 981, peercred.Proc{}, false)
+	r.note(1020, 1020, peercred.Proc{}, false)
+	r.note(1004, 1004, peercred.Proc{}, false)
 	for _, tt := range []struct {
 		pid  int
 		want int // the runtime found, 0 for none
@@ -186,7 +186,7 @@ func TestRuntimeSession(t *testing.T) {
 func TestRuntimePidReuse(t *testing.T) {
 	pt := machine()
 	r := newTestRuntimes(pt, 0)
-	r.note(703, 73, false)
+	r.note(703, 73, peercred.Proc{}, false)
 	pt.kill(711)
 	pt.kill(710)
 	pt.kill(701)
@@ -201,7 +201,7 @@ func TestRuntimePidReuse(t *testing.T) {
 	}
 	// note of a caller whose pid was reused records nothing.
 	r2 := newTestRuntimes(pt, 0)
-	r2.note(701, 71, false)
+	r2.note(701, 71, peercred.Proc{}, false)
 	if got := recorded(r2); len(got) != 0 {
 		t.Fatalf("note of a reused pid recorded %v; want nothing", got)
 	}
@@ -317,7 +317,7 @@ func TestRuntimeWalkStops(t *testing.T) {
 			pt.set(tt.procs...)
 			r := newTestRuntimes(pt, 0)
 			p, _ := pt.read(tt.hook)
-			r.note(int32(tt.hook), p.Start, tt.notSelf)
+			r.note(int32(tt.hook), p.Start, peercred.Proc{}, tt.notSelf)
 			if got := fmt.Sprint(recorded(r)); got != tt.want {
 				t.Fatalf("recorded %s; want %s", got, tt.want)
 			}
@@ -338,7 +338,7 @@ func TestRuntimeNotLimendsAncestors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.note(int32(os.Getpid()), self.Start, false)
+	r.note(int32(os.Getpid()), self.Start, peercred.Proc{}, false)
 	if got := recorded(r); len(got) != 0 {
 		t.Fatalf("a Decide from limend's own process tree recorded %v; want nothing", got)
 	}
@@ -355,7 +355,7 @@ func TestRuntimeNotLimendsAncestors(t *testing.T) {
 func TestRuntimeAncestryUnreadable(t *testing.T) {
 	pt := machine()
 	r := newTestRuntimes(pt, 0)
-	r.note(703, 73, false)
+	r.note(703, 73, peercred.Proc{}, false)
 	if _, _, err := r.runtimeOf(0, 0); err == nil {
 		t.Error("runtimeOf(pid 0) = nil; want an error (the caller is in another pid namespace)")
 	}
@@ -375,7 +375,7 @@ func TestRuntimeAncestryUnreadable(t *testing.T) {
 
 	off := newRuntimes(func(int) (peercred.Proc, error) { return peercred.Proc{}, peercred.ErrNoAncestry },
 		time.Now, slog.New(slog.DiscardHandler), 0, os.Getpid())
-	off.note(703, 73, false)
+	off.note(703, 73, peercred.Proc{}, false)
 	if e, _, err := off.runtimeOf(711, 75); e != nil || err != nil || off.len() != 0 {
 		t.Errorf("without ancestry: recorded %d, runtimeOf = %v, %v; want nothing recorded and nothing refused", off.len(), e, err)
 	}
@@ -391,19 +391,19 @@ func TestRuntimeRegistryBounded(t *testing.T) {
 	pt := machine()
 	const max = 16
 	r := newTestRuntimes(pt, max)
-	r.note(703, 73, false) // node and its hook shell
+	r.note(703, 73, peercred.Proc{}, false) // node and its hook shell
 	// A flood of short-lived callers, each a process of its own under init.
 	for i := range 10 * max {
 		pid := 2000 + i
 		pt.set(peercred.Proc{PID: pid, PPID: 1, Start: uint64(pid), Comm: "python3", SID: 1})
-		r.note(int32(pid), uint64(pid), false)
+		r.note(int32(pid), uint64(pid), peercred.Proc{}, false)
 		if i%2 == 1 {
 			pt.kill(pid - 1) // half of them exit
 		}
 		if i%4 == 0 { // the real runtime keeps running hooks
 			hook := 3000 + i
 			pt.set(peercred.Proc{PID: hook, PPID: 702, Start: uint64(hook), Comm: "limen-hook", SID: 700, TTY: tty})
-			r.note(int32(hook), uint64(hook), false)
+			r.note(int32(hook), uint64(hook), peercred.Proc{}, false)
 		}
 		if n := r.len(); n > max {
 			t.Fatalf("after %d callers the registry holds %d; want at most %d", i+1, n, max)
@@ -415,13 +415,57 @@ func TestRuntimeRegistryBounded(t *testing.T) {
 	// A long-lived caller seen again refreshes what it runs under without
 	// reading /proc again.
 	pt.set(peercred.Proc{PID: 740, PPID: 701, Start: 99, Comm: "limenctl", SID: 700, TTY: tty})
-	r.note(740, 99, false)
+	r.note(740, 99, peercred.Proc{}, false)
 	before := pt.reads
-	r.note(740, 99, false)
+	r.note(740, 99, peercred.Proc{}, false)
 	if pt.reads != before {
 		t.Errorf("a second Decide from the same process read /proc %d times; want none", pt.reads-before)
 	}
 	if got := recorded(r); got[0] != 740 || got[1] != 701 {
 		t.Errorf("after a caller is seen again the most recent are %v; want it, then node", got[:2])
+	}
+}
+
+// BenchmarkRuntimeNote is what a hook's Decide spends on the registry: a
+// walk over real /proc from a caller never seen before (this process, with
+// limend's ancestors not excluded so that the walk records), and the check
+// an Answer makes.
+func BenchmarkRuntimeNote(b *testing.B) {
+	self, err := peercred.ReadProc(os.Getpid())
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Run("note", func(b *testing.B) {
+		for b.Loop() {
+			r := newRuntimes(peercred.ReadProc, time.Now, slog.New(slog.DiscardHandler), 0, 0)
+			r.note(int32(os.Getpid()), self.Start, self, false) // as a hook's connection gives it
+		}
+	})
+	b.Run("runtimeOf", func(b *testing.B) {
+		r := newRuntimes(peercred.ReadProc, time.Now, slog.New(slog.DiscardHandler), 0, 0)
+		for b.Loop() {
+			if _, _, err := r.runtimeOf(int32(os.Getpid()), self.Start); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestRuntimeNoteFromConnect: the caller as it was when it connected is
+// enough; limend does not read it again (one /proc read less per hook).
+func TestRuntimeNoteFromConnect(t *testing.T) {
+	pt := machine()
+	hook, _ := pt.read(703)
+	pt.kill(703)
+	r := newTestRuntimes(pt, 0)
+	r.note(703, 73, hook, false)
+	if got := fmt.Sprint(recorded(r)); got != "[703 702 701]" {
+		t.Fatalf("recorded %s from the caller as it connected; want [703 702 701]", got)
+	}
+	// A connect-time record of another process (a reused pid) is not used.
+	r2 := newTestRuntimes(pt, 0)
+	r2.note(703, 74, hook, false)
+	if got := recorded(r2); len(got) != 0 {
+		t.Fatalf("recorded %v from a stale connect-time record; want nothing", got)
 	}
 }

@@ -180,7 +180,7 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	// an agent runtime started (limen-hook, mcp-gate): remember what it
 	// runs under, so that an answer from there is refused (runtimes.go).
 	if c := s.guard.whoIs(ctx); c.kind != kindAnonymous && c.kind != kindGateway {
-		s.guard.runtimes.note(c.peer.PID, c.peer.Start, c.kind == kindTrusted)
+		s.guard.runtimes.note(c.peer.PID, c.peer.Start, c.peer.Proc, c.kind == kindTrusted)
 	}
 	msg := req.GetAction()
 	if err := validateAction(msg); err != nil {
