@@ -64,6 +64,8 @@ func (l Limits) withDefaults() Limits {
 type guard struct {
 	limits   Limits
 	trusted  map[string]bool // OS user names and uids that may act for others
+	owner    uint32          // limend's uid: the one that may change the policy
+	runtimes *runtimes       // the agent runtimes seen (see runtimes.go)
 	limiters sync.Map        // principal → *rate.Limiter
 	awaits   atomic.Int64
 }
@@ -78,8 +80,8 @@ func DefaultTrustedGateways() []string {
 	return []string{strconv.Itoa(os.Getuid())}
 }
 
-func newGuard(l Limits, trusted []string) *guard {
-	g := &guard{limits: l.withDefaults(), trusted: map[string]bool{}}
+func newGuard(l Limits, trusted []string, owner uint32, rt *runtimes) *guard {
+	g := &guard{limits: l.withDefaults(), trusted: map[string]bool{}, owner: owner, runtimes: rt}
 	for _, t := range trusted {
 		g.trusted[t] = true
 	}
@@ -119,22 +121,6 @@ func (g *guard) principal(ctx context.Context, claimed string) (string, error) {
 	return "", status.Errorf(codes.PermissionDenied,
 		"action.user is %q but the caller is OS user %q: limend takes the user from the socket's credentials; leave user empty, or run the caller as a trusted gateway (limend --trusted-gateways)",
 		claimed, peer.User)
-}
-
-// answerer returns who is answering an ask, and refuses someone answering
-// another user's ask unless they are a trusted gateway.
-func (g *guard) answerer(ctx context.Context, askUser string) (string, error) {
-	if gw, ok := gatewayFrom(ctx); ok {
-		return gw, nil
-	}
-	peer, ok := peercred.FromContext(ctx)
-	if !ok {
-		return "", status.Error(codes.PermissionDenied, "answers must come over the Unix socket, where limend knows who is answering")
-	}
-	if peer.User != askUser && !g.isTrusted(peer) {
-		return "", status.Errorf(codes.PermissionDenied, "ask belongs to %q; OS user %q may not answer it", askUser, peer.User)
-	}
-	return peer.User, nil
 }
 
 // allow spends one decision from the principal's rate budget.
@@ -198,9 +184,14 @@ func WithGateway(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, gatewayKey{}, name)
 }
 
+// gatewayFrom returns the gateway's name, prefixed so that it can never be
+// an OS user's (see gatewayPrefix).
 func gatewayFrom(ctx context.Context) (string, bool) {
 	name, ok := ctx.Value(gatewayKey{}).(string)
-	return name, ok
+	if !ok {
+		return "", false
+	}
+	return gatewayPrefix + name, true
 }
 
 // flattenDeep rewrites raw, a JSON object nested deeper than max, with each

@@ -13,7 +13,10 @@ import (
 )
 
 // ListPolicyVersions implements DecisionService.
-func (s *Server) ListPolicyVersions(context.Context, *limenv1.ListPolicyVersionsRequest) (*limenv1.ListPolicyVersionsResponse, error) {
+func (s *Server) ListPolicyVersions(ctx context.Context, _ *limenv1.ListPolicyVersionsRequest) (*limenv1.ListPolicyVersionsResponse, error) {
+	if _, _, err := s.guard.authorize(ctx, opListVersions); err != nil {
+		return nil, err
+	}
 	versions, err := s.store.PolicyVersions()
 	if err != nil {
 		return nil, toStatus(err)
@@ -60,6 +63,9 @@ const replayTimeout = time.Minute
 // p). Both expected costs are priced with the candidate's costs, class by
 // class, so that the two totals are comparable.
 func (s *Server) SimulatePolicy(ctx context.Context, req *limenv1.SimulatePolicyRequest) (*limenv1.SimulatePolicyResponse, error) {
+	if _, _, err := s.guard.authorize(ctx, opSimulate); err != nil {
+		return nil, err
+	}
 	if req.GetLimit() < 0 {
 		return nil, invalid("limit must be 0 (replay every recorded decision) or a positive number of the newest decisions")
 	}
