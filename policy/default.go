@@ -93,6 +93,7 @@ keys = [
   "Read:secret*", "Edit:secret*", "Write:secret*", "MultiEdit:secret*",
   "NotebookEdit:secret*", "Grep:secret*", "Glob:secret*",
   "Bash:*[*secret-file*]",  # a shell command that names a secret file: head certs/server.key
+  "Bash:*[*secret-env*]",   # one that prints the environment: env, export -p, cat /proc/self/environ
 ]
 match = [
   "Read(.env)", "Read(.env.*)", "Read(*.pem)", "Read(*.key)", "Read(id_rsa*)", "Read(id_ed25519*)",

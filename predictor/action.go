@@ -6,7 +6,10 @@
 // API messages and these types.
 package predictor
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Action is one thing an agent wants to do, as the predictor sees it.
 type Action struct {
@@ -57,9 +60,14 @@ type Part struct {
 	Subject string
 	// Keys is the part's ladder.
 	Keys Ladder
-	// Opaque is set when the part could not be understood (a command that
-	// does not parse). Learning can never allow an opaque part.
+	// Opaque is set when the part could not be understood: a command that
+	// does not parse, whose program is only known when it runs ($a -rf ~),
+	// or that runs code limen cannot read (python -c, curl … | sh). Its
+	// exact key is the whole command line; only an allow rule or the
+	// person's own approval of that exact text can allow it.
 	Opaque bool
+	// Why says, for an opaque part, what limen could not read in it.
+	Why string
 }
 
 // Prediction is the approval probability of an action and the evidence
@@ -80,6 +88,27 @@ type Prediction struct {
 	// person's own answers to a key of its ladder below the tool, or
 	// other people's answers to such a key when it was new to them.
 	// Without it P rests only on general rates (how this person treats
-	// new commands, say), which can say ask but are too thin to block on.
+	// new commands, say), which can say ask but are too thin to block on,
+	// or to allow on: the root is no evidence about a program nobody
+	// has answered.
 	Specific bool
+	// OwnDepth is the index on the ladder of the most specific key this
+	// person has answered themselves; 0 when they answered nothing below
+	// the root (or nothing at all).
+	OwnDepth int
+	// OwnExact says this person has approved the exact key and never
+	// refused it: what an opaque part needs before it can be allowed.
+	OwnExact bool
+}
+
+// MarkLevel returns the index of the level of a ladder that holds its risk
+// marks ("Bash:rm [-f -r]", "Bash:cat [secret-file]"), or -1. A person's
+// answers below it (to rm without -rf) are no evidence about it.
+func MarkLevel(l Ladder) int {
+	for i := 1; i < len(l)-1; i++ {
+		if k := l[i]; strings.HasSuffix(k, "]") && strings.Contains(k, " [") {
+			return i
+		}
+	}
+	return -1
 }

@@ -697,9 +697,7 @@ func OpaqueControl(self *Self, texts ...string) string {
 }
 
 func opaqueControl(self *Self, text string) string {
-	if m := mentions(text, codeMarks, self); m != "" {
-		return "it runs what limen cannot read, naming " + m
-	}
+	// limenctl's own words first: they say best what the part would do.
 	fields := strings.Fields(text)
 	ws := make([]word, len(fields))
 	for i, f := range fields {
@@ -712,6 +710,9 @@ func opaqueControl(self *Self, text string) string {
 				return "it runs what limen cannot read, with limenctl's words: " + why
 			}
 		}
+	}
+	if m := mentions(text, codeMarks, self); m != "" {
+		return "it runs what limen cannot read, naming " + m
 	}
 	return ""
 }

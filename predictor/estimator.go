@@ -527,6 +527,8 @@ func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Predict
 				est = rate(a, d, start, cfg.Strength)
 				pred.Level, pred.Approvals, pred.Denials = ladder[i], a, d
 				pred.Effective = a + d + cfg.Strength
+				pred.OwnDepth = i
+				pred.OwnExact = i == len(ladder)-1 && a > 0 && l.node.own.d == 0
 			}
 		}
 		parent = l.node

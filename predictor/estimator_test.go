@@ -125,3 +125,26 @@ func TestEstimatorDenialSparesApprovedParts(t *testing.T) {
 		t.Errorf("cd src after refusing a combination of approved parts: %+v; want the denial counted", p)
 	}
 }
+
+func TestOwnEvidence(t *testing.T) {
+	e := NewEstimator(DefaultConfig())
+	now := time.Unix(1_800_000_000, 0)
+	l := Ladder{"Bash", "Bash:git", "Bash:git status", "Bash:git status -s"}
+	other := Ladder{"Bash", "Bash:git", "Bash:git log"}
+	check := func(when string, ladder Ladder, depth int, exact bool) {
+		t.Helper()
+		p := e.Predict("ana", []Ladder{ladder}, now)
+		if p.OwnDepth != depth || p.OwnExact != exact {
+			t.Errorf("%s: OwnDepth=%d OwnExact=%v, want %d %v", when, p.OwnDepth, p.OwnExact, depth, exact)
+		}
+	}
+	check("nothing answered", l, 0, false)
+	e.Observe("bob", []Ladder{l}, true, now)
+	check("only bob answered", l, 0, false)
+	e.Observe("ana", []Ladder{other}, true, now)
+	check("ana answered git log", l, 1, false)
+	e.Observe("ana", []Ladder{l}, true, now)
+	check("ana approved it", l, 3, true)
+	e.Observe("ana", []Ladder{l}, false, now)
+	check("ana refused it once", l, 3, false)
+}

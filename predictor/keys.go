@@ -12,8 +12,13 @@ import (
 
 // KeyScheme is the version of the key ladders; bump it whenever keys change,
 // so stored answers get their keys derived again. 3: Codex's apply_patch is
-// keyed as the edits of the files its patch names.
-const KeyScheme = 3
+// keyed as the edits of the files its patch names. 4: shell words are
+// expanded statically, programs that run code in their arguments are seen
+// through, and what cannot be read is opaque, keyed by the whole command;
+// patches are read as leniently as Codex reads them (and from a shell
+// command), and the parts where Parts stops short of a command are
+// Bash:<too long>, <too deep> and <too many parts>.
+const KeyScheme = 4
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
@@ -35,6 +40,7 @@ const maxParts = 64
 //	Bash      Bash → Bash:git → Bash:git push → Bash:git push [-f] → Bash:git push --force origin main
 //	          privileged: Bash → Bash:sudo → Bash:sudo apt install → Bash:sudo apt install [-y] → Bash:sudo apt install -y jq
 //	          unparsable: Bash → Bash:<unparsed> → Bash:<unparsed> <raw text>
+//	          opaque ($a -rf ~, python -c …, curl … | sh): Bash → Bash:<opaque> [→ Bash:<opaque> [marks]] → Bash:<opaque> <whole command line>
 //	Read etc. Read → Read:workspace → Read:workspace:./src/ → Read:workspace:./src/*.go → Read:/abs/cleaned/path
 //	WebFetch  WebFetch → WebFetch:github.com → WebFetch:github.com/acme → WebFetch:<url>
 //	WebSearch WebSearch → WebSearch:<query>
@@ -50,7 +56,8 @@ func Parts(a Action) []Part {
 	}
 	switch {
 	case a.Tool == "Bash":
-		return bashParts(a)
+		parts := bashParts(a)
+		return append(parts, shellPatchParts(a, parts)...)
 	case fileTools[a.Tool] != "":
 		return []Part{filePart(a, root)}
 	case a.Tool == "apply_patch":
@@ -94,7 +101,7 @@ func IsPrivileged(p Part) bool {
 
 // privWrappers are the wrappers that raise privileges; their name is a
 // ladder level of its own.
-var privWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true}
+var privWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true, "su": true, "runuser": true}
 
 // ladder accumulates keys, dropping any key already present and capping
 // each key's length.
@@ -144,7 +151,7 @@ func opaquePart(root, what, raw string) Part {
 	if raw != "" {
 		l.add(root + ":" + what + " " + raw)
 	}
-	return Part{Tool: root, Subject: raw, Keys: l.done(), Opaque: true}
+	return Part{Tool: root, Subject: raw, Keys: l.done(), Opaque: true, Why: "limen could not parse it"}
 }
 
 // canonicalJSON renders v with sorted object keys and no HTML escaping.

@@ -9,32 +9,7 @@ import (
 type optSpec struct {
 	valueShort string          // short options that take a value (-u root, -uroot)
 	valueLong  map[string]bool // long options that take a value unless given with =
-	positional int             // operands before the wrapped command (timeout's duration)
 	assigns    bool            // NAME=value words before the wrapped command (env, sudo)
-}
-
-// wrappers run another command given as their remaining words. They are
-// seen through: the wrapped command is the part's program.
-var wrappers = map[string]optSpec{
-	"sudo":       {valueShort: "uUgCDhprtT", valueLong: set("--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--close-from", "--command-timeout"), assigns: true},
-	"doas":       {valueShort: "uC"},
-	"pkexec":     {valueLong: set("--user")},
-	"run0":       {valueShort: "uD", valueLong: set("--user", "--chdir", "--description", "--setenv")},
-	"env":        {valueShort: "uCS", valueLong: set("--unset", "--chdir", "--split-string"), assigns: true},
-	"timeout":    {valueShort: "sk", valueLong: set("--signal", "--kill-after"), positional: 1},
-	"nice":       {valueShort: "n", valueLong: set("--adjustment")},
-	"ionice":     {valueShort: "cnp", valueLong: set("--class", "--classdata")},
-	"nohup":      {},
-	"time":       {valueShort: "fo", valueLong: set("--format", "--output")},
-	"command":    {},
-	"builtin":    {},
-	"exec":       {valueShort: "a"},
-	"stdbuf":     {valueShort: "ioe", valueLong: set("--input", "--output", "--error")},
-	"xargs":      {valueShort: "aEdILnPs", valueLong: set("--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var")},
-	"caffeinate": {valueShort: "tw"},
-	"chronic":    {},
-	"unbuffer":   {},
-	"watch":      {valueShort: "nqd", valueLong: set("--interval", "--differences")},
 }
 
 func set(s ...string) map[string]bool {
@@ -43,42 +18,6 @@ func set(s ...string) map[string]bool {
 		m[x] = true
 	}
 	return m
-}
-
-// unwrap skips the leading assignments and wrappers of a simple command and
-// returns the index of the real program and the privilege wrapper crossed,
-// if any. A wrapper with nothing after it is itself the program.
-func unwrap(words []word, start int) (int, string) {
-	priv := ""
-	for i := 0; i < 8 && start < len(words); i++ {
-		w := words[start]
-		if !w.lit {
-			break
-		}
-		name := programName(w)
-		spec, ok := wrappers[name]
-		if !ok || name == "watch" {
-			break // watch '…' is parsed as a script by nested
-		}
-		if name == "command" && start+1 < len(words) && (words[start+1].text == "-v" || words[start+1].text == "-V") {
-			break // command -v looks a name up; it runs nothing
-		}
-		j := skipOptions(words, start+1, spec)
-		if spec.assigns {
-			for j < len(words) && words[j].lit && isAssignment(words[j].text) {
-				j++
-			}
-		}
-		j += spec.positional
-		if j >= len(words) {
-			break
-		}
-		if privWrappers[name] {
-			priv = name
-		}
-		start = j
-	}
-	return start, priv
 }
 
 // skipOptions returns the index of the first word at or after i that is
@@ -265,7 +204,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
-		if !secret && isSecretPath(strings.TrimRight(t, "*?")) {
+		// A pattern is passed as it is: isSecretPath answers whether it
+		// could match a secret. (The trimmed form is kept until it does.)
+		if !secret && (isSecretPath(t) || a.glob && isSecretPath(strings.TrimRight(t, "*?"))) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}
@@ -307,4 +248,57 @@ func (w walker) outside(t string) bool {
 		return false
 	}
 	return w.cwd == "" || w.cwd == "/" || (t != w.cwd && !strings.HasPrefix(t, w.cwd+"/"))
+}
+
+// envDumpMark marks a command that prints the environment, where tokens
+// and keys live: env, printenv, set, export -p, cat /proc/self/environ.
+const envDumpMark = "secret-env"
+
+// envDump reports whether a command prints environment variables: env
+// with no command (seen through otherwise), printenv, set alone, ps's e
+// option, or a read of a process's environ file.
+func envDump(prog string, args []word) bool {
+	switch prog {
+	case "env", "printenv":
+		return true // env with a command is seen through and never keyed as env
+	case "set":
+		return len(args) == 0
+	case "ps":
+		for _, a := range args {
+			t := a.text
+			if !strings.HasPrefix(t, "-") && strings.ContainsAny(t, "eE") {
+				return true // BSD e: the environment after each command
+			}
+			if strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Count(t, "e") > 1 {
+				return true
+			}
+		}
+	case "compgen":
+		return false
+	}
+	for _, a := range args {
+		if environFile(a.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// environFile reports whether a path names a process's environment.
+func environFile(p string) bool {
+	return p == "environ" || strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/environ*") || strings.HasPrefix(p, "/proc/") && strings.Contains(p, "environ")
+}
+
+// readMark is the mark of a file a redirection reads: a secret, or a
+// process's environment.
+func readMark(target word) string {
+	switch {
+	case environFile(target.text):
+		return envDumpMark
+	case !target.lit:
+		return ""
+	case isSecretPath(target.text) || target.glob && isSecretPath(strings.TrimRight(target.text, "*?")):
+		return "secret-file"
+	}
+	return ""
 }

@@ -62,40 +62,6 @@ func filePart(a Action, root string) Part {
 	return Part{Tool: root, Subject: p, Keys: l.done(), Control: fileControl(a, root, p)}
 }
 
-// patchFileMarks start the lines of a Codex apply_patch patch that name a
-// file it writes.
-var patchFileMarks = []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: "}
-
-// applyPatchParts keys Codex's apply_patch (the patch in its "command", as
-// Codex's hooks send it) as one Edit part per file the patch writes, so the
-// rules and classes for edits (the shipped block on ~/.codex/**, say) apply
-// to each. A patch that names no file is opaque: never allowed by learning.
-func applyPatchParts(a Action) []Part {
-	text, _ := stringArg(a.Input, "command")
-	if text == "" {
-		text, _ = stringArg(a.Input, "input")
-	}
-	var parts []Part
-	seen := map[string]bool{}
-	for line := range strings.Lines(text) {
-		line = strings.TrimRight(line, "\r\n")
-		for _, mark := range patchFileMarks {
-			path, ok := strings.CutPrefix(line, mark)
-			if !ok || strings.TrimSpace(path) == "" || seen[path] {
-				continue
-			}
-			seen[path] = true
-			edit := a
-			edit.Tool, edit.Input = "Edit", map[string]any{"file_path": strings.TrimSpace(path)}
-			parts = append(parts, filePart(edit, "Edit"))
-		}
-	}
-	if len(parts) == 0 {
-		return []Part{opaquePart("apply_patch", "<no file>", capLen(text, maxRootLen))}
-	}
-	return parts
-}
-
 // ResolvePath returns raw as a cleaned absolute path: "~" is the action's
 // [HomeDir], a relative path is joined to the working directory. Without a
 // working directory a relative path stays relative (and is classed outside).

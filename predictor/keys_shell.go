@@ -18,37 +18,53 @@ const maxShellDepth = 3
 var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 func bashParts(a Action) []Part {
+	parts, _ := bashPartsUpTo(a, shellLimits{parts: maxParts, length: maxCommandLen, depth: maxShellDepth})
+	return parts
+}
+
+// shellLimits bound how much of a command is parsed into parts: Parts
+// keeps the learning small (maxParts, maxCommandLen, maxShellDepth);
+// CheckedParts goes much further, so that every part meets the block rules.
+type shellLimits struct{ parts, length, depth int }
+
+// bashPartsUpTo is bashParts within lim; capped says that some of the
+// command lies beyond lim and was not split into parts.
+func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 	raw, isString := a.Input["command"].(string)
 	if !isString {
-		return []Part{opaquePart("Bash", "<unparsed>", canonicalJSON(inputOrEmpty(a.Input)))}
+		return []Part{opaquePart("Bash", "<unparsed>", canonicalJSON(inputOrEmpty(a.Input)))}, false
 	}
 	cmd := strings.TrimSpace(raw)
 	if cmd == "" {
-		return []Part{opaquePart("Bash", "<empty>", "")}
+		return []Part{opaquePart("Bash", "<empty>", "")}, false
 	}
-	if len(cmd) > maxCommandLen {
-		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
+	if len(cmd) > lim.length {
+		return []Part{opaquePart("Bash", capTooLong, cmd)}, true
 	}
-	out := &shellParts{self: a.Self}
-	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a)}
+	out := &shellParts{lim: lim, self: a.Self}
+	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a), top: cmd, vars: &shellVars{}}
 	if !w.parse(cmd, shellCtx{}) || len(out.parts) == 0 {
-		return []Part{opaquePart("Bash", "<unparsed>", cmd)}
+		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, out.capped
 	}
 	if out.overflow {
-		out.parts = append(out.parts, opaquePart("Bash", "<too many parts>", cmd))
+		out.parts = append(out.parts, opaquePart("Bash", capTooMany, cmd))
 	}
-	return out.parts
+	return out.parts, out.capped || out.overflow
 }
 
 // shellParts collects the parts of one command line.
 type shellParts struct {
 	parts    []Part
 	overflow bool
-	self     *Self // limen's own locations, for commandControl
+	// capped is set when a script within was left unparsed for lim's
+	// length or depth.
+	capped bool
+	lim    shellLimits
+	self   *Self // limen's own locations, for commandControl
 }
 
 func (s *shellParts) add(p Part) {
-	if len(s.parts) >= maxParts {
+	if len(s.parts) >= s.lim.parts {
 		s.overflow = true
 		return
 	}
@@ -67,6 +83,11 @@ type walker struct {
 	// cwd and home place the paths a command names (a copy into ~/.bashrc
 	// is not a copy inside the workspace).
 	cwd, home string
+	// top is the whole command line: the exact key of its opaque parts,
+	// so only an approval of the very same text vouches for them.
+	top string
+	// vars is what the shell running this text has set literally so far.
+	vars *shellVars
 }
 
 // shellCtx is what a statement inherits from the statements around it.
@@ -76,6 +97,8 @@ type shellCtx struct {
 	prefix string   // exact-key prefix of an enclosing `bash -c`
 	redirs []string // key text of enclosing redirections
 	marks  []string // risk marks of enclosing redirections
+	cond   bool     // runs only sometimes (after && or ||, in a branch or loop): what it assigns is not known after
+	stdin  bool     // an enclosing statement redirects standard input
 }
 
 // parse parses src as a script and walks it; false means it did not parse.
@@ -111,6 +134,11 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		w.scanWord(r.Word)
 		w.scanWord(r.Hdoc)
 	}
+	if s.Background {
+		// It runs in a subshell of its own, alongside what follows.
+		ctx.cond = true
+		w = w.subshell()
+	}
 	switch c := s.Cmd.(type) {
 	case nil:
 		if len(s.Redirs) > 0 {
@@ -122,29 +150,44 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		return
 	}
 	inner := ctx.with(w.redirects(s.Redirs))
+	if readsStdin(s.Redirs) {
+		inner.stdin = true
+	}
 	switch c := s.Cmd.(type) {
 	case *syntax.BinaryCmd:
-		w.stmt(c.X, inner)
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			// Each side of a pipe runs in a subshell.
+			w.subshell().stmt(c.X, inner)
 			inner.piped = true
+			w.subshell().stmt(c.Y, inner)
+			return
 		}
+		w.stmt(c.X, inner)
+		inner.cond = true
 		w.stmt(c.Y, inner)
 	case *syntax.Block:
 		w.stmts(c.Stmts, inner)
 	case *syntax.Subshell:
-		w.stmts(c.Stmts, inner)
+		w.subshell().stmts(c.Stmts, inner)
 	case *syntax.IfClause:
+		inner.cond = true
 		for ; c != nil; c = c.Else {
 			w.stmts(c.Cond, inner)
 			w.stmts(c.Then, inner)
 		}
 	case *syntax.WhileClause:
+		// A later pass of a loop sees what its body assigned.
+		w.vars.clear()
+		inner.cond = true
 		w.stmts(c.Cond, inner)
 		w.stmts(c.Do, inner)
 	case *syntax.ForClause:
+		w.vars.clear()
+		inner.cond = true
 		w.scanNode(c.Loop)
 		w.stmts(c.Do, inner)
 	case *syntax.CaseClause:
+		inner.cond = true
 		w.scanWord(c.Word)
 		for _, item := range c.Items {
 			for _, pat := range item.Patterns {
@@ -153,29 +196,148 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 			w.stmts(item.Stmts, inner)
 		}
 	case *syntax.FuncDecl:
-		w.stmt(c.Body, inner)
+		// The body runs when called, when nothing known now may hold.
+		if c.Name != nil && !w.vars.frozen {
+			if w.vars.funcs == nil {
+				w.vars.funcs = make(map[string]bool)
+			}
+			w.vars.funcs[c.Name.Value] = true
+		}
+		inner.cond = true
+		body := w
+		body.vars = &shellVars{}
+		body.stmt(c.Body, inner)
 	case *syntax.TimeClause:
 		w.stmt(c.Stmt, inner)
 	case *syntax.CoprocClause:
-		w.stmt(c.Stmt, inner)
+		inner.cond = true
+		w.subshell().stmt(c.Stmt, inner)
 	case *syntax.TestDecl:
 		w.stmt(c.Body, inner)
 	case *syntax.DeclClause:
 		w.scanNode(c)
-		w.pseudo(c.Variant.Value, w.source(c), s.Redirs, ctx)
+		w.declare(c, ctx)
+		w.pseudo(c.Variant.Value, w.source(c), s.Redirs, ctx.withMarks(declMarks(c)))
+		// export GIT_SSH_COMMAND='rm -rf ~' is run by the git after it.
+		for _, a := range c.Args {
+			if a.Name != nil && a.Value != nil && execEnv[a.Name.Value] != envNone {
+				v := w.word(a.Value)
+				as := word{text: a.Name.Value + "=" + v.text, lit: v.lit}
+				w.assignmentRuns(&execCall{words: []word{as}, start: 1, ctx: ctx, rs: s.Redirs, priv: ctx.priv}, as)
+			}
+		}
 	case *syntax.TestClause:
 		w.scanNode(c)
 		w.pseudo("[[", w.source(c), s.Redirs, ctx)
 	case *syntax.ArithmCmd:
 		w.scanNode(c)
+		w.vars.clear() // (( a = 1 )) assigns
 		w.pseudo("((", w.source(c), s.Redirs, ctx)
 	case *syntax.LetClause:
 		w.scanNode(c)
+		w.vars.clear()
 		w.pseudo("let", w.source(c), s.Redirs, ctx)
 	default:
 		w.scanNode(c)
 	}
 }
+
+// subshell returns a walker for commands run in a subshell: it starts
+// with what is known here, and what it sets stays there.
+func (w walker) subshell() walker {
+	if len(w.vars.known) == 0 && !w.vars.ifs && len(w.vars.funcs) == 0 {
+		w.vars = noVars
+		return w
+	}
+	v := &shellVars{ifs: w.vars.ifs, funcs: w.vars.funcs}
+	if len(w.vars.known) > 0 {
+		v.known = make(map[string]string, len(w.vars.known))
+		for k, x := range w.vars.known {
+			v.known[k] = x
+		}
+	}
+	w.vars = v
+	return w
+}
+
+// readsStdin reports whether redirections give standard input.
+func readsStdin(rs []*syntax.Redirect) bool {
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// declare records the variables a declaration sets: literal values of
+// plain declarations are known after it, anything else is forgotten.
+func (w walker) declare(c *syntax.DeclClause, ctx shellCtx) {
+	plain := c.Variant.Value == "export" || c.Variant.Value == "readonly" || c.Variant.Value == "declare" || c.Variant.Value == "typeset" || c.Variant.Value == "local"
+	for _, a := range c.Args {
+		if a.Name == nil && a.Value != nil {
+			if opt := w.word(a.Value); !opt.lit || opt.text != "-x" && opt.text != "-r" && opt.text != "-g" && opt.text != "--" {
+				plain = false // -n makes a reference, -a an array, -i arithmetic
+			}
+		}
+	}
+	for _, a := range c.Args {
+		if a.Name == nil {
+			continue
+		}
+		name := a.Name.Value
+		switch {
+		case a.Naked:
+			if c.Variant.Value != "export" && c.Variant.Value != "readonly" {
+				w.vars.forget(name)
+			}
+		case plain && !ctx.cond && a.Value != nil && a.Array == nil && a.Index == nil && !a.Append:
+			if v := w.word(a.Value); v.lit {
+				w.vars.set(name, v.text)
+				continue
+			}
+			w.vars.forget(name)
+		default:
+			w.vars.forget(name)
+		}
+	}
+}
+
+// declMarks marks declarations that print the environment: export -p,
+// declare -x, declare -p, typeset -x, and export or declare alone.
+func declMarks(c *syntax.DeclClause) []string {
+	if len(c.Args) == 0 {
+		switch c.Variant.Value {
+		case "export", "declare", "typeset", "readonly":
+			return []string{envDumpMark}
+		}
+		return nil
+	}
+	names := false
+	for _, a := range c.Args {
+		if a.Name != nil {
+			names = true
+		}
+	}
+	if names {
+		return nil
+	}
+	for _, a := range c.Args {
+		if a.Value == nil || len(a.Value.Parts) != 1 {
+			continue
+		}
+		if l, ok := a.Value.Parts[0].(*syntax.Lit); ok && strings.HasPrefix(l.Value, "-") && strings.ContainsAny(l.Value, "pxX") {
+			return []string{envDumpMark}
+		}
+	}
+	return nil
+}
+
+// withMarks returns ctx with more risk marks.
+func (ctx shellCtx) withMarks(marks []string) shellCtx { return ctx.with(nil, marks) }
 
 // with returns ctx extended by the redirections of an enclosing statement.
 func (ctx shellCtx) with(texts, marks []string) shellCtx {
@@ -211,10 +373,12 @@ func (w walker) scanNode(n syntax.Node) {
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
-			w.stmts(n.Stmts, shellCtx{})
+			// A subshell: what it assigns stays there.
+			w.subshell().stmts(n.Stmts, shellCtx{})
 			return false
 		case *syntax.ProcSubst:
-			w.stmts(n.Stmts, shellCtx{})
+			// >(sh) reads what the command writes: code from a pipe.
+			w.subshell().stmts(n.Stmts, shellCtx{piped: n.Op == syntax.CmdOut})
 			return false
 		}
 		return true
@@ -230,45 +394,12 @@ func (w walker) source(n syntax.Node) string {
 	return w.src[start:end]
 }
 
-// word is one shell word: its text with quotes removed when lit, else as
-// written.
+// word is one shell word after static expansion: its text when lit, else
+// as written. A lit word may be a pattern (glob): the text is the pattern.
 type word struct {
 	text string
 	lit  bool
-}
-
-func (w walker) word(sw *syntax.Word) word {
-	if len(sw.Parts) == 1 {
-		if l, ok := sw.Parts[0].(*syntax.Lit); ok && !strings.Contains(l.Value, `\`) {
-			return word{l.Value, true}
-		}
-	}
-	var b strings.Builder
-	for _, p := range sw.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			unescape(&b, p.Value, false)
-		case *syntax.SglQuoted:
-			if p.Dollar {
-				return word{w.source(sw), false}
-			}
-			b.WriteString(p.Value)
-		case *syntax.DblQuoted:
-			if p.Dollar {
-				return word{w.source(sw), false}
-			}
-			for _, q := range p.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
-					return word{w.source(sw), false}
-				}
-				unescape(&b, l.Value, true)
-			}
-		default:
-			return word{w.source(sw), false}
-		}
-	}
-	return word{b.String(), true}
+	glob bool
 }
 
 // unescape removes shell backslash quoting: every backslash outside double
@@ -321,6 +452,12 @@ func (w walker) redirects(rs []*syntax.Redirect) (texts, marks []string) {
 		}
 		if mark != "" && target.lit && harmlessSink(target.text) {
 			continue
+		}
+		if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut {
+			// < .env reads the file as surely as cat .env does.
+			if m := readMark(target); m != "" {
+				marks = append(marks, m)
+			}
 		}
 		text := n + r.Op.String() + target.text
 		if r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
@@ -395,43 +532,119 @@ func (w walker) call(c *syntax.CallExpr, rs []*syntax.Redirect, ctx shellCtx) {
 			if as.Append {
 				op = "+="
 			}
-			words = append(words, word{as.Name.Value + op + v.text, v.lit})
+			words = append(words, word{text: as.Name.Value + op + v.text, lit: v.lit})
 		} else {
-			words = append(words, word{w.source(as), false})
+			words = append(words, word{text: w.source(as)})
 		}
 	}
+	nAssign := len(words)
 	for _, a := range c.Args {
-		words = append(words, w.word(a))
+		words = w.fields(a, words)
 	}
 	texts, marks := w.redirects(rs)
 	ctx = ctx.with(texts, marks)
 	if len(c.Args) == 0 {
+		// Plain assignments: the values are known after them, unless they
+		// run only sometimes or could not be read.
+		for i, as := range c.Assigns {
+			if as.Name == nil {
+				continue
+			}
+			if !ctx.cond && words[i].lit && as.Value != nil && as.Array == nil && as.Index == nil && !as.Append {
+				w.vars.set(as.Name.Value, strings.TrimPrefix(words[i].text, as.Name.Value+"="))
+			} else {
+				w.vars.forget(as.Name.Value)
+			}
+		}
 		w.pseudo("<assign>", joinWords(words), nil, ctx)
+		// PAGER='rm -rf ~' (exported already, or later) is run by git log.
+		for k := range words {
+			w.assignmentRuns(&execCall{words: words, start: len(words), ctx: ctx, rs: rs, priv: ctx.priv}, words[k])
+		}
 		return
 	}
-	w.command(words, len(c.Assigns), ctx, rs)
+	for _, as := range c.Assigns {
+		if as.Name != nil {
+			w.vars.forget(as.Name.Value)
+		}
+	}
+	if nAssign == len(words) {
+		// Every argument expanded to nothing: "$empty" runs nothing, but
+		// limen cannot tell; key what was written.
+		w.opaque(joinWords(words), "its words expand to nothing limen can read", ctx.marks)
+		return
+	}
+	for k := range nAssign {
+		if w.assignmentRuns(&execCall{words: words, start: nAssign, ctx: ctx, rs: rs, priv: ctx.priv}, words[k]) {
+			return
+		}
+	}
+	w.command(words, nAssign, ctx, rs)
+	if prog := programName(words[nAssign]); varSetters[prog] || w.vars.funcs[prog] {
+		w.vars.clear()
+	}
 }
+
+// varSetters are the builtins that may set any variable, so nothing
+// known before them is known after.
+var varSetters = set("read", "mapfile", "readarray", "getopts", "printf", "unset", "source", ".", "eval", "wait", "set", "shopt", "enable", "cd", "pushd", "popd", "select", "declare", "typeset", "local", "export", "readonly")
+
+// maxWrappers bounds how many wrappers one command is seen through.
+const maxWrappers = 8
 
 // command makes the part(s) of a simple command whose program is at
 // words[start]; earlier words are assignments.
 func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redirect) {
-	start, priv := unwrap(words, start)
-	if priv == "" {
-		priv = ctx.priv
+	priv := ctx.priv
+	for n := 0; ; n++ {
+		if n == maxWrappers {
+			// nice nice … rm: past the bound, what runs is not read.
+			w.opaque(joinWords(words[start:]), "it wraps commands in more wrappers than limen follows", ctx.marks)
+			return
+		}
+		head := words[start]
+		if !head.lit || head.glob || head.text == "" {
+			// $a, "$(echo rm)", ${IFS}, r?: what runs is only known when
+			// it runs.
+			w.opaque(joinWords(words[start:]), "its program ("+head.text+") is only known when it runs", ctx.marks)
+			return
+		}
+		prog := programName(head)
+		// Each program crossed (a wrapper, then what it runs) is seen
+		// here, expanded: the place for checks on every program word.
+		rule, ok := execRuleFor(prog)
+		if !ok {
+			break
+		}
+		c := &execCall{rule: rule, words: words, start: start, ctx: ctx, rs: rs, priv: priv}
+		next, done := w.seeThrough(c)
+		if rule.keep {
+			// The program is keyed too: ssh HOST, docker run IMAGE.
+			if next > start {
+				w.command(words, next, ctx.withPriv(priv), rs)
+			}
+			break
+		}
+		if done {
+			return
+		}
+		if next <= start || next >= len(words) {
+			break
+		}
+		if rule.priv {
+			priv = prog
+		}
+		start = next
 	}
 	cmd := words[start:]
-	if len(cmd) == 0 { // only assignments and wrappers: key the last wrapper
-		start = len(words) - 1
-		cmd = words[start:]
-	}
-	if w.nested(words, start, priv, ctx, rs) {
-		return
-	}
 	prog := programName(cmd[0])
 	sub := subcommand(prog, cmd[1:])
 	marks := riskyFlags(prog, sub, cmd[1:])
 	marks = append(marks, w.argMarks(prog, cmd[1:])...)
 	marks = append(marks, ctx.marks...)
+	if envDump(prog, cmd[1:]) {
+		marks = append(marks, envDumpMark)
+	}
 	if ctx.piped && readsScriptFromStdin(prog, cmd[1:]) {
 		marks = append(marks, "<pipe")
 	}
@@ -462,87 +675,18 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	l.add("Bash:" + ctx.prefix + exact)
 	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done(),
 		Control: commandControl(w.out.self, w.cwd, w.home, words, start, ctx.redirs)})
-
-	if prog == "find" {
-		w.findExec(cmd[1:], priv, ctx)
-	}
 }
 
-// nested handles commands that run a shell string: `bash -c '…'`, `eval …`
-// and `watch '…'`. The string's own commands become the parts; false means
-// the command is keyed as it is.
-func (w walker) nested(words []word, start int, priv string, ctx shellCtx, rs []*syntax.Redirect) bool {
-	cmd := words[start:]
-	prog := programName(cmd[0])
-	script, at := "", -1
-	switch {
-	case shells[prog]:
-		at = shellScriptArg(cmd)
-	case prog == "eval" && len(cmd) > 1:
-		at = 1
-		for _, x := range cmd[1:] {
-			if !x.lit {
-				return false
-			}
-		}
-		parts := make([]string, 0, len(cmd)-1)
-		for _, x := range cmd[1:] {
-			parts = append(parts, x.text)
-		}
-		script = strings.Join(parts, " ")
-	case prog == "watch":
-		at = skipOptions(cmd, 1, wrappers["watch"])
-		if at != len(cmd)-1 {
-			return false
-		}
+// opaque adds a part limen cannot read: subject is its text as written,
+// for rules, and its exact key is the whole command line.
+func (w walker) opaque(subject, why string, marks []string) {
+	l := ladder{"Bash"}
+	l.add("Bash:<opaque>")
+	if len(marks) > 0 {
+		l.add("Bash:<opaque> [" + joinSorted(marks) + "]")
 	}
-	if at < 0 || at >= len(cmd) || !cmd[at].lit {
-		return false
-	}
-	if script == "" {
-		script = cmd[at].text
-	}
-	if strings.TrimSpace(script) == "" {
-		return false
-	}
-	inner := ctx
-	inner.priv = priv
-	inner.prefix = ctx.prefix + joinWords(words[:start+at]) + " "
-	if w.depth >= maxShellDepth || len(script) > maxCommandLen {
-		w.out.add(opaquePart("Bash", "<unparsed>", script))
-		return true
-	}
-	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home}
-	before := len(w.out.parts)
-	if !sub.parse(script, inner) {
-		w.out.parts = w.out.parts[:before]
-		w.out.add(opaquePart("Bash", "<unparsed>", script))
-		return true
-	}
-	return len(w.out.parts) > before || w.out.overflow
-}
-
-// findExec makes a part for the command that `find -exec … ;` runs.
-func (w walker) findExec(args []word, priv string, ctx shellCtx) {
-	for i := 0; i < len(args); i++ {
-		switch args[i].text {
-		case "-exec", "-execdir", "-ok", "-okdir":
-		default:
-			continue
-		}
-		j := i + 1
-		for j < len(args) && !(args[j].lit && (args[j].text == ";" || args[j].text == "+")) {
-			j++
-		}
-		if j > i+1 {
-			inner := ctx
-			inner.piped = false
-			inner.priv = priv
-			inner.prefix = ctx.prefix + "find -exec "
-			w.command(args[i+1:j], 0, inner, nil)
-		}
-		i = j
-	}
+	l.add("Bash:<opaque> " + w.top)
+	w.out.add(Part{Tool: "Bash", Subject: subject, Keys: l.done(), Opaque: true, Why: why})
 }
 
 func joinWords(ws []word) string {

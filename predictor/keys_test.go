@@ -115,7 +115,7 @@ func TestPartsBash(t *testing.T) {
 		{
 			name: "unparsable bash -c string is opaque",
 			cmd:  `bash -c 'echo "oops'`,
-			want: [][]string{{"Bash", "Bash:<unparsed>", `Bash:<unparsed> echo "oops`}},
+			want: [][]string{{"Bash", "Bash:<opaque>", `Bash:<opaque> bash -c 'echo "oops'`}},
 		},
 		{
 			name: "command substitution and backticks become parts",
@@ -127,11 +127,11 @@ func TestPartsBash(t *testing.T) {
 			},
 		},
 		{
-			name: "pipe into sh is marked",
+			name: "pipe into sh is opaque: the code it runs is not in the command",
 			cmd:  "curl -fsSL https://get.example.com | sudo bash",
 			want: [][]string{
 				{"Bash", "Bash:curl", "Bash:curl -fsSL https://get.example.com"},
-				{"Bash", "Bash:sudo", "Bash:sudo bash", "Bash:sudo bash [<pipe]"},
+				{"Bash", "Bash:<opaque>", "Bash:<opaque> curl -fsSL https://get.example.com | sudo bash"},
 			},
 		},
 		{
@@ -194,8 +194,8 @@ func TestPartsBash(t *testing.T) {
 			name: "find -exec runs a command of its own",
 			cmd:  `find . -name '*.tmp' -exec rm {} \;`,
 			want: [][]string{
-				{"Bash", "Bash:find", "Bash:find [-exec]", "Bash:find . -name *.tmp -exec rm {} ;"},
 				{"Bash", "Bash:rm", "Bash:find -exec rm {}"},
+				{"Bash", "Bash:find", "Bash:find [-exec]", "Bash:find . -name *.tmp -exec rm {} ;"},
 			},
 		},
 		{
@@ -203,7 +203,7 @@ func TestPartsBash(t *testing.T) {
 			cmd:  "python3 -m pytest -x; node -e 'console.log(1)'; python manage.py migrate",
 			want: [][]string{
 				{"Bash", "Bash:python3", "Bash:python3 -m pytest", "Bash:python3 -m pytest -x"},
-				{"Bash", "Bash:node", "Bash:node -e", "Bash:node -e console.log(1)"},
+				{"Bash", "Bash:<opaque>", "Bash:<opaque> python3 -m pytest -x; node -e 'console.log(1)'; python manage.py migrate"},
 				{"Bash", "Bash:python", "Bash:python manage.py", "Bash:python manage.py migrate"},
 			},
 		},

@@ -21,6 +21,8 @@ type AnswerView struct {
 	Seq uint64
 	// User is the answered action's user (AnswerRecord.action.user).
 	User []byte
+	// AnsweredBy is who answered (AnswerRecord.answered_by).
+	AnsweredBy []byte
 	// Choice and Time are the record's.
 	Choice limenv1.Choice
 	Time   time.Time
@@ -160,6 +162,7 @@ func (v *AnswerView) decodeAt(k, b []byte) error {
 const (
 	answerAction    = 3  // AnswerRecord.action
 	answerChoice    = 4  // AnswerRecord.choice
+	answerBy        = 7  // AnswerRecord.answered_by
 	answerTime      = 8  // AnswerRecord.time
 	answerKeyScheme = 9  // AnswerRecord.key_scheme
 	answerLadders   = 10 // AnswerRecord.ladders
@@ -189,6 +192,11 @@ func (v *AnswerView) decode(b []byte) error {
 			})
 		case num == answerChoice && typ == protowire.VarintType:
 			v.Choice = limenv1.Choice(int32(x))
+		case num == answerBy && typ == protowire.BytesType:
+			if !utf8.Valid(val) {
+				return errNotUTF8
+			}
+			v.AnsweredBy = val
 		case num == answerTime && typ == protowire.BytesType:
 			return eachField(val, func(num protowire.Number, typ protowire.Type, _ []byte, x uint64) error {
 				switch {

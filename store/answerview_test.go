@@ -45,6 +45,9 @@ func checkView(t *testing.T, name string, v *AnswerView, want *limenv1.AnswerRec
 		t.Errorf("%s: view = %q %v %v %d %q; proto.Unmarshal gives %q %v %v %d %q",
 			name, v.User, v.Choice, v.Time, v.KeyScheme, got, user, choice, at, scheme, ladders)
 	}
+	if string(v.AnsweredBy) != want.GetAnsweredBy() {
+		t.Errorf("%s: view answered by %q; proto.Unmarshal gives %q", name, v.AnsweredBy, want.GetAnsweredBy())
+	}
 }
 
 // TestAnswerViewsDecodeAsUnmarshal stores records through Answer and checks

@@ -53,10 +53,12 @@ const (
 )
 
 // Reconnect backoff: first retry after minBackoff, doubling up to
-// maxBackoff, back to minBackoff once a stream has synced.
+// maxBackoff, back to minBackoff once a stream has synced. The cap is
+// short: a Unix socket that refuses costs nothing to try, and a person
+// whose limend came back should not wait to answer (it once took 13 s).
 const (
 	minBackoff = 500 * time.Millisecond
-	maxBackoff = 15 * time.Second
+	maxBackoff = 2 * time.Second
 )
 
 // flashFor is how long the title flashes after a new ask arrives.
@@ -193,6 +195,7 @@ func (m *Model) newList(d list.ItemDelegate) list.Model {
 	l.SetShowHelp(false)
 	l.SetShowPagination(false)
 	l.SetFilteringEnabled(true)
+	l.Filter = substringFirst
 	l.SetShowFilter(false) // the model draws the filter line itself
 	l.DisableQuitKeybindings()
 	l.FilterInput.Cursor.SetMode(cursor.CursorStatic)
@@ -318,11 +321,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			for i, d := range msg.decisions {
 				items[i] = decisionItem{d}
 			}
-			cmd := m.historyList.SetItems(items)
+			m.historyList.SetItems(items)
+			applyFilter(&m.historyList)
 			if m.mode == modeRule {
 				m.checkRule()
 			}
-			return cmd
+			return nil
 		}
 		m.log.Warn("history", "err", msg.err)
 		return nil
@@ -348,9 +352,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			return tea.Batch(cmds...)
 		}
 		return m.key(msg)
+	case list.FilterMatchesMsg:
+		// Filters are applied at once, where their text changes (see
+		// applyFilter); a result computed in the background is for an
+		// older text or an older queue, so it is dropped.
+		return nil
 	}
-	// Anything else (the lists' filter results, cursor blinks) belongs to
-	// the components.
+	// Anything else (cursor blinks) belongs to the components.
 	return m.forward(msg)
 }
 
@@ -361,11 +369,82 @@ func (m *Model) forward(msg tea.Msg) tea.Cmd {
 	case m.mode != modeBrowse:
 		m.input, cmd = m.input.Update(msg)
 	case m.tab == tabPending:
+		keep, text := selectedAskID(&m.list), m.list.FilterInput.Value()
 		m.list, cmd = m.list.Update(msg)
+		applyFilter(&m.list)
+		if m.list.FilterInput.Value() != text {
+			reselect(&m.list, keep) // a new filter text keeps the ask in view if it still matches
+		}
 	case m.tab == tabHistory:
 		m.historyList, cmd = m.historyList.Update(msg)
+		applyFilter(&m.historyList)
 	}
 	return cmd
+}
+
+// substringFirst ranks the items that hold the filter text as it is typed
+// (ignoring case) before the fuzzy matches, in queue order: "make" puts
+// "make deploy" before an ask whose text only scatters m, a, k and e.
+func substringFirst(term string, targets []string) []list.Rank {
+	fuzzy := list.DefaultFilter(term, targets)
+	lower := strings.ToLower(term)
+	out := make([]list.Rank, 0, len(fuzzy))
+	exact := map[int]bool{}
+	for i, t := range targets {
+		if j := strings.Index(strings.ToLower(t), lower); j >= 0 && lower != "" {
+			idx := make([]int, 0, len(term))
+			for k := range len(lower) {
+				idx = append(idx, j+k)
+			}
+			out = append(out, list.Rank{Index: i, MatchedIndexes: idx})
+			exact[i] = true
+		}
+	}
+	for _, r := range fuzzy {
+		if !exact[r.Index] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// applyFilter filters l's items now. bubbles' list filters in a command
+// that runs after the key that changed the filter, so keys that arrive
+// faster than that (a paste, tmux send-keys, a quick typist) were taken
+// against the items of an older filter: an answer could go to an ask that
+// the filter had already hidden. Here a key sees exactly the items that
+// the filter text before it selects, and the command's late result is
+// dropped in update.
+func applyFilter(l *list.Model) {
+	state := l.FilterState()
+	if state == list.Unfiltered {
+		return
+	}
+	l.SetFilterText(l.FilterInput.Value()) // synchronous; leaves it applied
+	if state == list.Filtering {
+		l.SetFilterState(list.Filtering) // still typing
+	}
+}
+
+// selectedAskID is the id of the ask under l's cursor, or "".
+func selectedAskID(l *list.Model) string {
+	if it, ok := l.SelectedItem().(askItem); ok {
+		return it.ask.GetAskId()
+	}
+	return ""
+}
+
+// reselect puts l's cursor back on ask id if it is still shown.
+func reselect(l *list.Model, id string) {
+	if id == "" {
+		return
+	}
+	for i, it := range l.VisibleItems() {
+		if it.(askItem).ask.GetAskId() == id {
+			l.Select(i)
+			return
+		}
+	}
 }
 
 // mouse scrolls the list under the wheel; it is only on with --mouse.
@@ -408,6 +487,20 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	// While a filter is typed every key is text for it.
 	if l := m.activeList(); l != nil && l.FilterState() == list.Filtering {
+		if msg.Type == tea.KeyEnter {
+			// Accept the filter as typed, even when it matches nothing:
+			// bubbles would clear a filter that matches nothing, which
+			// puts every ask back under the next key of a burst.
+			if l.FilterInput.Value() == "" {
+				l.ResetFilter()
+			} else {
+				keep := selectedAskID(l)
+				l.SetFilterText(l.FilterInput.Value())
+				l.FilterInput.Blur()
+				reselect(l, keep)
+			}
+			return nil
+		}
 		return m.forward(msg)
 	}
 	k := &m.keys
@@ -433,6 +526,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	if m.tab == tabPending {
 		ask := m.selected()
+		if ask != nil && !m.detailFits() && m.isAnswerKey(msg) {
+			m.setStatus(true, "%s", tooSmall(ask.GetAskId()))
+			return nil
+		}
 		switch {
 		case key.Matches(msg, k.Approve):
 			return m.answer(ask, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE, "")
@@ -449,6 +546,18 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return m.forward(msg)
+}
+
+// isAnswerKey reports whether msg is one of the keys that answer an ask or
+// open an answer's editor, enabled or not.
+func (m *Model) isAnswerKey(msg tea.KeyMsg) bool {
+	k := &m.keys
+	for _, b := range []key.Binding{k.Approve, k.Deny, k.ApproveNote, k.DenyNote, k.ApproveSession, k.MakeRule} {
+		if slices.Contains(b.Keys(), msg.String()) {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -485,7 +594,7 @@ func (m *Model) refresh() tea.Cmd {
 // shows only those.
 func (m *Model) updateKeys() {
 	k := &m.keys
-	canAnswer := m.tab == tabPending && m.mode == modeBrowse && m.selected() != nil
+	canAnswer := m.tab == tabPending && m.mode == modeBrowse && m.selected() != nil && m.detailFits()
 	for _, b := range []*key.Binding{&k.Approve, &k.Deny, &k.ApproveNote, &k.DenyNote, &k.ApproveSession, &k.MakeRule} {
 		b.SetEnabled(canAnswer)
 	}
@@ -579,7 +688,8 @@ func (m *Model) syncList() tea.Cmd {
 		items[i] = askItem{a}
 	}
 	idx := m.list.Index()
-	cmd := m.list.SetItems(items)
+	m.list.SetItems(items) // its filtering command is replaced by applyFilter
+	applyFilter(&m.list)
 	m.resize()
 	if n := len(m.list.VisibleItems()); n > 0 {
 		sel := min(idx, n-1)
@@ -590,7 +700,7 @@ func (m *Model) syncList() tea.Cmd {
 		}
 		m.list.Select(sel)
 	}
-	return tea.Batch(cmd, tea.SetWindowTitle(m.windowTitle()))
+	return tea.SetWindowTitle(m.windowTitle())
 }
 
 // compareIDs orders ask ids numerically (they are decimal and grow with

@@ -183,6 +183,37 @@ func (m *Model) pendingView() string {
 	return left + "\n" + m.pane(m.width, ph)
 }
 
+// paneSize is the size of the pane around the selected ask, zero when
+// there is no room for it.
+func (m *Model) paneSize() (w, h int) {
+	if m.wide() {
+		return m.width - m.listWidth() - 1, m.bodyHeight()
+	}
+	_, lh := m.listSize()
+	ph := m.bodyHeight() - (lh + 1 + filterLines(&m.list))
+	if ph < 3 {
+		return 0, 0
+	}
+	return m.width, ph
+}
+
+// detailFits reports whether what the selected ask is (its id, the
+// action in full, where, and its risk) shows on screen.
+// A person answers what they read, so the answer keys are off when they
+// cannot read it.
+func (m *Model) detailFits() bool {
+	ask := m.selected()
+	w, h := m.paneSize()
+	if ask == nil || w < 24 || h < 3 {
+		return false
+	}
+	return lipgloss.Height(strings.Join(m.detailLines(ask, w-4, false), "\n")) <= h-2
+}
+
+func tooSmall(id string) string {
+	return "The window is too small to show ask " + id + " in full; enlarge it to answer (the answer keys are off until then)."
+}
+
 // pane is the bordered box beside or below the list: the selected ask, or
 // the editor that is open.
 func (m *Model) pane(w, h int) string {
@@ -193,6 +224,8 @@ func (m *Model) pane(w, h int) string {
 		content = m.noteView(inner)
 	case m.mode == modeRule:
 		content = m.ruleView(inner)
+	case m.selected() != nil && !m.detailFits():
+		content = m.styles.Muted.Render(tooSmall(m.selected().GetAskId()))
 	case m.selected() != nil:
 		content = m.detail(m.selected(), inner)
 	case len(m.pending) > 0:
@@ -212,6 +245,13 @@ func (m *Model) row(label, value string, w int) string {
 
 // detail is everything a person needs to decide on one ask.
 func (m *Model) detail(ask *limenv1.PendingAsk, w int) string {
+	return strings.Join(m.detailLines(ask, w, true), "\n")
+}
+
+// detailLines are the lines of detail; without extra, only what the
+// action is (its id, tool, arguments, where and its risk), which must fit
+// on screen for the ask to be answered.
+func (m *Model) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []string {
 	s := m.styles
 	d := ask.GetDecision()
 	act := d.GetAction()
@@ -228,7 +268,11 @@ func (m *Model) detail(ask *limenv1.PendingAsk, w int) string {
 	// What decides comes first, so a short terminal still shows it.
 	lines = append(lines,
 		m.row("Cwd", dash(act.GetCwd()), w),
-		m.row("Risk", dash(d.GetRiskClass()), w),
+		m.row("Risk", dash(d.GetRiskClass()), w))
+	if !extra {
+		return lines
+	}
+	lines = append(lines,
 		m.row("p", m.bar(d.GetP(), d.GetThresholds(), w-s.Label.GetWidth()), w),
 		m.row("Why", d.GetReason(), w),
 		m.row("Who", fmt.Sprintf("%s · %s · session %s", dash(act.GetUser()), dash(act.GetAgent()), dash(act.GetSession())), w),
@@ -244,7 +288,7 @@ func (m *Model) detail(ask *limenv1.PendingAsk, w int) string {
 	if d.GetKey() != "" {
 		lines = append(lines, m.row("Key", d.GetKey(), w))
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // expiry is the time left before the ask expires, louder when little is

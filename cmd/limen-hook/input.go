@@ -11,6 +11,10 @@ import (
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
+// errTooLarge is readCall's error for input beyond hookout.MaxInput; it is
+// answered with hookout.TooLarge (deny), not the fail-closed ask.
+var errTooLarge = errors.New("hook input is larger than " + strconv.Itoa(hookout.MaxInput) + " bytes")
+
 // readCall reads the runtime's hook JSON from stdin: one JSON object, up to
 // its closing brace and not until EOF, because a runtime may keep stdin
 // open. It does not validate the object: limend parses it (hookfmt.Parse)
@@ -23,7 +27,7 @@ func readCall(fd int, deadline time.Time) (call []byte, event string, err error)
 	for {
 		if len(buf) == cap(buf) {
 			if len(buf) >= hookout.MaxInput { // the object has not ended within the limit
-				return nil, s.event, errors.New("hook input is larger than " + strconv.Itoa(hookout.MaxInput) + " bytes")
+				return nil, s.event, errTooLarge
 			}
 			buf = append(buf, make([]byte, len(buf))...)[:len(buf)]
 		}
@@ -44,7 +48,7 @@ func readCall(fd int, deadline time.Time) (call []byte, event string, err error)
 		}
 		if end > 0 {
 			if end-s.start > hookout.MaxInput {
-				return nil, s.event, errors.New("hook input is larger than " + strconv.Itoa(hookout.MaxInput) + " bytes")
+				return nil, s.event, errTooLarge
 			}
 			// What came with the object is looked at, not waited for (a
 			// runtime may keep stdin open): a second call in the same input

@@ -119,6 +119,11 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 		out.fail(errors.New("the runtime did not finish writing the hook input within limen-hook's --timeout of " + o.timeout.String()))
 		return
 	}
+	if err == errTooLarge {
+		a := hookout.TooLarge()
+		out.print(hookout.Render(f, out.event, a.Verdict, a.Reason))
+		return
+	}
 	if err != nil {
 		out.fail(errors.New("malformed hook input: " + err.Error()))
 		return
@@ -140,7 +145,7 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 		out.fail(errors.New("limend is unreachable at " + o.socket + " (" + err.Error() + "); start it with `limend`"))
 		return
 	}
-	if err := r.check(); err != nil {
+	if err := r.check(out.event); err != nil {
 		out.fail(err)
 		return
 	}
@@ -154,9 +159,10 @@ type reply struct {
 	body    []byte
 }
 
-// check accepts a reply only as a complete answer whose verdict header and
-// body agree, so a garbled reply is never printed, least of all as allow.
-func (r reply) check() error {
+// check accepts a reply to a hook on event only as a complete answer whose
+// verdict header and body agree, so a garbled reply is never printed, least
+// of all as allow.
+func (r reply) check(event string) error {
 	if r.code != 200 {
 		msg := strings.TrimSpace(string(r.body))
 		if i := strings.IndexAny(msg, "\r\n"); i >= 0 {
@@ -184,7 +190,7 @@ func (r reply) check() error {
 		// to its own rules, which is not failing closed.
 		return errors.New("limend sent a reply limen-hook cannot read: the answer is not one line holding one JSON object")
 	}
-	if hookout.Allows(b) != (v == hookout.Allow) {
+	if hookout.Allows(event, b) != (v == hookout.Allow) {
 		return errors.New("limend sent a reply limen-hook cannot read: its verdict " + string(v) + " and its answer disagree")
 	}
 	return nil

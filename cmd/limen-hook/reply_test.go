@@ -105,7 +105,7 @@ func TestFailClosedEvent(t *testing.T) {
 	if bytes.Equal(escaped, golden(t, "bash.json")) {
 		t.Fatal("bash.json has no hook_event_name to rewrite")
 	}
-	want := `{"hookSpecificOutput":{"hookEventName":"PermissionRequest"}}`
+	want := `{}` // no decision: the runtime's own dialog asks the person
 	for _, in := range [][]byte{permission, escaped} {
 		for _, format := range []string{"claude-code", "codex"} {
 			out, _ := runHook(t, in, "--format", format, "--socket", filepath.Join(t.TempDir(), "none.sock"))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/paths"
+	"github.com/limenhq/limen/internal/version"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -299,7 +300,9 @@ Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
 decide and await exit 0 only for allow: 5 for ask, 6 for block.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().String(),
 	}
+	root.SetVersionTemplate("limenctl {{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.socket, "socket", os.Getenv("LIMEN_SOCKET"), "limend's Unix socket (default $XDG_RUNTIME_DIR/limen/limend.sock; env LIMEN_SOCKET)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON instead of tables, for scripts")
 	root.PersistentFlags().DurationVar(&a.timeout, "timeout", 5*time.Second, "how long to wait for limend")

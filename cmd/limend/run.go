@@ -32,6 +32,24 @@ With no flags it listens on a Unix socket under $XDG_RUNTIME_DIR/limen/
 (only you can open it) and keeps its database under $XDG_DATA_HOME/limen/.
 Every flag has a LIMEN_* environment variable; a flag wins over the variable.
 
+Who may do what. limend knows a caller by how it connected, never by what it
+says about itself:
+  - you (limend's own uid, over the Unix socket): everything, including
+    changing the policy (limenctl policy set/edit/rollback);
+  - an admin gateway (--tcp with TLS and --tls-client-ca or --token-file):
+    everything, for any user it names; its answers settle asks but do not
+    teach the predictor, since they name no person;
+  - another OS user on the socket: decides, and sees, awaits and answers its
+    own asks and history only; --trusted-gateways lets one act for others;
+    it never changes the policy;
+  - anyone limend cannot identify (plain TCP on loopback, --http-tcp): may
+    Decide and Await its own asks, nothing else: no history, no pending
+    asks, no answers, no policy.
+Answers and policy changes come from a person: limend refuses them from any
+process that runs under an agent runtime it has seen (the process that
+started limen-hook or mcp-gate), so answer in limenctl tui in your own
+terminal. docs/SECURITY.md says what that check does not stop.
+
 Stop it with Ctrl-C (or SIGTERM): open calls get a few seconds to finish and
 the database is closed cleanly. A second Ctrl-C exits at once.`
 
@@ -50,7 +68,7 @@ func run(args []string) int {
 		Example: `  limend                                  # socket and database in the default places
   limend --socket /tmp/limen.sock --db /tmp/limen.db
   LIMEN_LOG_LEVEL=debug limend
-  limend --tcp 127.0.0.1:7411             # also serve loopback TCP (for grpcurl)
+  limend --tcp 127.0.0.1:7411             # also serve loopback TCP: anonymous, Decide and Await only
   limend --tcp :7411 --tls-cert s.pem --tls-key s.key --tls-client-ca ca.pem   # another machine, mutual TLS
   limend --http-tcp 127.0.0.1:7412        # hook API on loopback, for Claude Code "type": "http" hooks`,
 		Args:          cobra.NoArgs,
@@ -75,9 +93,9 @@ func run(args []string) int {
 	f := cmd.Flags()
 	f.StringVar(&cfg.Socket, "socket", defaults.Socket, "Unix socket to serve gRPC on (env LIMEN_SOCKET)")
 	f.StringVar(&cfg.DB, "db", defaults.DB, "bbolt database file (env LIMEN_DB)")
-	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC over TCP: a loopback address such as 127.0.0.1:7411, or any address with --tls-* (env LIMEN_TCP)")
+	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC over TCP: a loopback address such as 127.0.0.1:7411, whose callers are anonymous and may only Decide and Await their own asks; or any address with --tls-*, whose authenticated callers are admin gateways (env LIMEN_TCP)")
 	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")
-	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks (env LIMEN_HTTP_TCP)")
+	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks; its callers are anonymous (env LIMEN_HTTP_TCP)")
 	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
 	f.StringVar(&debugAddr, "debug-addr", os.Getenv("LIMEN_DEBUG_ADDR"), "serve Go profiles (pprof) on this loopback address, such as 127.0.0.1:6060 (env LIMEN_DEBUG_ADDR)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop (env LIMEN_SHUTDOWN_TIMEOUT)")
@@ -94,7 +112,7 @@ func run(args []string) int {
 		trusted = strings.Split(v, ",")
 	}
 	f.StringSliceVar(&cfg.TrustedGateways, "trusted-gateways", trusted,
-		"OS users (or uids) that may decide and answer for other users (env LIMEN_TRUSTED_GATEWAYS, comma-separated)")
+		"OS users (or uids) that may decide, see and answer for other users, but not change the policy (env LIMEN_TRUSTED_GATEWAYS, comma-separated)")
 	// Flags without their own environment lookup above take LIMEN_<FLAG>
 	// as their default; an explicit flag still wins.
 	var envErr error

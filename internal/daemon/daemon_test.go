@@ -229,7 +229,7 @@ func TestBadInput(t *testing.T) {
 	blocked := decide(t, c, bash("rm -rf /"))
 	before := counts(t, d)
 
-	big := `{"command":"` + strings.Repeat("x", 70<<10) + `"}`
+	big := `{"command":"` + strings.Repeat("x", 1<<20) + `"}`
 	tests := []struct {
 		name string
 		call func() error
@@ -243,7 +243,7 @@ func TestBadInput(t *testing.T) {
 		{"Bash without a command", func() error { return decideErr(c, &limenv1.Action{Tool: "Bash", InputJson: `{}`}) }, codes.InvalidArgument, `has no "command"`},
 		{"Bash command not a string", func() error { return decideErr(c, &limenv1.Action{Tool: "Bash", InputJson: `{"command":123}`}) }, codes.InvalidArgument, "action.input_json.command is a number, not a string"},
 		{"Read without a path", func() error { return decideErr(c, &limenv1.Action{Tool: "Read", InputJson: `{"file_path":"  "}`}) }, codes.InvalidArgument, "action.input_json.file_path is empty"},
-		{"input over 64 KiB", func() error { return decideErr(c, &limenv1.Action{Tool: "Bash", InputJson: big}) }, codes.InvalidArgument, "the limit is 65536"},
+		{"input over 1 MiB", func() error { return decideErr(c, &limenv1.Action{Tool: "Bash", InputJson: big}) }, codes.ResourceExhausted, "larger than max"},
 		{"unknown ask id", func() error { return answer(c, "999999", limenv1.Choice_CHOICE_APPROVE) }, codes.NotFound, "ask 999999"},
 		{"malformed ask id", func() error { return answer(c, "abc", limenv1.Choice_CHOICE_APPROVE) }, codes.InvalidArgument, "ask_id"},
 		{"answer a decision that did not ask", func() error { return answer(c, blocked.GetDecisionId(), limenv1.Choice_CHOICE_APPROVE) }, codes.NotFound, "was block, not an ask"},

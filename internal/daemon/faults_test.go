@@ -65,10 +65,18 @@ func TestLimits(t *testing.T) {
 	})
 	t.Run("nesting depth", func(t *testing.T) {
 		_, c := start(t, t.TempDir())
+		// Decided on what can be read (refusing it let nesting turn a
+		// block into an ask), never allowed, and recorded flattened.
 		deep := `{"a":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`
-		_, err := c.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{Tool: "Task", InputJson: deep}})
-		if code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "nested") {
-			t.Fatalf("deep input = %v; want InvalidArgument about nesting", err)
+		r, err := c.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{Tool: "Task", InputJson: deep}})
+		if err != nil || r.GetDecision().GetVerdict() == limenv1.Verdict_VERDICT_ALLOW || strings.Count(r.GetDecision().GetAction().GetInputJson(), "[") > 32 {
+			t.Fatalf("deep input = %v, %v; want a decision that is not allow, with the input cut below 32 levels", r.GetDecision(), err)
+		}
+		// However deep: the levels past 32 are skipped, not read.
+		deeper := `{"a":` + strings.Repeat("[", 200000) + strings.Repeat("]", 200000) + `}`
+		r, err = c.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{Tool: "Task", InputJson: deeper}})
+		if err != nil || r.GetDecision().GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			t.Fatalf("deeper input = %v, %v; want a decision that is not allow", r.GetDecision(), err)
 		}
 	})
 	t.Run("waiting awaits", func(t *testing.T) {

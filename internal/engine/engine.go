@@ -99,7 +99,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	// could have said: no approval history, grant, exploration draw or
 	// allow rule lets an agent answer its own asks or unhook limen. A
 	// block rule that matches too keeps its own reason.
-	control := controlOf(in.Parts)
+	control := ControlOf(in.Parts)
 	pol := in.Policy
 	if pol == nil && control != nil {
 		return *control
@@ -208,9 +208,19 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		pred := preds[i]
 		r := Result{Verdict: th.Verdict(pred.P), DecidedBy: ByPrediction, Prediction: pred,
 			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
-		if part.Opaque && r.Verdict == policy.Allow {
+		if r.Verdict == policy.Allow {
+			if why := unvouched(part.Part, pred); why != "" {
+				r.Verdict = policy.Ask
+				r.Reason = "p=" + f3(pred.P) + " is above the " + class.Name + " allow threshold " + f3(th.AllowAbove) + ", but " + why
+			}
+		}
+		if r.Verdict == policy.Block && part.Opaque && pred.Level != part.Keys.Exact() {
+			// What limen cannot read, generalisation settles neither way:
+			// refusals of other unreadable commands do not make this one
+			// refused.
 			r.Verdict = policy.Ask
-			r.Reason = "limen could not parse this command, and never allows what it cannot read"
+			r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+				", but limen cannot read this command and you have not answered it yourself, so a person decides"
 		}
 		if r.Verdict == policy.Block && !pred.Specific {
 			// A block asks nobody, so limen would never learn that the
@@ -233,6 +243,35 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
 	}
 	return out
+}
+
+// unvouched says why learning may not allow a part whose p is above the
+// allow threshold, or "" when it may. What the person's answers do not
+// cover, generalisation must not allow:
+//   - an opaque part (limen cannot read what it runs) needs this person's
+//     own approval of the exact same text: no level above it, and nobody
+//     else's answers, say anything about what it hides;
+//   - a part nobody has answered anything specific about (a program new
+//     to everyone) rests only on the root, the person's rate for
+//     anything at all, which is no evidence about a new program;
+//   - a part with risk marks (rm [-f -r], cat [secret-file]) needs this
+//     person's own answers at the marked level or below: approving rm of
+//     a file says nothing about rm -rf.
+func unvouched(part predictor.Part, pred predictor.Prediction) string {
+	switch {
+	case part.Opaque && !pred.OwnExact:
+		why := part.Why
+		if why == "" {
+			why = "limen could not parse it"
+		}
+		return "limen cannot read what this command would run (" + why + "), so only your own approval of this exact command can allow it"
+	case !pred.Specific:
+		return "nobody has answered anything like it yet, and a general approval rate is no evidence about a new program"
+	}
+	if m := predictor.MarkLevel(part.Keys); m > 0 && pred.OwnDepth < m {
+		return "you have not answered " + part.Keys[m] + " yourself, and answers to its safer forms do not vouch for it"
+	}
+	return ""
 }
 
 // rank orders verdicts from least to most restrictive.
@@ -300,20 +339,40 @@ func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
 // controls (predictor.Part.Control): a built-in rule, above the policy.
 const ControlRule = "limen's own controls"
 
-// controlOf returns the block of the first part that is one of limen's
-// own controls, or nil.
-func controlOf(parts []predictor.Part) *Result {
-	for _, p := range parts {
-		if p.Control == "" && p.Opaque {
-			// An opaque part made where limend's paths were not at hand
-			// (a command that does not parse) is checked by its text.
-			p.Control = predictor.OpaqueControl(nil, p.Subject, p.Keys.Exact())
+// ControlOf returns the block of the first part that is one of limen's
+// own controls (predictor.Part.Control), or nil. A part limen read says
+// best why, so an opaque one explains the block only when no other part
+// does. Decide calls it first; a caller that reads more of an action than
+// Decide was given (every part of a command past Parts' caps) calls it
+// too.
+func ControlOf(parts []predictor.Part) *Result {
+	var opaque *predictor.Part
+	for i := range parts {
+		p := &parts[i]
+		if p.Control != "" && !p.Opaque {
+			return controlResult(p, p.Control)
 		}
-		if p.Control != "" {
-			return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
-				Reason: "limen protects itself: " + p.Control + ". Only a person does that, in their own terminal " +
-					"(answers come from a person: they use limenctl tui); no approval, session grant or allow rule lets an agent do it"}
+		if opaque == nil && p.Opaque {
+			opaque = p
+			if opaque.Control == "" {
+				// An opaque part made where limend's paths were not at
+				// hand (a command that does not parse) is checked by its
+				// text.
+				if why := predictor.OpaqueControl(nil, p.Subject, p.Keys.Exact()); why != "" {
+					return controlResult(p, why)
+				}
+				opaque = nil
+			}
 		}
 	}
+	if opaque != nil {
+		return controlResult(opaque, opaque.Control)
+	}
 	return nil
+}
+
+func controlResult(p *predictor.Part, why string) *Result {
+	return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
+		Reason: "limen protects itself: " + why + ". Only a person does that, in their own terminal " +
+			"(answers come from a person: they use limenctl tui); no approval, session grant or allow rule lets an agent do it"}
 }

@@ -7,7 +7,11 @@
 // It calls the same DecisionService in-process, so every request goes
 // through the same validation, identity checks and limits as gRPC. Over the
 // Unix socket the caller's identity comes from the kernel (SO_PEERCRED, see
-// ConnContext), never from the request.
+// ConnContext), never from the request. That identity carries limen-hook's
+// pid and start time: each decision records the agent runtime that started
+// the hook, so that no process under that runtime can answer an ask or
+// change the policy (internal/server/runtimes.go). Over --http-tcp the
+// caller is anonymous: it may decide and await its own asks, nothing else.
 //
 // Routes (all POST, JSON in and out):
 //
@@ -178,6 +182,10 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call, err := hookfmt.Parse(f, body)
+	if errors.Is(err, hookfmt.ErrTooLarge) {
+		answer(hookfmt.TooLarge())
+		return
+	}
 	if err != nil {
 		answer(hookfmt.FailClosed(f, event, fmt.Errorf("malformed hook input: %w", err)))
 		return

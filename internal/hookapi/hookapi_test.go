@@ -336,9 +336,32 @@ func TestHookVerdictHeader(t *testing.T) {
 				t.Fatalf("= %d %s=%q Content-Length %d, %s; want 200 %s with the body's length", resp.StatusCode, hookapi.VerdictHeader,
 					resp.Header.Get(hookapi.VerdictHeader), resp.ContentLength, body, tt.verdict)
 			}
-			if hookout.Allows(body) != (tt.verdict == "allow") {
+			if hookout.Allows(hookout.PreToolUse, body) != (tt.verdict == "allow") {
 				t.Fatalf("body %s does not answer %s", body, tt.verdict)
 			}
 		})
+	}
+}
+
+// TestAwaitOverTCPOnlyOwnAsks: a caller of --http-tcp, which limend cannot
+// identify, awaits its own asks but not anyone else's.
+func TestAwaitOverTCPOnlyOwnAsks(t *testing.T) {
+	l := start(t)
+	unix, tcp := l.d.HTTPAddrs()[0], l.d.HTTPAddrs()[1]
+	ask := func(addr net.Addr) string {
+		t.Helper()
+		_, body := post(t, addr, "/v1/decide", `{"agent":"test","tool":"Bash","input":{"command":"make deploy"}}`)
+		var r hookfmt.DecideResponse
+		if err := json.Unmarshal([]byte(body), &r); err != nil || r.AskID == "" {
+			t.Fatalf("decide over %s = %s; want an ask", addr.Network(), body)
+		}
+		return r.AskID
+	}
+	owners, anonymous := ask(unix), ask(tcp)
+	if code, body := post(t, tcp, "/v1/await", `{"ask_id":"`+anonymous+`","wait_ms":1}`); code != 200 || !strings.Contains(body, `"state":"pending"`) {
+		t.Errorf("await of its own ask over TCP = %d %s; want 200, pending", code, body)
+	}
+	if code, body := post(t, tcp, "/v1/await", `{"ask_id":"`+owners+`","wait_ms":1}`); code != 403 || !strings.Contains(body, "belongs to") {
+		t.Errorf("await of the owner's ask over TCP = %d %s; want 403 saying whose it is", code, body)
 	}
 }

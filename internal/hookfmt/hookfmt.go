@@ -89,6 +89,13 @@ func Render(f Format, event string, v Verdict, reason string) []byte {
 // reason, or deny where the runtime has no ask. Never allow.
 func FailClosed(f Format, event string, err error) Answer { return hookout.FailClosed(f, event, err) }
 
+// TooLarge is the answer to hook input larger than MaxInput: deny.
+func TooLarge() Answer { return hookout.TooLarge() }
+
+// ErrTooLarge is Parse's error for input larger than MaxInput; its answer
+// is TooLarge, not the fail-closed ask.
+var ErrTooLarge = fmt.Errorf("hook input is larger than %d bytes", MaxInput)
+
 // Call is one tool call as a hook receives it, whatever the runtime.
 type Call struct {
 	Event          string
@@ -111,13 +118,17 @@ type hookInput struct {
 	ToolUseID      string          `json:"tool_use_id"`
 	PermissionMode string          `json:"permission_mode"`
 	Input          json.RawMessage `json:"tool_input"`
+	// MCPContext is Gemini CLI's account of an MCP tool: which server and
+	// which of its tools, so that mcp_<server>_<tool> need not be split by
+	// guessing where a server name with underscores ends.
+	MCPContext *geminiMCPContext `json:"mcp_context"`
 }
 
 // Parse reads a runtime's hook JSON. Errors name the field and what was
 // expected, because they end up in the reason the model and the person see.
 func Parse(f Format, data []byte) (Call, error) {
 	if len(data) > MaxInput {
-		return Call{}, fmt.Errorf("hook input is larger than %d bytes", MaxInput)
+		return Call{}, ErrTooLarge
 	}
 	var in hookInput
 	if err := json.Unmarshal(data, &in); err != nil {
@@ -144,7 +155,10 @@ func Parse(f Format, data []byte) (Call, error) {
 		c.Event = DefaultEvent(f)
 	}
 	if f == Gemini {
-		c.Tool, c.Input = geminiAsClaude(c.Tool, c.Input)
+		var err error
+		if c.Tool, c.Input, err = geminiAsClaude(c.Tool, c.Input, in.MCPContext, c.Cwd); err != nil {
+			return Call{}, err
+		}
 	}
 	if !decisionEvent(c.Event) {
 		// After the fact (PostToolUse, say) there is nothing to decide,
@@ -152,51 +166,6 @@ func Parse(f Format, data []byte) (Call, error) {
 		return Call{}, fmt.Errorf("limen-hook decides before a tool runs, and this hook ran on %s: install it on %s", c.Event, DefaultEvent(f))
 	}
 	return c, nil
-}
-
-// geminiTools maps Gemini CLI's built-in tools to the Claude Code tools
-// they are, with the arguments renamed, so that the policy's rules and
-// risk classes (written in Claude Code's names) and the key ladders apply
-// to them. Without it a Gemini shell command was keyed as an opaque tool:
-// a few approved commands let `rm -rf /` and an agent's own `limenctl
-// answer` through, past every shipped block rule.
-var geminiTools = map[string]struct {
-	tool   string
-	rename map[string]string // Gemini's argument name → Claude Code's
-}{
-	"run_shell_command":   {"Bash", nil},
-	"read_file":           {"Read", map[string]string{"absolute_path": "file_path", "path": "file_path"}},
-	"write_file":          {"Write", nil},
-	"replace":             {"Edit", nil},
-	"glob":                {"Glob", nil},
-	"search_file_content": {"Grep", nil},
-	"google_web_search":   {"WebSearch", nil},
-}
-
-// geminiAsClaude returns the Claude Code tool and input of a Gemini call;
-// other tools (MCP tools are mcp__server__tool in both) pass as they are.
-func geminiAsClaude(tool string, input json.RawMessage) (string, json.RawMessage) {
-	m, ok := geminiTools[tool]
-	if !ok {
-		return tool, input
-	}
-	if len(m.rename) > 0 {
-		var args map[string]json.RawMessage
-		if json.Unmarshal(input, &args) == nil {
-			for from, to := range m.rename {
-				if v, ok := args[from]; ok {
-					if _, taken := args[to]; !taken {
-						args[to] = v
-					}
-					delete(args, from)
-				}
-			}
-			if b, err := json.Marshal(args); err == nil {
-				input = b
-			}
-		}
-	}
-	return m.tool, input
 }
 
 // decisionEvent reports whether a hook runs at event before the tool does,

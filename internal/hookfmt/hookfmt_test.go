@@ -3,6 +3,7 @@ package hookfmt
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -45,7 +46,7 @@ func TestParse(t *testing.T) {
 	// Gemini CLI's tools are Claude Code's under other names: limen's
 	// rules and classes must see them as such.
 	for in, want := range map[string]Call{
-		`{"tool_name":"run_shell_command","tool_input":{"command":"rm -rf /","directory":"x"}}`: {Tool: "Bash", Input: json.RawMessage(`{"command":"rm -rf /","directory":"x"}`)},
+		`{"tool_name":"run_shell_command","tool_input":{"command":"rm -rf /","directory":"x"}}`: {Tool: "Bash", Input: json.RawMessage(`{"command":"cd 'x' && rm -rf /"}`)},
 		`{"tool_name":"read_file","tool_input":{"absolute_path":"/root/.ssh/id_rsa"}}`:          {Tool: "Read", Input: json.RawMessage(`{"file_path":"/root/.ssh/id_rsa"}`)},
 		`{"tool_name":"mcp__github__create_issue","tool_input":{"title":"x"}}`:                  {Tool: "mcp__github__create_issue", Input: json.RawMessage(`{"title":"x"}`)},
 	} {
@@ -92,7 +93,9 @@ func TestRender(t *testing.T) {
 		{Codex, PreToolUse, Allow, `{}`},
 		{Codex, PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}`},
 		{Codex, PermissionRequest, Allow, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`},
-		{Codex, PermissionRequest, Ask, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest"}}`},
+		{Codex, PermissionRequest, Ask, `{}`},
+		{ClaudeCode, PermissionRequest, Ask, `{}`},
+		{ClaudeCode, PermissionRequest, "", `{}`},
 		{Gemini, BeforeTool, Allow, `{"decision":"allow","reason":"why"}`},
 		{Gemini, BeforeTool, Ask, `{"decision":"deny","reason":"why"}`},
 	}
@@ -123,5 +126,29 @@ func TestDefaultHTTPSocket(t *testing.T) {
 		if got, err := DefaultHTTPSocket(); err != nil || got != tt.want {
 			t.Errorf("LIMEN_SOCKET=%q LIMEN_HTTP_SOCKET=%q: %s, %v; want %s", tt.socket, tt.http, got, err, tt.want)
 		}
+	}
+}
+
+// TestRecordedPermissionRequestReply: the no-decision reply Claude Code
+// 2.1.328 accepted in a real session (testdata/claude-code-2.1.328) is what
+// Render writes, and the one it rejected is not.
+func TestRecordedPermissionRequestReply(t *testing.T) {
+	reply := func(name string) string {
+		b, err := os.ReadFile("testdata/claude-code-2.1.328/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, after, ok := strings.Cut(strings.TrimSpace(string(b)), " -> ")
+		if !ok {
+			t.Fatalf("%s has no reply", name)
+		}
+		return after
+	}
+	got := string(Render(ClaudeCode, PermissionRequest, Ask, "limen asks"))
+	if want := reply("permreq-ask-fixed.limen-hook.txt"); got != want {
+		t.Errorf("Render = %s; Claude Code accepted %s", got, want)
+	}
+	if rejected := reply("permreq-ask-before.limen-hook.txt"); got == rejected {
+		t.Errorf("Render = %s, which Claude Code rejected", got)
 	}
 }

@@ -10,6 +10,12 @@
 //     the TUI) up to AskTimeout. Approved is forwarded; denied, expired,
 //     a deadline or limend down is a block for that call, never an allow.
 //
+// The gate runs as a child of the agent runtime and calls Decide over
+// limend's socket, so limend records the gate and the runtime above it
+// (SO_PEERCRED, pid and start time): from then on no process under that
+// runtime, including the MCP server the gate starts, can answer an ask
+// or change the policy (internal/server/runtimes.go).
+//
 // Tools are named as Claude Code names them, mcp__<server>__<tool>, so the
 // same policy rules cover a server whether it is reached through Claude
 // Code's own MCP support (and limen-hook) or through this gate.
@@ -346,7 +352,10 @@ func (g *gate) call(ctx context.Context, p *mcp.CallToolParamsRaw) (mcp.Result, 
 func refused(name string, v client.Verdict) *mcp.CallToolResult {
 	text := fmt.Sprintf("limen did not allow %s: %s", name, v.Reason)
 	if id := v.Decision.GetAskId(); id != "" && v.Verdict != limenv1.Verdict_VERDICT_ALLOW {
-		text += fmt.Sprintf(". The tool was not called. If the user approves it in limen (`limenctl answer %s --approve`, or the limen TUI), call it again.", id)
+		// Say where the person answers, never the command that answers:
+		// an agent told `limenctl answer` tries it (and limend refuses it
+		// from the agent's processes anyway).
+		text += fmt.Sprintf(". The tool was not called. Ask the user to answer ask %s in limen's TUI (limenctl tui, in their own terminal); once they approve it, call it again.", id)
 	} else {
 		text += ". The tool was not called; do not retry the same call, tell the user what was refused and why."
 	}

@@ -22,6 +22,16 @@ type AuthInfo struct {
 	UID  uint32
 	PID  int32
 	User string // login name, or the uid in decimal when it has none
+	// Start is the connecting process's start time (Proc.Start), read
+	// when it connected; 0 when it could not be read. Checks of the
+	// caller's ancestry compare it with the process now at PID, so that a
+	// connection whose process exited and whose pid was reused is not taken
+	// for the new process.
+	Start uint64
+	// Proc is the connecting process as /proc showed it when it
+	// connected (zero when it could not be read): limend records the agent
+	// runtime from it without reading the caller again.
+	Proc Proc
 }
 
 // AuthType implements credentials.AuthInfo.
@@ -53,12 +63,18 @@ func (creds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, err
 	if credErr != nil {
 		return nil, nil, credErr
 	}
-	return conn, AuthInfo{
+	ai := AuthInfo{
 		CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity},
 		UID:            cred.Uid,
 		PID:            cred.Pid,
 		User:           userName(cred.Uid),
-	}, nil
+	}
+	if cred.Pid > 0 {
+		if p, err := readProc(int(cred.Pid)); err == nil {
+			ai.Start, ai.Proc = p.Start, p
+		}
+	}
+	return conn, ai, nil
 }
 
 func (creds) ClientHandshake(context.Context, string, net.Conn) (net.Conn, credentials.AuthInfo, error) {

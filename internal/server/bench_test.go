@@ -167,7 +167,13 @@ func BenchmarkDecideHandler(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Stop()
-	ctx := peercred.NewContext(b.Context(), peercred.AuthInfo{User: DefaultTrustedGateways()[0]})
+	// The benchmark is limend's owner answering from its own process, as
+	// the person's TUI would: limend reads its ancestry, finds no runtime.
+	self, err := peercred.ReadProc(os.Getpid())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := peercred.NewContext(b.Context(), peercred.AuthInfo{User: DefaultTrustedGateways()[0], UID: uint32(os.Getuid()), PID: int32(os.Getpid()), Start: self.Start})
 	acts, err := loadgen.ReadActionsFile("", 0)
 	if err != nil {
 		b.Fatal(err)

@@ -87,6 +87,11 @@ func TestSelfApprovalIsBlockedAfterApprovals(t *testing.T) {
 			t.Errorf("%q = %v (%s); want blocked as one of limen's controls", cmd, d.GetVerdict(), d.GetReason())
 		}
 	}
+	// Past the 64 parts Parts keeps, limen reads on for its controls too.
+	padded := strings.Repeat("true; ", 100) + "pkill -f lim"
+	if d := decideOnce(t, c, sh("ana", padded), false); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK || !strings.Contains(d.GetReason(), "limen protects itself") {
+		t.Errorf("pkill -f lim after 100 parts = %v (%s); want blocked as a control", d.GetVerdict(), d.GetReason())
+	}
 	in, _ := json.Marshal(map[string]string{"file_path": "/home/ana/.claude/settings.json", "content": "{}"})
 	if d := decideOnce(t, c, act("ana", "Write", string(in)), false); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
 		t.Errorf("Write ~/.claude/settings.json = %v (%s); want block", d.GetVerdict(), d.GetReason())

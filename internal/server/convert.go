@@ -17,7 +17,10 @@ import (
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
-// MaxInputBytes is the largest input_json limend accepts.
+// MaxInputBytes is the largest input_json limend decides on as usual and
+// records whole. A larger one, up to HardMaxInputBytes, is oversized: a
+// file tool's is decided on its path, anything else at most asked, and its
+// long strings are cut in the record (see oversize.go).
 const MaxInputBytes = 64 << 10
 
 func validateAction(a *limenv1.Action) error {
@@ -28,8 +31,8 @@ func validateAction(a *limenv1.Action) error {
 		return invalid("action.tool is empty: set it to the tool's name, such as \"Bash\", \"Edit\" or \"mcp__github__create_issue\"")
 	case len(a.GetTool()) > 256:
 		return invalid(fmt.Sprintf("action.tool is %d bytes; a tool name is at most 256", len(a.GetTool())))
-	case len(a.GetInputJson()) > MaxInputBytes:
-		return invalid(fmt.Sprintf("action.input_json is %d bytes; the limit is %d (64 KiB): send the tool's arguments, not file contents", len(a.GetInputJson()), MaxInputBytes))
+	case len(a.GetInputJson()) > HardMaxInputBytes:
+		return invalid(fmt.Sprintf("action.input_json is %d bytes; limend reads at most %d (1 MiB): send the tool's arguments, and write a large file in parts", len(a.GetInputJson()), HardMaxInputBytes))
 	}
 	for name, v := range map[string]string{"user": a.GetUser(), "agent": a.GetAgent(), "session": a.GetSession(), "cwd": a.GetCwd(), "tool_use_id": a.GetToolUseId()} {
 		if len(v) > 4096 {

@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/user"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -61,6 +64,8 @@ func (l Limits) withDefaults() Limits {
 type guard struct {
 	limits   Limits
 	trusted  map[string]bool // OS user names and uids that may act for others
+	owner    uint32          // limend's uid: the one that may change the policy
+	runtimes *runtimes       // the agent runtimes seen (see runtimes.go)
 	limiters sync.Map        // principal → *rate.Limiter
 	awaits   atomic.Int64
 }
@@ -75,8 +80,8 @@ func DefaultTrustedGateways() []string {
 	return []string{strconv.Itoa(os.Getuid())}
 }
 
-func newGuard(l Limits, trusted []string) *guard {
-	g := &guard{limits: l.withDefaults(), trusted: map[string]bool{}}
+func newGuard(l Limits, trusted []string, owner uint32, rt *runtimes) *guard {
+	g := &guard{limits: l.withDefaults(), trusted: map[string]bool{}, owner: owner, runtimes: rt}
 	for _, t := range trusted {
 		g.trusted[t] = true
 	}
@@ -116,22 +121,6 @@ func (g *guard) principal(ctx context.Context, claimed string) (string, error) {
 	return "", status.Errorf(codes.PermissionDenied,
 		"action.user is %q but the caller is OS user %q: limend takes the user from the socket's credentials; leave user empty, or run the caller as a trusted gateway (limend --trusted-gateways)",
 		claimed, peer.User)
-}
-
-// answerer returns who is answering an ask, and refuses someone answering
-// another user's ask unless they are a trusted gateway.
-func (g *guard) answerer(ctx context.Context, askUser string) (string, error) {
-	if gw, ok := gatewayFrom(ctx); ok {
-		return gw, nil
-	}
-	peer, ok := peercred.FromContext(ctx)
-	if !ok {
-		return "", status.Error(codes.PermissionDenied, "answers must come over the Unix socket, where limend knows who is answering")
-	}
-	if peer.User != askUser && !g.isTrusted(peer) {
-		return "", status.Errorf(codes.PermissionDenied, "ask belongs to %q; OS user %q may not answer it", askUser, peer.User)
-	}
-	return peer.User, nil
 }
 
 // allow spends one decision from the principal's rate budget.
@@ -195,7 +184,91 @@ func WithGateway(ctx context.Context, name string) context.Context {
 	return context.WithValue(ctx, gatewayKey{}, name)
 }
 
+// gatewayFrom returns the gateway's name, prefixed so that it can never be
+// an OS user's (see gatewayPrefix).
 func gatewayFrom(ctx context.Context) (string, bool) {
 	name, ok := ctx.Value(gatewayKey{}).(string)
-	return name, ok
+	if !ok {
+		return "", false
+	}
+	return gatewayPrefix + name, true
+}
+
+// flattenDeep rewrites raw, a JSON object nested deeper than max, with each
+// value that would open a level beyond max replaced by a string saying so.
+// Refusing such an input outright made it an ask (the caller fails closed)
+// even when a block rule on the tool or its command would have blocked it:
+// nesting an argument deeper would so have downgraded a block. The
+// flattened action is decided on what limen can read, and never allowed
+// (see limitDeep). An error means raw is not JSON limen can read at all.
+func flattenDeep(raw string, max int) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.UseNumber()
+	var b strings.Builder
+	if err := copyJSON(dec, &b, 0, max); err != nil {
+		return "", fmt.Errorf("action.input_json is nested more than %d levels deep and cannot be read (%v): send the tool's arguments, not a deep document", max, err)
+	}
+	if dec.More() {
+		return "", errors.New("action.input_json has data after the JSON object: send exactly one object")
+	}
+	return b.String(), nil
+}
+
+// copyJSON copies one JSON value from dec to b; depth is the nesting
+// around it.
+func copyJSON(dec *json.Decoder, b *strings.Builder, depth, max int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		v, err := json.Marshal(tok)
+		if err != nil {
+			return err
+		}
+		b.Write(v)
+		return nil
+	}
+	if depth+1 > max {
+		// Skip the whole value; its tokens balance out.
+		for open := 1; open > 0; {
+			t, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			switch t {
+			case json.Delim('{'), json.Delim('['):
+				open++
+			case json.Delim('}'), json.Delim(']'):
+				open--
+			}
+		}
+		fmt.Fprintf(b, "%q", fmt.Sprintf("<nested deeper than %d levels: not read>", max))
+		return nil
+	}
+	b.WriteString(delim.String())
+	for i := 0; dec.More(); i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if delim == '{' {
+			key, err := dec.Token()
+			if err != nil {
+				return err
+			}
+			k, _ := json.Marshal(key)
+			b.Write(k)
+			b.WriteByte(':')
+		}
+		if err := copyJSON(dec, b, depth+1, max); err != nil {
+			return err
+		}
+	}
+	end, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	b.WriteString(end.(json.Delim).String())
+	return nil
 }

@@ -13,7 +13,10 @@ import (
 )
 
 // ListPolicyVersions implements DecisionService.
-func (s *Server) ListPolicyVersions(context.Context, *limenv1.ListPolicyVersionsRequest) (*limenv1.ListPolicyVersionsResponse, error) {
+func (s *Server) ListPolicyVersions(ctx context.Context, _ *limenv1.ListPolicyVersionsRequest) (*limenv1.ListPolicyVersionsResponse, error) {
+	if _, _, err := s.guard.authorize(ctx, opListVersions); err != nil {
+		return nil, err
+	}
 	versions, err := s.store.PolicyVersions()
 	if err != nil {
 		return nil, toStatus(err)
@@ -60,6 +63,9 @@ const replayTimeout = time.Minute
 // p). Both expected costs are priced with the candidate's costs, class by
 // class, so that the two totals are comparable.
 func (s *Server) SimulatePolicy(ctx context.Context, req *limenv1.SimulatePolicyRequest) (*limenv1.SimulatePolicyResponse, error) {
+	if _, _, err := s.guard.authorize(ctx, opSimulate); err != nil {
+		return nil, err
+	}
 	if req.GetLimit() < 0 {
 		return nil, invalid("limit must be 0 (replay every recorded decision) or a positive number of the newest decisions")
 	}
@@ -154,7 +160,8 @@ func (s *Server) replayOf(d *limenv1.Decision, act predictor.Action, now time.Ti
 		if d.GetDecidedBy() == limenv1.Decider_DECIDER_PREDICTION && part.Keys.Exact() == d.GetKey() {
 			ev := d.GetEvidence()
 			pred = predictor.Prediction{P: d.GetP(), Key: d.GetKey(), Level: ev.GetLevel(),
-				Approvals: ev.GetApprovals(), Denials: ev.GetDenials(), Effective: ev.GetEffectiveCount(), Specific: ev.GetSpecific()}
+				Approvals: ev.GetApprovals(), Denials: ev.GetDenials(), Effective: ev.GetEffectiveCount(), Specific: ev.GetSpecific(),
+				OwnDepth: pred.OwnDepth, OwnExact: pred.OwnExact} // not recorded: the model's, as of now
 		}
 		r.preds[part.Keys.Exact()] = pred
 		if pred.P >= 0 && pred.P <= 1 { // a NaN from a broken model must not poison the sums

@@ -19,6 +19,9 @@ import (
 func rebuild(est *predictor.Estimator, st *store.Store) error {
 	rec := new(limenv1.AnswerRecord)
 	return st.AnswerViews(func(v *store.AnswerView) error {
+		if !attributed(string(v.AnsweredBy)) {
+			return nil // stored, but it never taught the predictor (Answer)
+		}
 		approved := v.Choice == limenv1.Choice_CHOICE_APPROVE
 		if v.KeyScheme == predictor.KeyScheme {
 			est.ObserveBytes(v.User, v.Ladders, approved, v.Time)

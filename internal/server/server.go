@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +53,10 @@ type Options struct {
 	// TrustedGateways are OS user names (or uids) that may decide and
 	// answer for other users; nil means DefaultTrustedGateways.
 	TrustedGateways []string
+
+	// readProc reads a process's parentage; nil means peercred.ReadProc.
+	// Tests put fake process tables in its place.
+	readProc func(pid int) (peercred.Proc, error)
 }
 
 // Server is the DecisionService.
@@ -98,13 +104,17 @@ func New(opts Options) (*Server, error) {
 	if trusted == nil {
 		trusted = DefaultTrustedGateways()
 	}
-	s.guard = newGuard(opts.Limits, trusted)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	read := opts.readProc
+	if read == nil {
+		read = peercred.ReadProc
+	}
+	s.guard = newGuard(opts.Limits, trusted, uint32(os.Getuid()), newRuntimes(read, s.now, s.log, 0, os.Getpid()))
 	if err := s.loadPolicy(); err != nil {
 		return nil, err
 	}
@@ -171,12 +181,24 @@ func (s *Server) Stop() {
 // Decide implements DecisionService.
 func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limenv1.DecideResponse, error) {
 	start := s.now()
+	// Whatever comes of it, a Decide over the socket comes from a process
+	// an agent runtime started (limen-hook, mcp-gate): remember what it
+	// runs under, so that an answer from there is refused (runtimes.go).
+	if c := s.guard.whoIs(ctx); c.kind != kindAnonymous && c.kind != kindGateway {
+		s.guard.runtimes.note(c.peer.PID, c.peer.Start, c.peer.Proc, c.kind == kindTrusted)
+	}
 	msg := req.GetAction()
 	if err := validateAction(msg); err != nil {
 		return nil, err
 	}
-	if err := checkDepth(msg.GetInputJson(), s.guard.limits.MaxInputDepth); err != nil {
-		return nil, invalid(err.Error())
+	deep := checkDepth(msg.GetInputJson(), s.guard.limits.MaxInputDepth) != nil
+	if deep {
+		// Decided on what can be read, never allowed (limits.go).
+		flat, err := flattenDeep(msg.GetInputJson(), s.guard.limits.MaxInputDepth)
+		if err != nil {
+			return nil, invalid(err.Error())
+		}
+		msg.InputJson = flat
 	}
 	principal, err := s.guard.principal(ctx, msg.GetUser())
 	if err != nil {
@@ -209,6 +231,11 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	res := engine.Decide(ctx, in, func(ctx context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
 		return s.model.PredictEach(user, ls, start), nil
 	})
+	// Nothing Parts left out may weaken the verdict, and an oversized input
+	// is recorded cut (oversize.go).
+	res = limitBeyondCaps(ps.pol, msg, pl.parts, pl.env, res, start)
+	res = limitDeep(res, deep, s.guard.limits.MaxInputDepth)
+	msg.InputJson = recordedInput(msg.GetInputJson())
 
 	if req.GetDryRun() {
 		return &limenv1.DecideResponse{Decision: s.decision(msg, res, ps, start, 0)}, nil
@@ -300,6 +327,10 @@ func (s *Server) expire(id uint64) {
 
 // Await implements DecisionService.
 func (s *Server) Await(ctx context.Context, req *limenv1.AwaitRequest) (*limenv1.AwaitResponse, error) {
+	c, r, err := s.guard.authorize(ctx, opAwait)
+	if err != nil {
+		return nil, err
+	}
 	id, err := parseAskID(req.GetAskId())
 	if err != nil {
 		return nil, err
@@ -314,9 +345,18 @@ func (s *Server) Await(ctx context.Context, req *limenv1.AwaitRequest) (*limenv1
 			defer cancel()
 		}
 	}
+	mine := func(user string) error {
+		if !c.mayTouch(r, user) {
+			return notYours(opAwait, c, "ask "+req.GetAskId(), user)
+		}
+		return nil
+	}
 	k := s.asks.get(id)
 	if k == nil {
-		return s.settled(ctx, id)
+		return s.settled(ctx, id, mine)
+	}
+	if err := mine(userOf(k.msg)); err != nil {
+		return nil, err
 	}
 	leave, err := s.guard.enterAwait()
 	if err != nil {
@@ -337,8 +377,10 @@ func (s *Server) Await(ctx context.Context, req *limenv1.AwaitRequest) (*limenv1
 	}
 }
 
-// settled answers Await for an ask that is no longer pending in memory.
-func (s *Server) settled(ctx context.Context, id uint64) (*limenv1.AwaitResponse, error) {
+// settled answers Await for an ask that is no longer pending in memory;
+// mine refuses the caller an ask of another user before anything of it is
+// told.
+func (s *Server) settled(ctx context.Context, id uint64, mine func(user string) error) (*limenv1.AwaitResponse, error) {
 	// The decision may still sit in the batched log; flush so that an id
 	// that did not ask is told apart from one that never existed.
 	if err := s.store.Flush(ctx); err != nil {
@@ -347,6 +389,9 @@ func (s *Server) settled(ctx context.Context, id uint64) (*limenv1.AwaitResponse
 	d, err := s.store.Decision(id)
 	if err != nil {
 		return nil, toStatus(askErr(id, err))
+	}
+	if err := mine(d.GetAction().GetUser()); err != nil {
+		return nil, err
 	}
 	o := d.GetOutcome()
 	switch {
@@ -377,6 +422,16 @@ func finalOf(o *limenv1.AskOutcome) *limenv1.AwaitResponse {
 
 // Answer implements DecisionService.
 func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limenv1.AnswerResponse, error) {
+	c, r, err := s.guard.authorize(ctx, opAnswer)
+	if err != nil {
+		return nil, err
+	}
+	mine := func(user string) error {
+		if !c.mayTouch(r, user) {
+			return notYours(opAnswer, c, "ask "+req.GetAskId(), user)
+		}
+		return nil
+	}
 	id, err := parseAskID(req.GetAskId())
 	if err != nil {
 		return nil, err
@@ -400,17 +455,17 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	k := s.asks.get(id)
 	if k == nil {
 		// Not pending: say whether it never existed or was already settled.
-		_, err := s.settled(ctx, id)
+		_, err := s.settled(ctx, id, mine)
 		if err == nil {
 			return nil, toStatus(askErr(id, store.ErrResolved))
 		}
 		return nil, err
 	}
 	dec := k.msg.GetDecision()
-	by, err := s.guard.answerer(ctx, dec.GetAction().GetUser())
-	if err != nil {
+	if err := mine(dec.GetAction().GetUser()); err != nil {
 		return nil, err
 	}
+	by := c.name
 	now := s.now()
 	act, err := toAction(dec.GetAction(), now)
 	if err != nil {
@@ -441,9 +496,12 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		return nil, toStatus(askErr(id, err))
 	}
 	outcome := answered.GetOutcome() // what rec says: the store's one source of it
-	// On disk: now teach the predictor and wake the waiters.
+	// On disk: now teach the predictor and wake the waiters. Only the
+	// person's own answer teaches (attributed); rebuild skips the same ones.
 	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
-	s.model.Observe(act.User, ls, approved, now)
+	if attributed(by) {
+		s.model.Observe(act.User, ls, approved, now)
+	}
 	if approved && scope == limenv1.Scope_SCOPE_SESSION && act.Session != "" {
 		for _, p := range parts {
 			if !p.Opaque {
@@ -457,12 +515,24 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 }
 
 // ListPending implements DecisionService.
-func (s *Server) ListPending(context.Context, *limenv1.ListPendingRequest) (*limenv1.ListPendingResponse, error) {
-	return &limenv1.ListPendingResponse{Asks: s.asks.list()}, nil
+func (s *Server) ListPending(ctx context.Context, _ *limenv1.ListPendingRequest) (*limenv1.ListPendingResponse, error) {
+	c, r, err := s.guard.authorize(ctx, opListPending)
+	if err != nil {
+		return nil, err
+	}
+	asks := s.asks.list()
+	if r != all {
+		asks = slices.DeleteFunc(asks, func(p *limenv1.PendingAsk) bool { return !c.mayTouch(r, userOf(p)) })
+	}
+	return &limenv1.ListPendingResponse{Asks: asks}, nil
 }
 
 // WatchPending implements DecisionService.
 func (s *Server) WatchPending(_ *limenv1.WatchPendingRequest, stream limenv1.DecisionService_WatchPendingServer) error {
+	c, r, err := s.guard.authorize(stream.Context(), opWatchPending)
+	if err != nil {
+		return err
+	}
 	events, cancel := s.asks.watch()
 	defer cancel()
 	for {
@@ -470,6 +540,9 @@ func (s *Server) WatchPending(_ *limenv1.WatchPendingRequest, stream limenv1.Dec
 		case ev, ok := <-events:
 			if !ok {
 				return toStatus(errSlowWatcher)
+			}
+			if ev.GetAsk() != nil && !c.mayTouch(r, userOf(ev.GetAsk())) {
+				continue
 			}
 			if err := stream.Send(ev); err != nil {
 				return err
@@ -483,21 +556,25 @@ func (s *Server) WatchPending(_ *limenv1.WatchPendingRequest, stream limenv1.Dec
 }
 
 // GetPolicy implements DecisionService.
-func (s *Server) GetPolicy(context.Context, *limenv1.GetPolicyRequest) (*limenv1.GetPolicyResponse, error) {
+func (s *Server) GetPolicy(ctx context.Context, _ *limenv1.GetPolicyRequest) (*limenv1.GetPolicyResponse, error) {
+	if _, _, err := s.guard.authorize(ctx, opGetPolicy); err != nil {
+		return nil, err
+	}
 	ps := s.policy.Load()
 	return &limenv1.GetPolicyResponse{Policy: withClasses(ps.msg, ps.pol)}, nil
 }
 
 // SetPolicy implements DecisionService.
 func (s *Server) SetPolicy(ctx context.Context, req *limenv1.SetPolicyRequest) (*limenv1.SetPolicyResponse, error) {
+	c, _, err := s.guard.authorize(ctx, opSetPolicy)
+	if err != nil {
+		return nil, err
+	}
 	pol, err := policy.Parse(req.GetDocument())
 	if err != nil {
 		return nil, invalid("document: " + err.Error())
 	}
-	author := "unknown"
-	if peer, ok := peercred.FromContext(ctx); ok {
-		author = peer.User
-	}
+	author := c.name
 	msg, err := s.store.SetPolicy(req.GetExpectedVersion(), &limenv1.Policy{
 		Document: req.GetDocument(), Author: author, Time: timestamppb.New(s.now()),
 	})
@@ -514,10 +591,20 @@ func (s *Server) SetPolicy(ctx context.Context, req *limenv1.SetPolicyRequest) (
 
 // History implements DecisionService.
 func (s *Server) History(ctx context.Context, req *limenv1.HistoryRequest) (*limenv1.HistoryResponse, error) {
+	c, r, err := s.guard.authorize(ctx, opHistory)
+	if err != nil {
+		return nil, err
+	}
 	if req.GetLimit() < 0 || req.GetLimit() > 1000 {
 		return nil, invalid("limit must be between 0 and 1000 (0 means 50)")
 	}
 	q := store.HistoryQuery{Limit: int(req.GetLimit()), User: req.GetUser(), AsksOnly: req.GetAsksOnly()}
+	if r != all {
+		if q.User != "" && q.User != c.name {
+			return nil, notYours(opHistory, c, "the history asked for", q.User)
+		}
+		q.User = c.name
+	}
 	if req.GetBeforeId() != "" {
 		id, err := store.ParseID(req.GetBeforeId())
 		if err != nil {

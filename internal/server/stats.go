@@ -25,6 +25,10 @@ const statsClockSkew = time.Minute
 // req.since (default the last 24 hours) by verdict and by user, how the asks
 // among them ended, and how many asks are pending now.
 func (s *Server) Stats(ctx context.Context, req *limenv1.StatsRequest) (*limenv1.StatsResponse, error) {
+	c, r, err := s.guard.authorize(ctx, opStats)
+	if err != nil {
+		return nil, err
+	}
 	now := s.now()
 	since := now.Add(-statsWindow)
 	if ts := req.GetSince(); ts != nil {
@@ -39,8 +43,11 @@ func (s *Server) Stats(ctx context.Context, req *limenv1.StatsRequest) (*limenv1
 	}
 	total := &limenv1.VerdictCounts{}
 	users := map[string]*limenv1.VerdictCounts{}
-	err := s.walkSince(ctx, since, func(d *limenv1.Decision) {
+	err = s.walkSince(ctx, since, func(d *limenv1.Decision) {
 		user := d.GetAction().GetUser()
+		if !c.mayTouch(r, user) {
+			return // a caller of its own reach counts only its own
+		}
 		uc := users[user]
 		if uc == nil {
 			uc = &limenv1.VerdictCounts{}
@@ -52,9 +59,13 @@ func (s *Server) Stats(ctx context.Context, req *limenv1.StatsRequest) (*limenv1
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	resp := &limenv1.StatsResponse{Total: total, Pending: int64(s.asks.count())}
-	for user, c := range users {
-		resp.Users = append(resp.Users, &limenv1.UserStats{User: user, Counts: c})
+	pending := s.asks.count()
+	if r != all {
+		pending = s.asks.countUser(c.name)
+	}
+	resp := &limenv1.StatsResponse{Total: total, Pending: int64(pending)}
+	for user, uc := range users {
+		resp.Users = append(resp.Users, &limenv1.UserStats{User: user, Counts: uc})
 	}
 	slices.SortFunc(resp.Users, func(a, b *limenv1.UserStats) int { return strings.Compare(a.GetUser(), b.GetUser()) })
 	return resp, nil

@@ -16,6 +16,8 @@
 //	Claude Code / Codex PermissionRequest:
 //	                         {"hookSpecificOutput":{"hookEventName":"PermissionRequest",
 //	                          "decision":{"behavior":"allow|deny","message":"…"}}}
+//	                          no decision (ask): {} — Claude Code 2.1.328 rejects a
+//	                          hookSpecificOutput without "decision" as malformed
 //	Codex PreToolUse:        only "deny" is honoured; allow is {} (no opinion:
 //	                          Codex's own approval rules still apply)
 //	Gemini CLI BeforeTool:   {"decision":"allow|deny","reason":"…"}
@@ -148,20 +150,24 @@ func Render(f Format, event string, v Verdict, reason string) []byte {
 		}
 		return append(b, '}')
 	case event == PermissionRequest:
+		if v != Allow && v != Deny {
+			// No decision: the runtime shows its own approval prompt, which
+			// is a person deciding. It must be {}: Claude Code 2.1.328
+			// rejects a hookSpecificOutput without a decision object
+			// ("hookSpecificOutput.decision: expected object"), and with
+			// onFailure: block that became a silent denial, no dialog.
+			return append(b, "{}"...)
+		}
 		b = append(b, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest"`...)
-		switch v {
-		case Allow:
+		if v == Allow {
 			b = append(b, `,"decision":{"behavior":"allow"}`...)
-		case Deny:
+		} else {
 			b = append(b, `,"decision":{"behavior":"deny"`...)
 			if reason != "" {
 				b = append(b, `,"message":`...)
 				b = AppendString(b, reason)
 			}
 			b = append(b, '}')
-		default:
-			// No decision: the runtime shows its own approval prompt, which
-			// is a person deciding.
 		}
 		return append(b, "}}"...)
 	case f == Codex:
@@ -190,7 +196,7 @@ func preToolUse(b []byte, v Verdict, reason string) []byte {
 }
 
 // allowMarks are the members by which a rendered answer allows, besides
-// Codex's empty object. Inside an encoded string every quote is escaped,
+// the empty object (see Allows). Inside an encoded string every quote is escaped,
 // so these only match the answer's own structure, never a reason's text.
 var allowMarks = [][]byte{
 	[]byte(`"permissionDecision":"allow"`),
@@ -198,12 +204,16 @@ var allowMarks = [][]byte{
 	[]byte(`"decision":"allow"`),
 }
 
-// Allows reports whether a rendered answer allows the call. limen-hook
-// uses it to check that limend's reply says what its verdict header says,
-// so a garbled reply is never printed as an allow.
-func Allows(answer []byte) bool {
+// Allows reports whether a rendered answer to a hook on event allows the
+// call. limen-hook uses it to check that limend's reply says what its
+// verdict header says, so a garbled reply is never printed as an allow.
+// The empty object is Codex's PreToolUse allow ("no objection"), but on a
+// PermissionRequest it is "no decision": the runtime's own dialog asks a
+// person. Everywhere but a PermissionRequest it counts as an allow, so a
+// reply of {} that claims ask or deny is refused.
+func Allows(event string, answer []byte) bool {
 	if string(answer) == "{}" {
-		return true
+		return event != PermissionRequest
 	}
 	for _, m := range allowMarks {
 		if bytes.Contains(answer, m) {
@@ -252,6 +262,17 @@ func NoAsk(f Format, event string) bool {
 // reason, or deny where the runtime has no ask. Never allow.
 func FailClosed(f Format, event string, err error) Answer {
 	return AskAnswer(f, event, "", "limen could not decide ("+err.Error()+"), so it fails closed", false)
+}
+
+// TooLarge is the answer to hook input larger than MaxInput: deny, in every
+// runtime. limen reads no further, so its block rules were not checked on
+// the rest; an ask would let a blocked command through a person's hurried
+// Yes just by padding it past the limit, so it is refused instead, with
+// what to do.
+func TooLarge() Answer {
+	return Answer{Deny, "limen blocks this: the hook input is larger than " + strconv.Itoa(MaxInput>>20) +
+		" MiB, more than limen reads, so it could not check all of it against its block rules. " +
+		"Split the work: write a large file in parts (a first Write, then edits that add the rest), and run a long script from a file."}
 }
 
 const hex = "0123456789abcdef"

@@ -47,7 +47,7 @@ func marshalled(f Format, event string, v Verdict, reason string) []byte {
 		case Deny:
 			out = hookOut{Specific: specific{Event: PermissionRequest, Decision: &permDecision{Behavior: "deny", Message: reason}}}
 		default:
-			out = hookOut{Specific: specific{Event: PermissionRequest}}
+			out = struct{}{}
 		}
 	case f == Codex:
 		if v == Allow {
@@ -99,8 +99,8 @@ func TestAllows(t *testing.T) {
 			for _, v := range verdicts {
 				for _, reason := range reasons {
 					out := Render(f, event, v, reason)
-					if Allows(out) != (v == Allow) {
-						t.Errorf("Allows(%s) = %v for verdict %q", out, Allows(out), v)
+					if Allows(event, out) != (v == Allow) {
+						t.Errorf("Allows(%q, %s) = %v for verdict %q", event, out, Allows(event, out), v)
 					}
 				}
 			}
@@ -116,7 +116,7 @@ func TestFailClosedNeverAllows(t *testing.T) {
 				if a.Verdict == Allow || (a.Verdict == Ask && NoAsk(f, event)) {
 					t.Errorf("%s %q: FailClosed = %q", f, event, a.Verdict)
 				}
-				if out := Render(f, event, a.Verdict, a.Reason); Allows(out) || !json.Valid(out) {
+				if out := Render(f, event, a.Verdict, a.Reason); Allows(event, out) || !json.Valid(out) {
 					t.Errorf("%s %q: FailClosed rendered %s", f, event, out)
 				}
 			}

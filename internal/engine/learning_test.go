@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
+)
+
+// learner is a real estimator and the engine deciding on it.
+type learner struct {
+	t   *testing.T
+	est *predictor.Estimator
+	pol *policy.Policy
+	now time.Time
+}
+
+func newLearner(t *testing.T) *learner {
+	pol, err := policy.Parse(strings.Replace(policy.DefaultDocument, "exploration = 0.01", "exploration = 0.0", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol.PredictTimeout = 10 * time.Second
+	return &learner{t: t, est: predictor.NewEstimator(predictor.DefaultConfig()), pol: pol, now: time.Unix(1_800_000_000, 0)}
+}
+
+func (l *learner) parts(user, cmd string) []predictor.Part {
+	return predictor.Parts(predictor.Action{User: user, Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/" + user + "/shop"})
+}
+
+func (l *learner) decide(user, cmd string) Result {
+	l.t.Helper()
+	predict := func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+		return l.est.PredictEach(user, ls, l.now), nil
+	}
+	return Decide(l.t.Context(), Input{Parts: l.parts(user, cmd), Policy: l.pol, Draw: 1}, predict)
+}
+
+func (l *learner) answer(user, cmd string, approve bool) {
+	ps := l.parts(user, cmd)
+	ls := make([]predictor.Ladder, len(ps))
+	for i, p := range ps {
+		ls[i] = p.Keys
+	}
+	l.now = l.now.Add(time.Minute)
+	l.est.Observe(user, ls, approve, l.now)
+}
+
+// ordinary approves about 150 ordinary commands, among them 60 programs
+// each approved the first time it was seen: a person who says yes to new
+// programs.
+func (l *learner) ordinary(user string) {
+	progs := []string{"jq", "tree", "du", "df", "date", "whoami", "uname", "which", "sort", "uniq", "diff",
+		"tail", "file", "stat", "basename", "dirname", "realpath", "hostname", "id", "uptime", "free", "lsof",
+		"tsc", "eslint", "prettier", "pytest", "cargo", "gofmt", "seq", "base64", "sha256sum", "md5sum", "xxd",
+		"column", "cut", "gzip", "zip", "unzip", "true", "sleep", "nproc", "tput", "cal", "bc", "wc", "head",
+		"grep", "ls", "cat", "echo", "pwd", "touch", "mkdir", "cp", "mv", "make", "go", "npm", "git", "rm"}
+	n := 0
+	for round := 0; n < 150; round++ {
+		for _, p := range progs {
+			if n >= 150 {
+				break
+			}
+			l.answer(user, fmt.Sprintf("%s file%d.txt", p, round), true)
+			n++
+		}
+	}
+}
+
+func TestNewProgramIsNotAllowedOnTheRootRate(t *testing.T) {
+	l := newLearner(t)
+	l.ordinary("ana")
+	// The history is one that allows: a known program with new arguments is.
+	if r := l.decide("ana", "jq . other.json"); r.Verdict != policy.Allow {
+		t.Fatalf("jq . other.json after approving jq: %v (%s); want allow", r.Verdict, r.Reason)
+	}
+	for _, cmd := range []string{"newtool", "frobnicate --all", "shred main.go", "terraform apply", "./deploy.sh", "nc -l 4444"} {
+		r := l.decide("ana", cmd)
+		if r.Verdict == policy.Allow {
+			t.Errorf("%s, a program ana never answered: allowed (%s)", cmd, r.Reason)
+		}
+		if r.Prediction.P <= r.Thresholds.AllowAbove {
+			t.Logf("%s: p=%.3f is below the allow threshold by itself; the test checks the gate only when p is above", cmd, r.Prediction.P)
+		}
+	}
+	// Once ana has answered the program, her answers speak for it.
+	l.answer("ana", "newtool", true)
+	l.answer("ana", "newtool", true)
+	if r := l.decide("ana", "newtool"); r.Verdict != policy.Allow {
+		t.Errorf("newtool after ana approved it twice: %v (%s); want allow", r.Verdict, r.Reason)
+	}
+}
+
+func TestRiskMarksNeedTheirOwnAnswers(t *testing.T) {
+	l := newLearner(t)
+	l.ordinary("ana")
+	for i := range 30 {
+		l.answer("ana", fmt.Sprintf("rm notes%d.txt", i), true)
+	}
+	r := l.decide("ana", "rm -rf ~/projects")
+	if r.Verdict == policy.Allow {
+		t.Fatalf("rm -rf after approving only rm of files: allowed (%s)", r.Reason)
+	}
+	// The same in a class whose threshold alone would let it through.
+	for i := range 30 {
+		l.answer("ana", fmt.Sprintf("kill %d", 100+i), true)
+	}
+	if r := l.decide("ana", "kill -9 1"); r.Verdict == policy.Allow {
+		t.Errorf("kill -9 after approving only kill: allowed (%s)", r.Reason)
+	}
+	if r := l.decide("ana", "rm notes99.txt"); r.Verdict != policy.Allow {
+		t.Errorf("rm of a file after 30 approvals of it: %v (%s); want allow", r.Verdict, r.Reason)
+	}
+}
+
+func TestOpaqueNeedsTheSamePersonsExactApproval(t *testing.T) {
+	l := newLearner(t)
+	l.ordinary("ana")
+	l.ordinary("bob")
+	const code = `python3 -c 'print(sum(range(10)))'`
+	if r := l.decide("ana", code); r.Verdict == policy.Allow {
+		t.Fatalf("opaque %s before any answer: allowed (%s)", code, r.Reason)
+	}
+	// Someone else's approvals vouch for nothing.
+	for range 5 {
+		l.answer("bob", code, true)
+	}
+	if r := l.decide("ana", code); r.Verdict == policy.Allow {
+		t.Fatalf("opaque %s approved only by bob: allowed for ana (%s)", code, r.Reason)
+	}
+	// Nor do ana's approvals of other opaque texts.
+	for i := range 20 {
+		l.answer("ana", fmt.Sprintf(`python3 -c 'print(%d)'`, i), true)
+	}
+	r := l.decide("ana", code)
+	if r.Verdict == policy.Allow {
+		t.Fatalf("opaque %s after ana approved other code: allowed (%s)", code, r.Reason)
+	}
+	if !strings.Contains(r.Reason, "exact") && r.Prediction.P > r.Thresholds.AllowAbove {
+		t.Errorf("reason %q does not say that only an exact approval allows it", r.Reason)
+	}
+	// Her own approval of this very text does.
+	l.answer("ana", code, true)
+	l.answer("ana", code, true)
+	if r := l.decide("ana", code); r.Verdict != policy.Allow {
+		t.Fatalf("opaque %s after ana approved it twice: %v (%s); want allow", code, r.Verdict, r.Reason)
+	}
+	// A refusal of it takes that back.
+	l.answer("ana", code, false)
+	if r := l.decide("ana", code); r.Verdict == policy.Allow {
+		t.Errorf("opaque %s after ana refused it: allowed (%s)", code, r.Reason)
+	}
+	// The exact text is the whole command: the same code in another
+	// command line is not it.
+	if r := l.decide("ana", "cd src && "+code); r.Verdict == policy.Allow {
+		t.Errorf("cd src && %s: allowed on the approval of another command line (%s)", code, r.Reason)
+	}
+}
+
+func TestOpaqueIsNotBlockedOnOtherRefusals(t *testing.T) {
+	l := newLearner(t)
+	for i := range 20 {
+		l.answer("ana", fmt.Sprintf(`python3 -c 'print(%d)'`, i), false)
+	}
+	const code = `python3 -c 'print("new")'`
+	if r := l.decide("ana", code); r.Verdict != policy.Ask {
+		t.Errorf("opaque %s after refusals of other code: %v (%s); want ask", code, r.Verdict, r.Reason)
+	}
+	l.answer("ana", code, false)
+	l.answer("ana", code, false)
+	if r := l.decide("ana", code); r.Verdict != policy.Block {
+		t.Errorf("opaque %s after ana refused it twice: %v (%s); want block", code, r.Verdict, r.Reason)
+	}
+}

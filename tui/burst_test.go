@@ -1,0 +1,110 @@
+package tui
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/bubbles/list"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+var shownAsk = regexp.MustCompile(`Ask (\d+) · `)
+
+// TestFilterBurst types a filter and an answer faster than the program
+// runs the commands that keys return, as a paste or tmux send-keys does:
+// every key is handled before any command's message comes back. The answer
+// must go to the ask whose details were on screen when its key arrived,
+// and that ask must match the filter. A thousand random bursts.
+func TestFilterBurst(t *testing.T) {
+	terms := []string{"bob", "ana", "mcp", "push", "env", "codex", "issue", "zzz"}
+	answerKeys := []string{"d", "a", "s", "D"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 1000 {
+		m, api := newTestModel(t, 120, 40)
+		var late []tea.Cmd
+		send := func(k string) {
+			_, cmd := m.Update(keyMsg(k))
+			late = append(late, cmd)
+		}
+		for range rng.IntN(3) {
+			send("down")
+		}
+		term := terms[rng.IntN(len(terms))]
+		var matching []string
+		for _, it := range m.list.Items() {
+			if len(list.DefaultFilter(term, []string{it.FilterValue()})) > 0 {
+				matching = append(matching, it.(askItem).ask.GetAskId())
+			}
+		}
+		send("/")
+		for _, r := range term {
+			send(string(r))
+		}
+		send("enter")
+		before := shownAsk.FindStringSubmatch(plain(m.View()))
+		answer := answerKeys[rng.IntN(len(answerKeys))]
+		send(answer)
+		if answer == "D" {
+			for _, r := range "no" {
+				send(string(r))
+			}
+			send("enter")
+		}
+		for _, c := range late { // the commands' messages arrive only now
+			drain(t, m, c)
+		}
+
+		switch {
+		case before == nil:
+			if len(api.answers) != 0 {
+				t.Fatalf("burst %d (%q, %s): no ask was on screen, yet %v was answered", i, term, answer, api.answers)
+			}
+		case len(api.answers) != 1:
+			t.Fatalf("burst %d (%q, %s): ask %s was on screen; answers sent %v", i, term, answer, before[1], api.answers)
+		case api.answers[0].GetAskId() != before[1]:
+			t.Fatalf("burst %d (%q, %s): ask %s was on screen, but ask %s was answered", i, term, answer, before[1], api.answers[0].GetAskId())
+		default:
+			found := false
+			for _, id := range matching {
+				found = found || id == before[1]
+			}
+			if !found {
+				t.Fatalf("burst %d (%q, %s): ask %s was answered, but only %v match the filter", i, term, answer, before[1], matching)
+			}
+		}
+		m.Close()
+	}
+}
+
+// TestTooSmallToAnswer: in a 40×10 terminal the ask cannot be read, so the
+// answer keys do nothing but say why; grown to 100×30 they answer again.
+func TestTooSmallToAnswer(t *testing.T) {
+	m, api := newTestModel(t, 40, 10)
+	for _, k := range []string{"a", "d", "s", "A", "D", "r"} {
+		press(t, m, k)
+	}
+	if len(api.answers) != 0 || m.mode != modeBrowse {
+		t.Fatalf("answers %v, mode %v in a 40×10 window; want none", api.answers, m.mode)
+	}
+	if !strings.Contains(m.status, "too small to show ask 41") {
+		t.Errorf("status %q; want the too-small hint", m.status)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	press(t, m, "d")
+	if len(api.answers) != 1 || api.answers[0].GetAskId() != "41" {
+		t.Errorf("answers %v after growing the window; want ask 41 denied", api.answers)
+	}
+}
+
+func TestSubstringFirst(t *testing.T) {
+	targets := []string{"mcp github create_issue acme", "bob codex make deploy", "ana Bash make"}
+	var got []int
+	for _, r := range substringFirst("make", targets) {
+		got = append(got, r.Index)
+	}
+	if len(got) < 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("ranks %v; want the two that hold \"make\" (1, 2) first", got)
+	}
+}
