@@ -12,8 +12,9 @@ import (
 
 // KeyScheme is the version of the key ladders; bump it whenever keys change,
 // so stored answers get their keys derived again. 3: Codex's apply_patch is
-// keyed as the edits of the files its patch names.
-const KeyScheme = 3
+// keyed as the edits of the files its patch names. 4: secrets are found by
+// what a path or glob can match, and search tools are keyed by their globs.
+const KeyScheme = 4
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
@@ -51,8 +52,8 @@ func Parts(a Action) []Part {
 	switch {
 	case a.Tool == "Bash":
 		return bashParts(a)
-	case fileTools[a.Tool] != "":
-		return []Part{filePart(a, root)}
+	case fileTools[a.Tool].root != "":
+		return fileParts(a)
 	case a.Tool == "apply_patch":
 		return applyPatchParts(a)
 	case a.Tool == "WebFetch":

@@ -265,7 +265,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
-		if !secret && isSecretPath(strings.TrimRight(t, "*?")) {
+		if !secret && isSecretPath(t) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}

@@ -1,0 +1,949 @@
+package predictor
+
+import (
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// A secret is recognised by what a path can match, not by how it is
+// written: `.en?`, `.[e]nv`, `~/.ss?/id_*` and a Grep glob of `.env*` all
+// read .env or an SSH key, and each is a different spelling of the same
+// read. So a path is read as a glob pattern (a literal path is the pattern
+// that matches only itself) and is a secret when its language meets the
+// language of some credential pattern below: the two patterns are compiled
+// to automata and their product is searched for a common string. No
+// spelling a shell or a file tool expands to a secret can fall outside
+// that, as long as the pattern syntax is read at least as broadly as the
+// tool reads it; where limen is unsure (extglob, {1..9}, too many braces)
+// it reads the pattern more broadly, which costs an ask, never an allow.
+
+// credentialFile is one kind of file that holds credentials.
+type credentialFile struct {
+	// kind names what holds the credential (the tool, or the file type).
+	kind string
+	// patterns are where such files live: ~/ is any home directory, / is
+	// absolute and **/ is any directory. One that ends in "/" is a
+	// directory whose every file is a secret.
+	patterns []string
+	// except are literal names under the patterns that are not secrets:
+	// templates meant to be committed. A glob never counts as one of
+	// them, since it can match the real file as well.
+	except []string
+	// example is a path that must be classed a secret; the tests check it.
+	example string
+}
+
+// credentialFiles are the credential files people actually have. Names are
+// matched without regard to case, as macOS and Windows file systems do.
+var credentialFiles = []credentialFile{
+	{kind: "dotenv", patterns: []string{"**/.env", "**/.env.*", "**/*.env", "**/.envrc"},
+		except:  []string{"**/.env.example", "**/.env.sample", "**/.env.template", "**/.env.dist", "**/.env.defaults", "**/.env.schema"},
+		example: "/home/u/shop/.env.production"},
+	// A wildcard in these patterns is read against every spelling a path
+	// can take, so `*.tmp` would meet "id_rsa*" (at id_rsa.tmp): the names
+	// are listed rather than left open, to keep such globs learnable.
+	{kind: "ssh", patterns: []string{"~/.ssh/", "/etc/ssh/ssh_host_*", "**/id_{rsa,dsa,ecdsa,ed25519,ecdsa_sk,ed25519_sk,xmss}{,.pub,-cert.pub,.bak,.old,.orig,~}", "**/*.ppk"},
+		example: "~/.ssh/id_ed25519"},
+	{kind: "ssh-agent socket", patterns: []string{"/tmp/ssh-*/agent.*", "/private/tmp/com.apple.launchd.*/listeners", "/run/user/*/keyring/ssh", "/run/user/*/gcr/ssh", "/run/user/*/ssh-agent.socket", "~/.1password/agent.sock"},
+		example: "/tmp/ssh-XXXXq2bX/agent.4242"},
+	{kind: "gpg", patterns: []string{"~/.gnupg/", "/run/user/*/gnupg/", "**/*.gpg", "**/*.asc", "**/*.kbx"}, example: "~/.gnupg/private-keys-v1.d/AB12.key"},
+	{kind: "password-store", patterns: []string{"~/.password-store/", "**/*.kdbx", "**/*.keyx"}, example: "~/.password-store/email/work.gpg"},
+	{kind: "netrc", patterns: []string{"**/.netrc", "**/_netrc"}, example: "~/.netrc"},
+	{kind: "git-credentials", patterns: []string{"**/.git-credentials", "~/.config/git/credentials"}, example: "~/.git-credentials"},
+	{kind: "gh", patterns: []string{"~/.config/gh/hosts.yml"}, example: "~/.config/gh/hosts.yml"},
+	{kind: "glab", patterns: []string{"~/.config/glab-cli/config.yml", "~/library/application support/glab-cli/config.yml"}, example: "~/.config/glab-cli/config.yml"},
+	{kind: "hub", patterns: []string{"~/.config/hub"}, example: "~/.config/hub"},
+	{kind: "npm, yarn, pnpm", patterns: []string{"**/.npmrc", "**/.yarnrc", "**/.yarnrc.yml", "~/.config/pnpm/rc", "~/library/preferences/pnpm/rc", "~/.bunfig.toml"}, example: "/home/u/shop/.yarnrc.yml"},
+	{kind: "pip, poetry", patterns: []string{"**/.pypirc", "**/pip.conf", "**/pip.ini", "~/.config/pypoetry/auth.toml", "~/library/application support/pypoetry/auth.toml"}, example: "~/.config/pip/pip.conf"},
+	{kind: "cargo", patterns: []string{"~/.cargo/credentials", "~/.cargo/credentials.toml"}, example: "~/.cargo/credentials.toml"},
+	{kind: "docker, podman", patterns: []string{"~/.docker/config.json", "~/.config/containers/auth.json", "/run/user/*/containers/auth.json", "/run/containers/*/auth.json"}, example: "~/.docker/config.json"},
+	{kind: "kube", patterns: []string{"~/.kube/", "**/kubeconfig", "**/*.kubeconfig", "/etc/kubernetes/admin.conf", "/etc/rancher/k3s/k3s.yaml"}, example: "~/.kube/config"},
+	{kind: "helm", patterns: []string{"~/.config/helm/repositories.yaml", "~/.config/helm/registry/", "~/library/preferences/helm/repositories.yaml", "~/library/preferences/helm/registry/config.json"}, example: "~/.config/helm/registry/config.json"},
+	{kind: "aws", patterns: []string{"~/.aws/", "~/.s3cfg", "~/.boto"}, example: "~/.aws/config"},
+	{kind: "gcloud", patterns: []string{"~/.config/gcloud/", "**/application_default_credentials.json", "**/service-account*.json", "**/*-sa-key.json"}, example: "~/.config/gcloud/legacy_credentials/me@x.io/adc.json"},
+	{kind: "azure", patterns: []string{"~/.azure/"}, example: "~/.azure/msal_token_cache.json"},
+	{kind: "doctl", patterns: []string{"~/.config/doctl/config.yaml", "~/library/application support/doctl/config.yaml"}, example: "~/.config/doctl/config.yaml"},
+	{kind: "terraform, tofu", patterns: []string{"~/.terraform.d/credentials.tfrc.json", "~/.terraformrc", "~/.tofurc", "~/.config/opentofu/credentials.tfrc.json", "**/*.tfstate", "**/*.tfstate.backup"}, example: "~/.terraform.d/credentials.tfrc.json"},
+	{kind: "vault", patterns: []string{"**/.vault-token"}, example: "~/.vault-token"},
+	{kind: "postgres", patterns: []string{"**/.pgpass", "**/pgpass.conf"}, example: "~/.pgpass"},
+	{kind: "mysql", patterns: []string{"**/.my.cnf", "**/.mylogin.cnf"}, example: "~/.my.cnf"},
+	{kind: "other cloud and sync tools", patterns: []string{"~/.config/rclone/rclone.conf", "~/.oci/", "~/.config/hcloud/cli.toml", "~/.fly/config.yml", "~/.config/op/", "~/.config/sops/age/keys.txt", "~/.config/github-copilot/", "~/.local/share/keyrings/"}, example: "~/.config/rclone/rclone.conf"},
+	{kind: "browser profile", patterns: []string{
+		"~/.config/google-chrome/", "~/.config/chromium/", "~/.config/bravesoftware/", "~/.config/microsoft-edge/", "~/.mozilla/firefox/",
+		// Under ~/Library, which is not hidden, only the files: a whole
+		// directory there would make every **/*.ts run from home a secret.
+		"**/cookies", "**/cookies.sqlite", "**/login data", "**/web data", "**/local state", "**/logins.json",
+		"**/key3.db", "**/key4.db", "**/*.binarycookies"},
+		example: "~/.config/google-chrome/Default/Cookies"},
+	{kind: "keychain", patterns: []string{"**/*.keychain", "**/*.keychain-db", "/library/keychains/"}, example: "~/Library/Keychains/login.keychain-db"},
+	{kind: "agent runtime", patterns: []string{"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json", "~/.gemini/google_accounts.json", "~/.gemini/mcp-oauth-tokens.json", "~/.config/anthropic/"},
+		example: "~/.codex/auth.json"},
+	{kind: "process environment", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem"}, example: "/proc/self/environ"},
+	{kind: "system", patterns: []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sudoers", "/run/secrets/", "/var/run/secrets/", "**/.htpasswd"}, example: "/var/run/secrets/kubernetes.io/serviceaccount/token"},
+	{kind: "keys and certificate stores", patterns: []string{"**/*.pem", "**/*.key", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore", "**/master.key"}, example: "/home/u/shop/certs/server.key"},
+	{kind: "named secrets", patterns: []string{
+		"**/{,.}credentials{,.json,.toml,.yml,.yaml,.xml,.ini,.db,.tfrc.json}", "**/*{-,_}credentials{,.json,.toml,.yml,.yaml}",
+		"**/access_tokens.db", "**/secrets.yml", "**/secrets.yaml", "**/secrets.json", "**/secrets.toml", "**/token.json", "**/*.token"},
+		example: "~/.claude/.credentials.json"},
+}
+
+// homeForms are the shapes a home directory takes; "~/" in a credential
+// pattern stands for each of them.
+var homeForms = []string{"~", "/home/*", "/users/*", "/root", "/var/root"}
+
+// secretAutomata are the credential patterns, compiled once. A literal
+// path walks one automaton of them all (anchored under a home directory
+// or absolute, anywhere (**/…), or both), in time linear in its length; a
+// glob meets each pattern whose literal ends it could match.
+type secretAutomata struct {
+	anchored, anywhere, all *dfa
+	patterns                []compiledPattern
+	except                  []*nfa // by row of credentialFiles; nil when it has none
+}
+
+// compiledPattern is one credential pattern, for globs to meet.
+type compiledPattern struct {
+	n              *nfa
+	w              which // anchoredSecrets or anywhereSecrets
+	prefix, suffix string
+}
+
+// which says which credential patterns a candidate path is checked against.
+type which int8
+
+const (
+	allSecrets which = iota
+	anchoredSecrets
+	anywhereSecrets
+)
+
+func (s *secretAutomata) of(w which) *dfa {
+	switch w {
+	case anchoredSecrets:
+		return s.anchored
+	case anywhereSecrets:
+		return s.anywhere
+	}
+	return s.all
+}
+
+var secretsOnce = sync.OnceValue(func() *secretAutomata {
+	var anchored, anywhere []rowPattern
+	s := &secretAutomata{except: make([]*nfa, len(credentialFiles))}
+	for row, cf := range credentialFiles {
+		for _, braced := range cf.patterns {
+			expanded, ok := expandBraces(braced, maxAlternatives)
+			if !ok {
+				panic("credential pattern " + braced + " has too many alternatives")
+			}
+			for _, p := range expanded {
+				for _, exp := range expandHome(p) {
+					rp := rowPattern{row, exp}
+					if strings.HasPrefix(p, "**/") {
+						anywhere = append(anywhere, rp)
+					} else {
+						anchored = append(anchored, rp)
+					}
+				}
+			}
+		}
+		if len(cf.except) > 0 {
+			var ex []rowPattern
+			for _, e := range cf.except {
+				ex = append(ex, rowPattern{row, e})
+			}
+			s.except[row] = unionOf(ex)
+		}
+	}
+	s.anchored = newDFA(unionOf(anchored))
+	s.anywhere = newDFA(unionOf(anywhere))
+	s.all = newDFA(unionOf(append(anchored, anywhere...)))
+	for _, group := range []struct {
+		w  which
+		ps []rowPattern
+	}{{anchoredSecrets, anchored}, {anywhereSecrets, anywhere}} {
+		for _, rp := range group.ps {
+			for _, f := range forms(rp.pattern) {
+				n := &nfa{}
+				end := n.compile(n.add(), f, true)
+				n.states[end].row = int32(rp.row)
+				s.patterns = append(s.patterns, compiledPattern{n: n, w: group.w, prefix: literalPrefix(f), suffix: literalSuffix(f)})
+			}
+		}
+	}
+	return s
+})
+
+type rowPattern struct {
+	row     int
+	pattern string
+}
+
+func expandHome(p string) []string {
+	rest, ok := strings.CutPrefix(p, "~/")
+	if !ok {
+		return []string{p}
+	}
+	out := make([]string, len(homeForms))
+	for i, h := range homeForms {
+		out[i] = h + "/" + rest
+	}
+	return out
+}
+
+// forms are the globs a credential pattern stands for: a directory covers
+// what lies below it. Files do not, or every **/*.go would meet a
+// directory named like one.
+func forms(p string) []string {
+	if dir, ok := strings.CutSuffix(p, "/"); ok {
+		return []string{dir, dir + "/**"}
+	}
+	return []string{p}
+}
+
+// literalPrefix and literalSuffix are the text a glob starts and ends
+// with before its first and after its last wildcard, lower-cased: two
+// globs can meet only if each one's prefix starts the other's, and the
+// same for the ends.
+func literalPrefix(p string) string {
+	if i := strings.IndexAny(p, `*?[\({@+!`); i >= 0 {
+		p = p[:i]
+	}
+	return strings.ToLower(p)
+}
+
+func literalSuffix(p string) string {
+	if i := strings.LastIndexAny(p, `*?]\)}`); i >= 0 {
+		p = p[i+1:]
+	}
+	return strings.ToLower(p)
+}
+
+func mayMeet(a, b, ka, kb string) bool {
+	return (strings.HasPrefix(a, b) || strings.HasPrefix(b, a)) && (strings.HasSuffix(ka, kb) || strings.HasSuffix(kb, ka))
+}
+
+// unionOf compiles patterns into one automaton whose final states carry
+// the row of their pattern.
+func unionOf(ps []rowPattern) *nfa {
+	n := &nfa{}
+	start := n.add()
+	for _, rp := range ps {
+		for _, p := range forms(rp.pattern) {
+			s := n.add()
+			n.states[start].eps = append(n.states[start].eps, s)
+			end := n.compile(s, p, true)
+			n.states[end].row = int32(rp.row)
+		}
+	}
+	return n
+}
+
+// maxPatternLen bounds a path pattern limen reads as a glob; a longer one
+// is taken to match a secret (an ask), so no input is expensive to decide.
+const maxPatternLen = 4096
+
+// maxAlternatives bounds the brace expansion of one pattern.
+const maxAlternatives = 64
+
+// isSecretPath reports whether p could name a secret: a credential file, or
+// a directory holding them (~/.ssh), or a file inside one. p may be a glob
+// (`.en?`, `~/.[s]sh`, `**/.env*`) and absolute, ~-relative or relative; a
+// relative path could lie in any directory, the home directory included,
+// so `.ssh/id_rsa` is a secret and `config` is not.
+func isSecretPath(p string) bool { return secretAt(p, "", "") }
+
+// secretAt is [isSecretPath] for a path seen from the working directory
+// cwd, in the home directory home (either may be "" when unknown).
+func secretAt(p, cwd, home string) bool {
+	return matchSecrets(p, cwd, home, allSecrets)
+}
+
+// holdsSecrets reports whether a read of everything below the directory
+// pattern p (grep -r, tar, a Grep with no glob) may read a credential
+// file in a known place: the home directory and its parents hold ~/.ssh,
+// ~/.config holds gh's token, /proc holds every process's environment. A
+// project directory does not count for the .env or *.pem it may hold, or
+// no recursive search could ever be learned; those are caught when a glob
+// or a name points at them.
+func holdsSecrets(p, cwd, home string) bool {
+	if matchSecrets(p, cwd, home, allSecrets) {
+		return true
+	}
+	return matchSecrets(strings.TrimSuffix(p, "/")+"/**", cwd, home, anchoredSecrets)
+}
+
+// matchSecrets is the search behind isSecretPath and holdsSecrets, over
+// the credential patterns w says.
+func matchSecrets(p, cwd, home string, w which) bool {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return false
+	}
+	if len(p) > maxPatternLen || strings.ContainsRune(p, 0) {
+		return true
+	}
+	alts, ok := expandBraces(p, maxAlternatives)
+	if !ok {
+		return true
+	}
+	s := secretsOnce()
+	for _, alt := range alts {
+		for _, cand := range candidates(alt, cwd, home) {
+			cw := cand.w
+			if w != allSecrets {
+				cw = w
+				if cand.w == anywhereSecrets {
+					continue // a relative path is no anchored place
+				}
+			}
+			if s.meets(cand.path, cw) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+type candidate struct {
+	path string
+	w    which
+}
+
+// candidates are the absolute (or ~-rooted) patterns that a path may
+// stand for. A relative path with no working directory may lie anywhere:
+// in the home directory (where ~/.ssh is) or in any directory at all
+// (where a .env is), but not at an arbitrary depth under the home, or
+// every "config" would be ~/.kube/config.
+func candidates(p, cwd, home string) []candidate {
+	if p == "~" || strings.HasPrefix(p, "~") {
+		// ~ and ~user are a home directory.
+		_, rest, _ := strings.Cut(p, "/")
+		return []candidate{{path: cleanPattern("~/" + rest)}}
+	}
+	if strings.HasPrefix(p, "/") {
+		return []candidate{{path: homeRelative(cleanPattern(p), home)}}
+	}
+	if cwd != "" && strings.HasPrefix(cwd, "/") {
+		return []candidate{{path: homeRelative(cleanPattern(cwd+"/"+p), home)}}
+	}
+	rest := p
+	for {
+		switch {
+		case strings.HasPrefix(rest, "./"):
+			rest = rest[2:]
+		case strings.HasPrefix(rest, "../"):
+			rest = rest[3:]
+		case rest == "." || rest == "..":
+			rest = ""
+		default:
+			rest = cleanPattern(rest)
+			return []candidate{
+				{path: cleanPattern("~/" + rest), w: anchoredSecrets},
+				{path: rest, w: anywhereSecrets},
+			}
+		}
+	}
+}
+
+// homeRelative writes a path under the known home directory as ~/…, for a
+// home that has none of the usual shapes (/srv/alice).
+func homeRelative(p, home string) string {
+	home = strings.TrimSuffix(home, "/")
+	if home == "" || !strings.HasPrefix(home, "/") {
+		return p
+	}
+	if p == home {
+		return "~"
+	}
+	if rest, ok := strings.CutPrefix(p, home+"/"); ok {
+		return "~/" + rest
+	}
+	return p
+}
+
+// cleanPattern cleans a path pattern as a path (a glob's "." and ".."
+// components mean what they mean in a path).
+func cleanPattern(p string) string {
+	if p == "" {
+		return "."
+	}
+	return path.Clean(p)
+}
+
+// meets reports whether the pattern p can match a path of a credential
+// pattern that w says, leaving out a literal p that is one of its
+// pattern's templates.
+func (s *secretAutomata) meets(p string, w which) bool {
+	if isLiteral(p) {
+		for _, row := range s.of(w).walk(p) {
+			if ex := s.except[row]; ex == nil || !ex.accepts(p) {
+				return true
+			}
+		}
+		return false
+	}
+	in := &nfa{}
+	end := in.compile(in.add(), p, false)
+	in.states[end].row = 0
+	prefix, suffix := literalPrefix(p), literalSuffix(p)
+	for _, cp := range s.patterns {
+		if (w == allSecrets || w == cp.w) && mayMeet(prefix, cp.prefix, suffix, cp.suffix) && meet(in, cp.n) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLiteral reports whether p holds no glob syntax.
+func isLiteral(p string) bool { return !strings.ContainsAny(p, `*?[\`) && !hasExtglob(p) }
+
+func hasExtglob(p string) bool {
+	for i := 0; i+1 < len(p); i++ {
+		if p[i+1] == '(' && strings.IndexByte("?*+@!", p[i]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// expandBraces returns the alternatives of p's brace groups ({a,b} and
+// nested ones), at most max; ok is false past that. A group that is a
+// sequence ({1..9}) or a lone brace is left to read as a wildcard.
+func expandBraces(p string, max int) (alts []string, ok bool) {
+	open := -1
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '{':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case '}':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth > 0 {
+				continue
+			}
+			inner := p[open+1 : i]
+			parts := splitTop(inner)
+			if len(parts) < 2 {
+				if strings.Contains(inner, "..") {
+					// {1..9}, {a..z}: any text, more broadly than it is.
+					return expandBraces(p[:open]+"*"+p[i+1:], max)
+				}
+				continue
+			}
+			var out []string
+			for _, part := range parts {
+				sub, ok := expandBraces(p[:open]+part+p[i+1:], max-len(out))
+				if !ok {
+					return nil, false
+				}
+				out = append(out, sub...)
+				if len(out) > max {
+					return nil, false
+				}
+			}
+			return out, true
+		}
+	}
+	return []string{p}, true
+}
+
+// splitTop splits s at the commas outside nested braces.
+func splitTop(s string) []string {
+	var parts []string
+	depth, last := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, s[last:i])
+				last = i + 1
+			}
+		}
+	}
+	return append(parts, s[last:])
+}
+
+// runeRange is an inclusive range of runes.
+type runeRange struct{ lo, hi rune }
+
+// runeSet is a set of runes as sorted, disjoint ranges.
+type runeSet []runeRange
+
+var (
+	anyRune  = runeSet{{0, unicode.MaxRune}}
+	notSlash = runeSet{{0, '/' - 1}, {'/' + 1, unicode.MaxRune}}
+)
+
+func (a runeSet) meets(b runeSet) bool {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i].hi < b[j].lo {
+			i++
+		} else if b[j].hi < a[i].lo {
+			j++
+		} else {
+			return true
+		}
+	}
+	return false
+}
+
+// normalise sorts and merges ranges.
+func (a runeSet) normalise() runeSet {
+	for i := 1; i < len(a); i++ { // insertion sort: classes are short
+		for j := i; j > 0 && a[j].lo < a[j-1].lo; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+	var out runeSet
+	for _, r := range a {
+		if r.lo > r.hi {
+			continue
+		}
+		if n := len(out); n > 0 && r.lo <= out[n-1].hi+1 {
+			out[n-1].hi = max(out[n-1].hi, r.hi)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// complement returns the runes not in a (a normalised).
+func (a runeSet) complement() runeSet {
+	var out runeSet
+	next := rune(0)
+	for _, r := range a {
+		if r.lo > next {
+			out = append(out, runeRange{next, r.lo - 1})
+		}
+		next = r.hi + 1
+	}
+	if next <= unicode.MaxRune {
+		out = append(out, runeRange{next, unicode.MaxRune})
+	}
+	return out
+}
+
+// foldWithoutSlash adds the lower case of each ASCII capital in a and
+// takes out the slash, which no glob character matches.
+func (a runeSet) foldWithoutSlash() runeSet {
+	out := append(runeSet(nil), a...)
+	for _, r := range a {
+		lo, hi := max(r.lo, 'A'), min(r.hi, 'Z')
+		if lo <= hi {
+			out = append(out, runeRange{lo + 'a' - 'A', hi + 'a' - 'A'})
+		}
+	}
+	out = out.normalise()
+	var cut runeSet
+	for _, r := range out {
+		if r.lo <= '/' && '/' <= r.hi {
+			cut = append(cut, runeRange{r.lo, '/' - 1}, runeRange{'/' + 1, r.hi})
+		} else {
+			cut = append(cut, r)
+		}
+	}
+	return cut.normalise()
+}
+
+// nfa is a nondeterministic automaton over runes. A state with row >= 0 is
+// final (row tells the credential row of a union).
+type nfa struct{ states []nstate }
+
+type nstate struct {
+	edges []nedge
+	eps   []int32
+	row   int32
+}
+
+type nedge struct {
+	set runeSet
+	to  int32
+}
+
+func (n *nfa) add() int32 {
+	n.states = append(n.states, nstate{row: -1})
+	return int32(len(n.states) - 1)
+}
+
+func (n *nfa) edge(from int32, set runeSet, to int32) {
+	n.states[from].edges = append(n.states[from].edges, nedge{set, to})
+}
+
+// compile adds the glob p from state cur and returns its end state. The
+// syntax is read as broadly as the tools that take it: * and ? and classes
+// stop at "/", ** as a whole component spans directories (and elsewhere
+// is any text), extglob groups are any text within a component, a
+// backslash quotes the next character, and letters match either case.
+// Unless dotglob is set, a wildcard does not match the dot that starts a
+// hidden name, as in the shell, fnmatch, the glob libraries and ripgrep,
+// which skips hidden files: `*` does not read .env, `.*` does.
+func (n *nfa) compile(cur int32, p string, dotglob bool) int32 {
+	first := notSlash // what a wildcard may match at the start of a name
+	if !dotglob {
+		first = runeSet{{0, '.' - 1}, {'/' + 1, unicode.MaxRune}}
+	}
+	for i := 0; i < len(p); {
+		start := i == 0 || p[i-1] == '/'
+		r, size := utf8.DecodeRuneInString(p[i:])
+		switch {
+		case r == '\\' && i+1 < len(p):
+			r, size = utf8.DecodeRuneInString(p[i+1:])
+			i++
+			cur = n.char(cur, literalSet(r))
+		case i+1 < len(p) && p[i+1] == '(' && strings.IndexByte("?*+@!", p[i]) >= 0 && strings.IndexByte(p[i:], ')') > 0:
+			cur = n.star(cur, start, first)
+			i += strings.IndexByte(p[i:], ')') + 1
+			continue
+		case r == '*':
+			j := i
+			for j < len(p) && p[j] == '*' {
+				j++
+			}
+			if j-i == 1 {
+				cur = n.star(cur, start, first)
+				break
+			}
+			if start && (j == len(p) || p[j] == '/') {
+				// ** as a component: any number of names, each followed
+				// by "/" unless ** ends the pattern. Empty names let it
+				// take the "/" an absolute path starts with.
+				next, name := n.add(), n.add()
+				n.states[cur].eps = append(n.states[cur].eps, next)
+				n.edge(next, runeSet{{'/', '/'}}, next)
+				n.edge(next, first, name)
+				n.edge(name, notSlash, name)
+				n.edge(name, runeSet{{'/', '/'}}, next)
+				if j == len(p) {
+					end := n.add()
+					n.states[next].eps = append(n.states[next].eps, end)
+					n.states[name].eps = append(n.states[name].eps, end)
+					return end
+				}
+				cur = next
+				i = j + 1
+				continue
+			}
+			// ** inside a name: any text, slashes too.
+			next := n.add()
+			n.states[cur].eps = append(n.states[cur].eps, next)
+			n.edge(next, anyRune, next)
+			cur = next
+			i = j
+			continue
+		case r == '?':
+			if start {
+				cur = n.char(cur, first)
+			} else {
+				cur = n.char(cur, notSlash)
+			}
+		case r == '[':
+			if set, end, ok := parseClass(p, i); ok {
+				if start && !dotglob {
+					set = set.without('.')
+				}
+				cur = n.char(cur, set)
+				i = end
+				continue
+			}
+			cur = n.char(cur, literalSet(r))
+		default:
+			cur = n.char(cur, literalSet(r))
+		}
+		i += size
+	}
+	return cur
+}
+
+// char adds a move on one rune of set and returns its state.
+func (n *nfa) char(cur int32, set runeSet) int32 {
+	next := n.add()
+	n.edge(cur, set, next)
+	return next
+}
+
+// star adds a * (any text within a name; at a name's start, text that
+// starts with a rune of first) and returns the state after it. It loops on
+// a state of its own, so no earlier state gains a loop.
+func (n *nfa) star(cur int32, start bool, first runeSet) int32 {
+	body, next := n.add(), n.add()
+	n.states[cur].eps = append(n.states[cur].eps, next)
+	if start {
+		n.edge(cur, first, body)
+	} else {
+		n.edge(cur, notSlash, body)
+	}
+	n.edge(body, notSlash, body)
+	n.states[body].eps = append(n.states[body].eps, next)
+	return next
+}
+
+// without returns a less the rune r.
+func (a runeSet) without(r rune) runeSet {
+	var out runeSet
+	for _, x := range a {
+		if x.lo <= r && r <= x.hi {
+			out = append(out, runeRange{x.lo, r - 1}, runeRange{r + 1, x.hi})
+		} else {
+			out = append(out, x)
+		}
+	}
+	return out.normalise()
+}
+
+// literalSet matches r in either case.
+func literalSet(r rune) runeSet {
+	l := unicode.ToLower(r)
+	if l == r {
+		return runeSet{{r, r}}
+	}
+	return runeSet{{r, r}, {l, l}}.normalise()
+}
+
+// parseClass reads the class starting at p[i] == '[' and returns its set
+// and the index after "]"; ok is false when it is not closed.
+func parseClass(p string, i int) (set runeSet, end int, ok bool) {
+	j := i + 1
+	negate := j < len(p) && (p[j] == '!' || p[j] == '^')
+	if negate {
+		j++
+	}
+	first := true
+	for j < len(p) {
+		r, size := utf8.DecodeRuneInString(p[j:])
+		if r == ']' && !first {
+			if negate {
+				set = set.normalise().complement()
+			}
+			return set.foldWithoutSlash(), j + 1, true
+		}
+		first = false
+		if r == '\\' && j+size < len(p) {
+			j += size
+			r, size = utf8.DecodeRuneInString(p[j:])
+		} else if r == '[' && j+1 < len(p) && p[j+1] == ':' {
+			// [:alpha:] and friends: any character, more broadly.
+			if k := strings.Index(p[j:], ":]"); k > 0 {
+				set = append(set, anyRune...)
+				j += k + 2
+				continue
+			}
+		}
+		lo := r
+		j += size
+		if j+1 < len(p) && p[j] == '-' && p[j+1] != ']' {
+			hi, hsize := utf8.DecodeRuneInString(p[j+1:])
+			set = append(set, runeRange{lo, hi})
+			j += 1 + hsize
+			continue
+		}
+		set = append(set, runeRange{lo, lo})
+	}
+	return nil, 0, false
+}
+
+// dfa is the subset automaton of an nfa, built as it is walked and kept:
+// the credential automata are fixed, so after a few decisions every walk
+// only looks transitions up. It is safe for concurrent use.
+type dfa struct {
+	mu     sync.Mutex
+	n      *nfa
+	states []*dstate
+	index  map[string]int32
+}
+
+// dstate is a set of nfa states, closed under empty moves.
+type dstate struct {
+	set   []int32
+	rows  []int32 // rows of the final states in set
+	trans []dtrans
+	built bool
+}
+
+type dtrans struct {
+	set runeSet
+	to  int32
+}
+
+// maxDFAStates bounds the cache; past it the cache starts again.
+const maxDFAStates = 1 << 14
+
+func newDFA(n *nfa) *dfa {
+	d := &dfa{n: n}
+	d.reset()
+	return d
+}
+
+func (d *dfa) reset() {
+	d.states, d.index = nil, map[string]int32{}
+	d.state([]int32{0})
+}
+
+// state returns the dstate of the closure of set, adding it if new.
+func (d *dfa) state(set []int32) int32 {
+	seen := map[int32]bool{}
+	var closed []int32
+	var walk func(s int32)
+	walk = func(s int32) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		closed = append(closed, s)
+		for _, e := range d.n.states[s].eps {
+			walk(e)
+		}
+	}
+	for _, s := range set {
+		walk(s)
+	}
+	slices.Sort(closed)
+	var key strings.Builder
+	for _, s := range closed {
+		key.WriteString(strconv.Itoa(int(s)))
+		key.WriteByte(',')
+	}
+	if i, ok := d.index[key.String()]; ok {
+		return i
+	}
+	ds := &dstate{set: closed}
+	for _, s := range closed {
+		if r := d.n.states[s].row; r >= 0 && !slices.Contains(ds.rows, r) {
+			ds.rows = append(ds.rows, r)
+		}
+	}
+	d.states = append(d.states, ds)
+	i := int32(len(d.states) - 1)
+	d.index[key.String()] = i
+	return i
+}
+
+// transitions returns the moves out of state i: the alphabet cut into
+// sets of runes that lead to the same state. Runes that lead nowhere are
+// left out.
+func (d *dfa) transitions(i int32) []dtrans {
+	ds := d.states[i]
+	if ds.built {
+		return ds.trans
+	}
+	var cuts []rune
+	for _, s := range ds.set {
+		for _, e := range d.n.states[s].edges {
+			for _, r := range e.set {
+				cuts = append(cuts, r.lo, r.hi+1)
+			}
+		}
+	}
+	slices.Sort(cuts)
+	cuts = slices.Compact(cuts)
+	var trans []dtrans
+	for k := 0; k+1 < len(cuts); k++ {
+		lo, hi := cuts[k], cuts[k+1]-1
+		var to []int32
+		for _, s := range ds.set {
+			for _, e := range d.n.states[s].edges {
+				if e.set.meets(runeSet{{lo, lo}}) {
+					to = append(to, e.to)
+				}
+			}
+		}
+		if len(to) == 0 {
+			continue
+		}
+		j := d.state(to)
+		if n := len(trans); n > 0 && trans[n-1].to == j && trans[n-1].set[len(trans[n-1].set)-1].hi+1 == lo {
+			trans[n-1].set[len(trans[n-1].set)-1].hi = hi
+			continue
+		}
+		trans = append(trans, dtrans{runeSet{{lo, hi}}, j})
+	}
+	ds = d.states[i] // d.state may have grown the slice
+	ds.trans, ds.built = trans, true
+	return trans
+}
+
+// walk returns the rows of the credential patterns that the literal path
+// s matches.
+func (d *dfa) walk(s string) []int32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.states) > maxDFAStates {
+		d.reset()
+	}
+	st := int32(0)
+	for _, r := range s {
+		r = unicode.ToLower(r)
+		trans := d.transitions(st)
+		i := sort.Search(len(trans), func(i int) bool { return trans[i].set[0].hi >= r })
+		if i == len(trans) || trans[i].set[0].lo > r {
+			return nil
+		}
+		st = trans[i].to
+	}
+	return slices.Clone(d.states[st].rows)
+}
+
+// accepts reports whether n matches the literal path s.
+func (n *nfa) accepts(s string) bool {
+	in := &nfa{}
+	end := in.compile(in.add(), strings.ReplaceAll(s, `\`, `\\`), false)
+	in.states[end].row = 0
+	return meet(in, n)
+}
+
+// meet reports whether a and b accept a common string.
+func meet(a, b *nfa) bool {
+	type pair struct{ x, y int32 }
+	seen := map[pair]bool{{0, 0}: true}
+	stack := []pair{{0, 0}}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		sa, sb := &a.states[p.x], &b.states[p.y]
+		if sa.row >= 0 && sb.row >= 0 {
+			return true
+		}
+		push := func(q pair) {
+			if !seen[q] {
+				seen[q] = true
+				stack = append(stack, q)
+			}
+		}
+		for _, e := range sa.eps {
+			push(pair{e, p.y})
+		}
+		for _, e := range sb.eps {
+			push(pair{p.x, e})
+		}
+		for _, ea := range sa.edges {
+			for _, eb := range sb.edges {
+				if ea.set.meets(eb.set) {
+					push(pair{ea.to, eb.to})
+				}
+			}
+		}
+	}
+	return false
+}
