@@ -89,10 +89,13 @@ block = [
 [[class]]
 name = "secrets"
 costs = { allow = 100.0, block = 2.0, ask = 1.0 }
+# A path is a secret by what it can match, glob or not: Read of .en?, a
+# Grep whose glob is ".env*", Gemini's read_many_files of "**/.env*" and
+# Codex's and Gemini's own file tools are keyed under these roots too.
 keys = [
   "Read:secret*", "Edit:secret*", "Write:secret*", "MultiEdit:secret*",
-  "NotebookEdit:secret*", "Grep:secret*", "Glob:secret*",
-  "Bash:*[*secret-file*]",  # a shell command that names a secret file: head certs/server.key
+  "NotebookEdit:secret*", "NotebookRead:secret*", "Grep:secret*", "Glob:secret*", "LS:secret*",
+  "Bash:*[*secret-file*]",  # a shell command that names a secret file: head certs/server.key, cat .en?
 ]
 match = [
   "Read(.env)", "Read(.env.*)", "Read(*.pem)", "Read(*.key)", "Read(id_rsa*)", "Read(id_ed25519*)",

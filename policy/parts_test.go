@@ -28,6 +28,19 @@ func TestThroughPredictorParts(t *testing.T) {
 		{"Edit", map[string]any{"file_path": "/etc/hosts"}, []string{"write-outside-workspace"}},
 		{"Write", map[string]any{"file_path": cwd + "/main.go"}, []string{"write-workspace"}},
 		{"WebFetch", map[string]any{"url": "https://api.github.com/x"}, []string{"unknown"}},
+		// Secrets by what a path or glob can match, under any file tool.
+		{"Grep", map[string]any{"pattern": ".", "glob": ".env*", "output_mode": "content"}, []string{"secrets"}},
+		{"Grep", map[string]any{"pattern": "TODO", "path": "src"}, []string{"read-only"}},
+		{"Glob", map[string]any{"pattern": "**/.env*"}, []string{"secrets"}},
+		{"LS", map[string]any{"path": "/home/ana/.ssh"}, []string{"secrets"}},
+		{"Read", map[string]any{"file_path": "~/.config/gh/hosts.yml"}, []string{"secrets"}},
+		{"Read", map[string]any{"file_path": "/proc/self/environ"}, []string{"secrets"}},
+		{"read_many_files", map[string]any{"include": []any{"src/*.ts", "**/.env*"}}, []string{"read-only", "secrets"}},
+		{"grep_search", map[string]any{"pattern": "KEY", "include": ".npmrc"}, []string{"secrets"}},
+		{"list_dir", map[string]any{"dir_path": "/home/ana/.aws"}, []string{"secrets"}},
+		{"Bash", map[string]any{"command": "cat .en?"}, []string{"secrets"}},
+		{"Bash", map[string]any{"command": "cat ~/.ss?/id_*"}, []string{"secrets"}},
+		{"Bash", map[string]any{"command": "cat ~/.vault-token"}, []string{"secrets"}},
 	}
 	for _, tt := range tests {
 		a := predictor.Action{Tool: tt.tool, Input: tt.input, Cwd: cwd}
