@@ -184,16 +184,16 @@ func searchPart(a Action, t fileTool, raw string) Part {
 }
 
 // globReads reports whether the glob g, searched below the directory p,
-// could match a secret. A glob without a slash matches at any depth; one
-// with a slash is taken at any depth too, which is broader than some tools
-// read it, never narrower.
+// could match a secret. It is read both from p (as the glob libraries do,
+// so "../.ssh/*" leaves it) and at any depth below p (as ripgrep reads a
+// glob without a slash), which is broader than either tool alone.
 func globReads(a Action, p, g string) bool {
 	home := HomeDir(a)
 	if strings.HasPrefix(g, "/") || g == "~" || strings.HasPrefix(g, "~/") {
 		return secretAt(g, a.Cwd, home)
 	}
-	g = strings.TrimPrefix(g, "./")
-	return secretAt(strings.TrimSuffix(p, "/")+"/**/"+g, a.Cwd, home)
+	p = strings.TrimSuffix(p, "/")
+	return secretAt(p+"/"+g, a.Cwd, home) || secretAt(p+"/**/"+g, a.Cwd, home)
 }
 
 // firstArg returns the first of names that is a non-empty string argument.

@@ -35,6 +35,9 @@ func TestFileToolsReadWhatTheyCanRead(t *testing.T) {
 		{"Glob .env*", act("Glob", map[string]any{"pattern": ".env*"}), true},
 		{"Glob **/.env*", act("Glob", map[string]any{"pattern": "**/.env*"}), true},
 		{"Glob of ~/.ssh", act("Glob", map[string]any{"pattern": "*", "path": "~/.ssh"}), true},
+		{"Glob that climbs out of the workspace", act("Glob", map[string]any{"pattern": "../.ssh/*"}), true},
+		{"Glob that climbs out through **", act("Glob", map[string]any{"pattern": "**/../../.aws/*", "path": "src"}), true},
+		{"Grep glob that climbs out", act("Grep", map[string]any{"pattern": "x", "glob": "../.npmrc"}), true},
 		{"Glob of an absolute secret pattern", act("Glob", map[string]any{"pattern": "/home/*/.aws/*"}), true},
 		{"LS of the workspace", act("LS", map[string]any{"path": cwd}), false},
 		{"LS of ~/.ssh", act("LS", map[string]any{"path": "~/.ssh"}), true},
@@ -122,5 +125,24 @@ func TestReadManyFilesIsOnePartPerPath(t *testing.T) {
 	}
 	if p := Parts(Action{User: "ana", Tool: "read_many_files", Cwd: "/home/ana/shop", Input: map[string]any{}}); len(p) != 1 || !p[0].Opaque {
 		t.Errorf("read_many_files with nothing to read: %q, want one opaque part", ladders(p))
+	}
+}
+
+// BenchmarkPartsFiles keys the file tool calls and shell reads of everyday
+// work, whose secret check runs on every path they name.
+func BenchmarkPartsFiles(b *testing.B) {
+	const cwd = "/home/ana/shop"
+	for _, a := range []Action{
+		{User: "ana", Tool: "Read", Cwd: cwd, Input: map[string]any{"file_path": cwd + "/src/internal/cart/cart.go"}},
+		{User: "ana", Tool: "Grep", Cwd: cwd, Input: map[string]any{"pattern": "TODO", "path": "src", "glob": "*.go"}},
+		{User: "ana", Tool: "Bash", Cwd: cwd, Input: map[string]any{"command": "cat src/main.go README.md | grep -n TODO"}},
+	} {
+		b.Run(a.Tool, func(b *testing.B) {
+			Parts(a)
+			b.ReportAllocs()
+			for b.Loop() {
+				Parts(a)
+			}
+		})
 	}
 }

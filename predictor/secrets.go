@@ -1,6 +1,7 @@
 package predictor
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -103,7 +104,11 @@ var homeForms = []string{"~", "/home/*", "/users/*", "/root", "/var/root"}
 // glob meets each pattern whose literal ends it could match.
 type secretAutomata struct {
 	anchored, anywhere, all *dfa
-	patterns                []compiledPattern
+	patterns                []compiledPattern // sorted by prefix
+	byPrefix                map[string][]int32
+	// bySuffixEnd holds the patterns with no literal prefix (**/…, most
+	// of them) by the last byte of their suffix, 0 for none.
+	bySuffixEnd map[byte][]int32
 	except                  []*nfa // by row of credentialFiles; nil when it has none
 }
 
@@ -176,6 +181,19 @@ var secretsOnce = sync.OnceValue(func() *secretAutomata {
 				s.patterns = append(s.patterns, compiledPattern{n: n, w: group.w, prefix: literalPrefix(f), suffix: literalSuffix(f)})
 			}
 		}
+	}
+	slices.SortStableFunc(s.patterns, func(a, b compiledPattern) int { return strings.Compare(a.prefix, b.prefix) })
+	s.byPrefix, s.bySuffixEnd = map[string][]int32{}, map[byte][]int32{}
+	for i, cp := range s.patterns {
+		if cp.prefix != "" {
+			s.byPrefix[cp.prefix] = append(s.byPrefix[cp.prefix], int32(i))
+			continue
+		}
+		end := byte(0)
+		if cp.suffix != "" {
+			end = cp.suffix[len(cp.suffix)-1]
+		}
+		s.bySuffixEnd[end] = append(s.bySuffixEnd[end], int32(i))
 	}
 	return s
 })
@@ -289,9 +307,19 @@ func matchSecrets(p, cwd, home string, w which) bool {
 	if len(p) > maxPatternLen || strings.ContainsRune(p, 0) {
 		return true
 	}
-	alts, ok := expandBraces(p, maxAlternatives)
-	if !ok {
-		return true
+	alts := []string{p}
+	if strings.ContainsRune(p, '{') {
+		var ok bool
+		if alts, ok = expandBraces(p, maxAlternatives); !ok {
+			return true
+		}
+	}
+	for _, alt := range alts {
+		if strings.Contains(alt, "**/..") {
+			// Cleaning takes ** for one directory, which .. then undoes;
+			// it may be none, and .. then climbs above where it stood.
+			alts = append(alts, strings.ReplaceAll(alt, "**/..", ".."))
+		}
 	}
 	s := secretsOnce()
 	for _, alt := range alts {
@@ -352,12 +380,17 @@ func candidates(p, cwd, home string) []candidate {
 	}
 }
 
-// homeRelative writes a path under the known home directory as ~/…, for a
-// home that has none of the usual shapes (/srv/alice).
+// homeRelative writes a path under a home directory as ~/…: the known
+// one, which may have none of the usual shapes (/srv/alice), or one whose
+// shape shows (/home/x). Every home pattern has a ~ form, so this changes
+// no answer, and it lets a glob skip the patterns of other homes at once.
 func homeRelative(p, home string) string {
 	home = strings.TrimSuffix(home, "/")
 	if home == "" || !strings.HasPrefix(home, "/") {
-		return p
+		home = homeOf(p)
+		if home == "" || !isLiteral(home) {
+			return p
+		}
 	}
 	if p == home {
 		return "~"
@@ -389,12 +422,42 @@ func (s *secretAutomata) meets(p string, w which) bool {
 		}
 		return false
 	}
-	in := &nfa{}
+	in := &nfa{states: make([]nstate, 0, 2*len(p)+2)}
 	end := in.compile(in.add(), p, false)
 	in.states[end].row = 0
 	prefix, suffix := literalPrefix(p), literalSuffix(p)
-	for _, cp := range s.patterns {
-		if (w == allSecrets || w == cp.w) && mayMeet(prefix, cp.prefix, suffix, cp.suffix) && meet(in, cp.n) {
+	try := func(i int32) bool {
+		cp := &s.patterns[i]
+		return (w == allSecrets || w == cp.w) && mayMeet(prefix, cp.prefix, suffix, cp.suffix) && meet(in, cp.n)
+	}
+	// The patterns with no prefix whose suffix may end p's, those whose
+	// prefix starts p's, then those p's prefix starts.
+	var ends [][]int32
+	if suffix == "" {
+		ends = slices.Collect(maps.Values(s.bySuffixEnd))
+	} else {
+		ends = [][]int32{s.bySuffixEnd[0], s.bySuffixEnd[suffix[len(suffix)-1]]}
+	}
+	for _, idx := range ends {
+		for _, i := range idx {
+			if try(i) {
+				return true
+			}
+		}
+	}
+	for k := 1; k < len(prefix); k++ {
+		for _, i := range s.byPrefix[prefix[:k]] {
+			if try(i) {
+				return true
+			}
+		}
+	}
+	if prefix == "" {
+		return false // every pattern with a prefix was tried above
+	}
+	from, _ := slices.BinarySearchFunc(s.patterns, prefix, func(cp compiledPattern, t string) int { return strings.Compare(cp.prefix, t) })
+	for i := from; i < len(s.patterns) && strings.HasPrefix(s.patterns[i].prefix, prefix); i++ {
+		if try(int32(i)) {
 			return true
 		}
 	}
@@ -902,7 +965,7 @@ func (d *dfa) walk(s string) []int32 {
 		}
 		st = trans[i].to
 	}
-	return slices.Clone(d.states[st].rows)
+	return d.states[st].rows // never changed once the state is made
 }
 
 // accepts reports whether n matches the literal path s.
@@ -916,7 +979,9 @@ func (n *nfa) accepts(s string) bool {
 // meet reports whether a and b accept a common string.
 func meet(a, b *nfa) bool {
 	type pair struct{ x, y int32 }
-	seen := map[pair]bool{{0, 0}: true}
+	nb := int32(len(b.states))
+	seen := make([]bool, len(a.states)*len(b.states))
+	seen[0] = true
 	stack := []pair{{0, 0}}
 	for len(stack) > 0 {
 		p := stack[len(stack)-1]
@@ -926,8 +991,8 @@ func meet(a, b *nfa) bool {
 			return true
 		}
 		push := func(q pair) {
-			if !seen[q] {
-				seen[q] = true
+			if i := q.x*nb + q.y; !seen[i] {
+				seen[i] = true
 				stack = append(stack, q)
 			}
 		}
