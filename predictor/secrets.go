@@ -86,7 +86,13 @@ var credentialFiles = []credentialFile{
 	{kind: "agent runtime", patterns: []string{"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json", "~/.gemini/google_accounts.json", "~/.gemini/mcp-oauth-tokens.json", "~/.config/anthropic/"},
 		example: "~/.codex/auth.json"},
 	{kind: "process environment", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem"}, example: "/proc/self/environ"},
-	{kind: "system", patterns: []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sudoers", "/run/secrets/", "/var/run/secrets/", "**/.htpasswd"}, example: "/var/run/secrets/kubernetes.io/serviceaccount/token"},
+	{kind: "maven, gradle, composer, nuget", patterns: []string{"~/.m2/settings.xml", "~/.m2/settings-security.xml", "**/gradle.properties",
+		"~/.composer/auth.json", "~/.config/composer/auth.json", "**/auth.json", "~/.nuget/nuget/nuget.config"}, example: "~/.gradle/gradle.properties"},
+	// Shell and REPL history holds the tokens people typed or exported.
+	{kind: "shell history", patterns: []string{"~/.bash_history", "~/.zsh_history", "~/.histfile", "~/.sh_history", "~/.python_history",
+		"~/.psql_history", "~/.mysql_history", "~/.node_repl_history", "~/.local/share/fish/fish_history", "~/.lesshst"},
+		example: "~/.zsh_history"},
+	{kind: "system", patterns: []string{"/etc/ssl/private/", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sudoers", "/run/secrets/", "/var/run/secrets/", "**/.htpasswd"}, example: "/var/run/secrets/kubernetes.io/serviceaccount/token"},
 	{kind: "keys and certificate stores", patterns: []string{"**/*.pem", "**/*.key", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore", "**/master.key"}, example: "/home/u/shop/certs/server.key"},
 	{kind: "named secrets", patterns: []string{
 		"**/{,.}credentials{,.json,.toml,.yml,.yaml,.xml,.ini,.db,.tfrc.json}", "**/*{-,_}credentials{,.json,.toml,.yml,.yaml}",
@@ -356,7 +362,22 @@ func candidates(p, cwd, home string) []candidate {
 		return []candidate{{path: cleanPattern("~/" + rest)}}
 	}
 	if strings.HasPrefix(p, "/") {
-		return []candidate{{path: homeRelative(cleanPattern(p), home)}}
+		p = cleanPattern(p)
+		out := []candidate{{path: homeRelative(p, home)}}
+		// /proc/<pid>/root and /proc/<pid>/cwd are the root and working
+		// directories of a process: /proc/self/root/home/x/.ssh is ~/.ssh.
+		if rest, ok := strings.CutPrefix(p, "/proc/"); ok {
+			if _, sub, ok := strings.Cut(rest, "/"); ok {
+				dir, below, _ := strings.Cut(sub, "/")
+				switch dir {
+				case "root":
+					out = append(out, candidate{path: homeRelative(cleanPattern("/"+below), home)})
+				case "cwd":
+					out = append(out, candidates(below, cwd, home)...)
+				}
+			}
+		}
+		return out
 	}
 	if cwd != "" && strings.HasPrefix(cwd, "/") {
 		return []candidate{{path: homeRelative(cleanPattern(cwd+"/"+p), home)}}

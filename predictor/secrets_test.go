@@ -61,6 +61,9 @@ func TestIsSecretPath(t *testing.T) {
 		"~/.git-credentials", "~/.netrc", "_netrc", ".pgpass", ".my.cnf", ".pypirc", "~/.config/pip/pip.conf",
 		"~/.cargo/credentials", "~/.azure/accessTokens.json", "~/.config/doctl/config.yaml", "~/.config/glab-cli/*",
 		"~/.config/hub", "~/.kube/*", "credentials.json", "~/.claude.json",
+		"/proc/self/root/home/ana/.config/gh/hosts.yml", "/proc/1/root/root/.kube/config", "/proc/self/cwd/.env",
+		"/etc/ssl/private/server", "~/.bash_history", "~/.m2/settings.xml", "~/.gradle/gradle.properties",
+		"/home/ana/./.ssh/../.ssh/id_rsa", "//home//ana//.aws//credentials", ".env/", ".env/.", "~ROOT/.ssh/authorized_keys",
 		// Each could match a key or a .env-like file where it is run
 		// (server.pem, prod.env, docs/tls.key): honest, if costly.
 		"*", "src/*", "*env", "docs/**", "**/*", "*.json",
@@ -75,7 +78,8 @@ func TestIsSecretPath(t *testing.T) {
 		"/home/ana/shop/.env.template", "config", "~/**/*.go", "~/Library/Preferences/com.apple.dock.plist", "~/.bashrc", "~/.config/git/config", "~/.gitconfig",
 		"~/src/shop/main.go", "/etc/hosts", "/proc/self/status", "/proc/cpuinfo", "~", "/", "/tmp/build.log", "Makefile",
 		"go.mod", "~/.ssh.md", "package.json", "~/.config/gh/config.yml", "~/*.txt", "keys.go", "environment.go",
-		"~/.docker/buildx", "/tmp/*.log", "",
+		"~/.docker/buildx", "/tmp/*.log", "", "/proc/self/root/etc/hosts", "/proc/self/cwd/main.go", "/proc/self/status",
+		"/home/ana/shop/../shop/src/app.ts", "~/.config/gh", "~/.ssh.bak.txt", ".environment.md",
 	}
 	for _, p := range public {
 		if isSecretPath(p) {
