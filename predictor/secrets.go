@@ -115,7 +115,7 @@ type secretAutomata struct {
 	// bySuffixEnd holds the patterns with no literal prefix (**/…, most
 	// of them) by the last byte of their suffix, 0 for none.
 	bySuffixEnd map[byte][]int32
-	except                  []*nfa // by row of credentialFiles; nil when it has none
+	except      []*nfa // by row of credentialFiles; nil when it has none
 }
 
 // compiledPattern is one credential pattern, for globs to meet.
