@@ -46,6 +46,11 @@ type fileTool struct {
 	// shown name the arguments that change what it shows (Grep's
 	// output_mode, type): they are part of its most specific key.
 	shown []string
+	// dotglob is set for a tool whose wildcards match hidden names too:
+	// Gemini CLI's glob and read_many_files (dot: true), and Claude
+	// Code's Glob, taken to read as broadly since it may arrive for them.
+	// ripgrep's Grep skips hidden files unless a glob names them.
+	dotglob bool
 }
 
 var (
@@ -54,11 +59,11 @@ var (
 	// runtime's call arrives under: a read_many_files mapped to Read still
 	// reads its include globs.
 	listArgs = []string{"paths", "include", "file_paths"}
-	readTool = fileTool{root: "Read", path: pathArgs, lists: listArgs}
+	readTool = fileTool{root: "Read", path: pathArgs, lists: listArgs, dotglob: true}
 	grepTool = fileTool{root: "Grep", path: []string{"path", "dir_path", "directory"}, globs: []string{"glob", "include"},
 		search: true, shown: []string{"glob", "include", "type", "output_mode", "multiline"}}
 	globTool = fileTool{root: "Glob", path: []string{"path", "dir_path", "directory"}, globs: []string{"pattern", "include"},
-		search: true, shown: []string{"pattern", "include"}}
+		search: true, shown: []string{"pattern", "include"}, dotglob: true}
 	lsTool = fileTool{root: "LS", path: []string{"path", "dir_path", "directory"}, search: true}
 )
 
@@ -96,7 +101,11 @@ func fileParts(a Action) []Part {
 	var parts []Part
 	for _, name := range t.lists {
 		for _, raw := range stringsArg(a.Input, name) {
-			parts = append(parts, targetPart(a, t.root, raw))
+			part := targetPart(a, t.root, raw)
+			if t.dotglob && part.Keys[1] != t.root+":"+ClassSecret && dotGlobSecretAt(part.Subject, a.Cwd, HomeDir(a)) {
+				part = targetPartOf(a, t.root, part.Subject, ClassSecret)
+			}
+			parts = append(parts, part)
 		}
 	}
 	raw, ok := firstArg(a.Input, t.path)
@@ -129,7 +138,11 @@ func capParts(parts []Part) []Part {
 // targetPart keys one file (or a glob of files) a tool reads or writes.
 func targetPart(a Action, root, raw string) Part {
 	p := ResolvePath(a, raw)
-	class := ClassifyPath(a, p)
+	return targetPartOf(a, root, p, ClassifyPath(a, p))
+}
+
+// targetPartOf keys the cleaned absolute path p, of class class.
+func targetPartOf(a Action, root, p, class string) Part {
 	l := ladder{root}
 	l.add(root + ":" + class)
 	// People grant files by directory (src/ yes, scripts/ no), so the
@@ -159,7 +172,7 @@ func searchPart(a Action, t fileTool, raw string) Part {
 			continue // an exclusion narrows nothing to secrets
 		}
 		narrowed = true
-		if globReads(a, p, g) {
+		if globReads(a, p, g, t.dotglob) {
 			class = ClassSecret
 		}
 	}
@@ -184,16 +197,21 @@ func searchPart(a Action, t fileTool, raw string) Part {
 }
 
 // globReads reports whether the glob g, searched below the directory p,
-// could match a secret. It is read both from p (as the glob libraries do,
+// could match a secret (with dotglob, its wildcards match hidden names
+// too). It is read both from p (as the glob libraries do,
 // so "../.ssh/*" leaves it) and at any depth below p (as ripgrep reads a
 // glob without a slash), which is broader than either tool alone.
-func globReads(a Action, p, g string) bool {
+func globReads(a Action, p, g string, dotglob bool) bool {
 	home := HomeDir(a)
+	match := secretAt
+	if dotglob {
+		match = dotGlobSecretAt
+	}
 	if strings.HasPrefix(g, "/") || g == "~" || strings.HasPrefix(g, "~/") {
-		return secretAt(g, a.Cwd, home)
+		return match(g, a.Cwd, home)
 	}
 	p = strings.TrimSuffix(p, "/")
-	return secretAt(p+"/"+g, a.Cwd, home) || secretAt(p+"/**/"+g, a.Cwd, home)
+	return match(p+"/"+g, a.Cwd, home) || match(p+"/**/"+g, a.Cwd, home)
 }
 
 // firstArg returns the first of names that is a non-empty string argument.

@@ -39,6 +39,15 @@ func TestFileToolsReadWhatTheyCanRead(t *testing.T) {
 		{"Glob that climbs out through **", act("Glob", map[string]any{"pattern": "**/../../.aws/*", "path": "src"}), true},
 		{"Grep glob that climbs out", act("Grep", map[string]any{"pattern": "x", "glob": "../.npmrc"}), true},
 		{"Glob of an absolute secret pattern", act("Glob", map[string]any{"pattern": "/home/*/.aws/*"}), true},
+		// Gemini's glob and read_many_files match hidden names with
+		// wildcards (dot: true); ripgrep's Grep does not.
+		{"glob **/*rc reads .npmrc", act("glob", map[string]any{"pattern": "**/*rc"}), true},
+		{"read_many_files **/*rc", act("read_many_files", map[string]any{"include": []any{"**/*rc"}}), true},
+		{"read_many_files ~/*/id_*", act("read_many_files", map[string]any{"paths": []any{"~/*/id_*"}}), true},
+		{"glob **/*.ts does not read .env.ts", act("glob", map[string]any{"pattern": "**/*.ts"}), false},
+		{"read_many_files **/*.md", act("read_many_files", map[string]any{"include": []any{"**/*.md"}}), false},
+		{"Grep glob *npmrc skips hidden files", act("Grep", map[string]any{"pattern": "x", "glob": "*npmrc"}), false},
+		{"glob *npmrc reads .npmrc", act("glob", map[string]any{"pattern": "*npmrc"}), true},
 		{"LS of the workspace", act("LS", map[string]any{"path": cwd}), false},
 		{"LS of ~/.ssh", act("LS", map[string]any{"path": "~/.ssh"}), true},
 		{"Read of gh's token", act("Read", map[string]any{"file_path": "~/.config/gh/hosts.yml"}), true},

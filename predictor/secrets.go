@@ -123,6 +123,9 @@ type compiledPattern struct {
 	n              *nfa
 	w              which // anchoredSecrets or anywhereSecrets
 	prefix, suffix string
+	// openDot is set for a name that opens with a dot and then has a
+	// wildcard (.env.*).
+	openDot bool
 }
 
 // which says which credential patterns a candidate path is checked against.
@@ -184,7 +187,9 @@ var secretsOnce = sync.OnceValue(func() *secretAutomata {
 				n := &nfa{}
 				end := n.compile(n.add(), f, true)
 				n.states[end].row = int32(rp.row)
-				s.patterns = append(s.patterns, compiledPattern{n: n, w: group.w, prefix: literalPrefix(f), suffix: literalSuffix(f)})
+				name := path.Base(f)
+				openDot := strings.HasPrefix(name, ".") && !isLiteral(name)
+				s.patterns = append(s.patterns, compiledPattern{n: n, w: group.w, prefix: literalPrefix(f), suffix: literalSuffix(f), openDot: openDot})
 			}
 		}
 	}
@@ -286,7 +291,14 @@ func isSecretPath(p string) bool { return secretAt(p, "", "") }
 // secretAt is [isSecretPath] for a path seen from the working directory
 // cwd, in the home directory home (either may be "" when unknown).
 func secretAt(p, cwd, home string) bool {
-	return matchSecrets(p, cwd, home, allSecrets)
+	return matchSecrets(p, cwd, home, allSecrets, false)
+}
+
+// dotGlobSecretAt is [secretAt] for a glob whose wildcards also match the
+// dot that starts a hidden name, as Gemini CLI's glob and read_many_files
+// read theirs (dot: true): there "**/*rc" reads ~/.npmrc.
+func dotGlobSecretAt(p, cwd, home string) bool {
+	return matchSecrets(p, cwd, home, allSecrets, true)
 }
 
 // holdsSecrets reports whether a read of everything below the directory
@@ -297,15 +309,16 @@ func secretAt(p, cwd, home string) bool {
 // no recursive search could ever be learned; those are caught when a glob
 // or a name points at them.
 func holdsSecrets(p, cwd, home string) bool {
-	if matchSecrets(p, cwd, home, allSecrets) {
+	if matchSecrets(p, cwd, home, allSecrets, false) {
 		return true
 	}
-	return matchSecrets(strings.TrimSuffix(p, "/")+"/**", cwd, home, anchoredSecrets)
+	return matchSecrets(strings.TrimSuffix(p, "/")+"/**", cwd, home, anchoredSecrets, false)
 }
 
 // matchSecrets is the search behind isSecretPath and holdsSecrets, over
-// the credential patterns w says.
-func matchSecrets(p, cwd, home string, w which) bool {
+// the credential patterns w says; with dotglob, wildcards match hidden
+// names too.
+func matchSecrets(p, cwd, home string, w which, dotglob bool) bool {
 	p = strings.TrimSpace(p)
 	if p == "" {
 		return false
@@ -337,7 +350,7 @@ func matchSecrets(p, cwd, home string, w which) bool {
 					continue // a relative path is no anchored place
 				}
 			}
-			if s.meets(cand.path, cw) {
+			if s.meets(cand.path, cw, dotglob) {
 				return true
 			}
 		}
@@ -434,7 +447,7 @@ func cleanPattern(p string) string {
 // meets reports whether the pattern p can match a path of a credential
 // pattern that w says, leaving out a literal p that is one of its
 // pattern's templates.
-func (s *secretAutomata) meets(p string, w which) bool {
+func (s *secretAutomata) meets(p string, w which, dotglob bool) bool {
 	if isLiteral(p) {
 		for _, row := range s.of(w).walk(p) {
 			if ex := s.except[row]; ex == nil || !ex.accepts(p) {
@@ -443,13 +456,25 @@ func (s *secretAutomata) meets(p string, w which) bool {
 		}
 		return false
 	}
+	if s.globMeets(p, w, false) {
+		return true
+	}
+	return dotglob && s.globMeets(p, w, true)
+}
+
+// globMeets is meets for a glob p. With dotglob it leaves out the patterns
+// whose name opens with a dot and then a wildcard (.env.*): a glob that
+// does not spell their dot would meet them with any extension, and every
+// *.ts of Gemini's would read .env.ts.
+func (s *secretAutomata) globMeets(p string, w which, dotglob bool) bool {
 	in := &nfa{states: make([]nstate, 0, 2*len(p)+2)}
-	end := in.compile(in.add(), p, false)
+	end := in.compile(in.add(), p, dotglob)
 	in.states[end].row = 0
 	prefix, suffix := literalPrefix(p), literalSuffix(p)
 	try := func(i int32) bool {
 		cp := &s.patterns[i]
-		return (w == allSecrets || w == cp.w) && mayMeet(prefix, cp.prefix, suffix, cp.suffix) && meet(in, cp.n)
+		return (w == allSecrets || w == cp.w) && !(dotglob && cp.openDot) &&
+			mayMeet(prefix, cp.prefix, suffix, cp.suffix) && meet(in, cp.n)
 	}
 	// The patterns with no prefix whose suffix may end p's, those whose
 	// prefix starts p's, then those p's prefix starts.
