@@ -44,6 +44,8 @@ func TestFileToolsReadWhatTheyCanRead(t *testing.T) {
 		{"glob **/*rc reads .npmrc", act("glob", map[string]any{"pattern": "**/*rc"}), true},
 		{"read_many_files **/*rc", act("read_many_files", map[string]any{"include": []any{"**/*rc"}}), true},
 		{"read_many_files ~/*/id_*", act("read_many_files", map[string]any{"paths": []any{"~/*/id_*"}}), true},
+		{"read_many_files *env.local", act("read_many_files", map[string]any{"include": []any{"*env.local"}}), true},
+		{"glob ?env.production", act("glob", map[string]any{"pattern": "**/?env.production"}), true},
 		{"glob **/*.ts does not read .env.ts", act("glob", map[string]any{"pattern": "**/*.ts"}), false},
 		{"read_many_files **/*.md", act("read_many_files", map[string]any{"include": []any{"**/*.md"}}), false},
 		{"Grep glob *npmrc skips hidden files", act("Grep", map[string]any{"pattern": "x", "glob": "*npmrc"}), false},

@@ -36,6 +36,12 @@ type credentialFile struct {
 	// templates meant to be committed. A glob never counts as one of
 	// them, since it can match the real file as well.
 	except []string
+	// dotGlob stand for the patterns whose name opens with a dot and then
+	// a wildcard (.env.*) when a glob's wildcards match hidden names too
+	// (Gemini's dot: true): met by a wildcard in place of the dot, the
+	// open pattern would make every *.ts a read of .env.ts, so there it is
+	// closed to the names people use.
+	dotGlob []string
 	// example is a path that must be classed a secret; the tests check it.
 	example string
 }
@@ -44,6 +50,8 @@ type credentialFile struct {
 // matched without regard to case, as macOS and Windows file systems do.
 var credentialFiles = []credentialFile{
 	{kind: "dotenv", patterns: []string{"**/.env", "**/.env.*", "**/*.env", "**/.envrc"},
+		dotGlob: []string{"**/.env.{local,dev,development,prod,production,test,testing,stage,staging,ci,qa,uat,preview,docker,private," +
+			"secret,secrets,keys,vault,backup,bak,old,orig,save,tmp,swp}{,.local,.bak}", "**/.env.*.local"},
 		except:  []string{"**/.env.example", "**/.env.sample", "**/.env.template", "**/.env.dist", "**/.env.defaults", "**/.env.schema"},
 		example: "/home/u/shop/.env.production"},
 	// A wildcard in these patterns is read against every spelling a path
@@ -124,8 +132,9 @@ type compiledPattern struct {
 	w              which // anchoredSecrets or anywhereSecrets
 	prefix, suffix string
 	// openDot is set for a name that opens with a dot and then has a
-	// wildcard (.env.*).
-	openDot bool
+	// wildcard (.env.*); dotGlob for the closed forms that stand for it
+	// when wildcards match hidden names.
+	openDot, dotGlob bool
 }
 
 // which says which credential patterns a candidate path is checked against.
@@ -178,10 +187,23 @@ var secretsOnce = sync.OnceValue(func() *secretAutomata {
 	s.anchored = newDFA(unionOf(anchored))
 	s.anywhere = newDFA(unionOf(anywhere))
 	s.all = newDFA(unionOf(append(anchored, anywhere...)))
+	var dotGlob []rowPattern
+	for row, cf := range credentialFiles {
+		for _, braced := range cf.dotGlob {
+			expanded, ok := expandBraces(braced, 4*maxAlternatives)
+			if !ok {
+				panic("credential pattern " + braced + " has too many alternatives")
+			}
+			for _, p := range expanded {
+				dotGlob = append(dotGlob, rowPattern{row, p})
+			}
+		}
+	}
 	for _, group := range []struct {
-		w  which
-		ps []rowPattern
-	}{{anchoredSecrets, anchored}, {anywhereSecrets, anywhere}} {
+		w       which
+		ps      []rowPattern
+		dotGlob bool
+	}{{anchoredSecrets, anchored, false}, {anywhereSecrets, anywhere, false}, {anywhereSecrets, dotGlob, true}} {
 		for _, rp := range group.ps {
 			for _, f := range forms(rp.pattern) {
 				n := &nfa{}
@@ -189,7 +211,8 @@ var secretsOnce = sync.OnceValue(func() *secretAutomata {
 				n.states[end].row = int32(rp.row)
 				name := path.Base(f)
 				openDot := strings.HasPrefix(name, ".") && !isLiteral(name)
-				s.patterns = append(s.patterns, compiledPattern{n: n, w: group.w, prefix: literalPrefix(f), suffix: literalSuffix(f), openDot: openDot})
+				s.patterns = append(s.patterns, compiledPattern{n: n, w: group.w, prefix: literalPrefix(f), suffix: literalSuffix(f),
+					openDot: openDot, dotGlob: group.dotGlob})
 			}
 		}
 	}
@@ -462,10 +485,9 @@ func (s *secretAutomata) meets(p string, w which, dotglob bool) bool {
 	return dotglob && s.globMeets(p, w, true)
 }
 
-// globMeets is meets for a glob p. With dotglob it leaves out the patterns
-// whose name opens with a dot and then a wildcard (.env.*): a glob that
-// does not spell their dot would meet them with any extension, and every
-// *.ts of Gemini's would read .env.ts.
+// globMeets is meets for a glob p. With dotglob the patterns whose name
+// opens with a dot and then a wildcard (.env.*) give way to their closed
+// forms (see credentialFile.dotGlob).
 func (s *secretAutomata) globMeets(p string, w which, dotglob bool) bool {
 	in := &nfa{states: make([]nstate, 0, 2*len(p)+2)}
 	end := in.compile(in.add(), p, dotglob)
@@ -473,7 +495,7 @@ func (s *secretAutomata) globMeets(p string, w which, dotglob bool) bool {
 	prefix, suffix := literalPrefix(p), literalSuffix(p)
 	try := func(i int32) bool {
 		cp := &s.patterns[i]
-		return (w == allSecrets || w == cp.w) && !(dotglob && cp.openDot) &&
+		return (w == allSecrets || w == cp.w) && !(dotglob && cp.openDot) && !(!dotglob && cp.dotGlob) &&
 			mayMeet(prefix, cp.prefix, suffix, cp.suffix) && meet(in, cp.n)
 	}
 	// The patterns with no prefix whose suffix may end p's, those whose

@@ -3,6 +3,8 @@ package predictor
 import (
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // TestCredentialFiles checks each row of the credential table: its example
@@ -164,4 +166,109 @@ func BenchmarkIsSecretPath(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestGlobOfASecretIsASecret: any glob that matches a secret path is a
+// secret, however the path's letters are replaced by wildcards, classes
+// and changes of case. This is the property the attacker's next spelling
+// tests.
+func TestGlobOfASecretIsASecret(t *testing.T) {
+	var examples []string
+	for _, cf := range credentialFiles {
+		examples = append(examples, cf.example)
+	}
+	examples = append(examples, "/home/ana/shop/.env", "/home/ana/.ssh/id_rsa", "~/.config/gh/hosts.yml", "/proc/self/environ")
+	rapid.Check(t, func(t *rapid.T) {
+		p := rapid.SampledFrom(examples).Draw(t, "secret")
+		rs := []rune(p)
+		var b strings.Builder
+		for i, r := range rs {
+			// A dot that starts a name is matched only by a dot, as in
+			// the shell; every other letter may be spelled otherwise.
+			if r == '/' || r == '~' || (r == '.' && (i == 0 || rs[i-1] == '/')) {
+				b.WriteRune(r)
+				continue
+			}
+			switch rapid.IntRange(0, 6).Draw(t, "how") {
+			case 0:
+				b.WriteRune('?')
+			case 1:
+				b.WriteString("*")
+			case 2:
+				b.WriteString("[" + string(r) + "]")
+			case 3:
+				b.WriteString("[!/]")
+			case 4:
+				b.WriteString(strings.ToUpper(string(r)))
+			case 5:
+				b.WriteString(`\` + string(r))
+			default:
+				b.WriteRune(r)
+			}
+		}
+		if g := b.String(); !isSecretPath(g) {
+			t.Fatalf("isSecretPath(%q) = false, but it matches the secret %q", g, p)
+		}
+	})
+}
+
+// TestDotGlobOfASecretIsASecret is the same for globs whose wildcards match
+// hidden names (Gemini's), with the dot that starts a name replaced too.
+func TestDotGlobOfASecretIsASecret(t *testing.T) {
+	examples := []string{"/home/ana/shop/.env", "/home/ana/shop/.env.local", "/home/ana/shop/.env.production", "/home/ana/.ssh/id_rsa",
+		"/home/ana/.npmrc", "/home/ana/.config/gh/hosts.yml", "/home/ana/shop/.yarnrc.yml", "/home/ana/.vault-token"}
+	rapid.Check(t, func(t *rapid.T) {
+		p := rapid.SampledFrom(examples).Draw(t, "secret")
+		var b strings.Builder
+		for _, r := range p {
+			if r == '/' {
+				b.WriteRune(r)
+				continue
+			}
+			switch rapid.IntRange(0, 3).Draw(t, "how") {
+			case 0:
+				b.WriteRune('?')
+			case 1:
+				b.WriteString("*")
+			case 2:
+				b.WriteString("[" + string(r) + "]")
+			default:
+				b.WriteRune(r)
+			}
+		}
+		if g := b.String(); !dotGlobSecretAt(g, "/home/ana/shop", "/home/ana") {
+			t.Fatalf("dotGlobSecretAt(%q) = false, but it matches the secret %q", g, p)
+		}
+	})
+}
+
+// TestWalkAgreesWithMeet checks the two ways a path is matched: a literal
+// path walks the automaton of all patterns, a glob meets each pattern. On
+// literal paths they must agree.
+func TestWalkAgreesWithMeet(t *testing.T) {
+	names := []string{"home", "ana", "Users", "proc", "self", "environ", ".ssh", "id_rsa", ".env", ".env.local", ".env.example",
+		"src", "main.go", ".config", "gh", "hosts.yml", "~", ".aws", "config", "credentials", "tmp", "ssh-x1", "agent.9", "server.key",
+		"Library", "Keychains", "login.keychain-db", ".kube", "a.pem", "README.md", ".npmrc", "root", ".."}
+	s := secretsOnce()
+	rapid.Check(t, func(t *rapid.T) {
+		parts := rapid.SliceOfN(rapid.SampledFrom(names), 1, 6).Draw(t, "names")
+		p := strings.Join(parts, "/")
+		if rapid.Bool().Draw(t, "absolute") {
+			p = "/" + p
+		}
+		in := &nfa{}
+		end := in.compile(in.add(), p, false)
+		in.states[end].row = 0
+		walked := len(s.all.walk(p)) > 0
+		met := false
+		for _, cp := range s.patterns {
+			if meet(in, cp.n) {
+				met = true
+				break
+			}
+		}
+		if walked != met {
+			t.Fatalf("%q: walk says %v, meet says %v", p, walked, met)
+		}
+	})
 }
