@@ -37,6 +37,7 @@ const maxParts = 64
 //	          privileged: Bash → Bash:sudo → Bash:sudo apt install → Bash:sudo apt install [-y] → Bash:sudo apt install -y jq
 //	          unparsable: Bash → Bash:<unparsed> → Bash:<unparsed> <raw text>
 //	Read etc. Read → Read:workspace → Read:workspace:./src/ → Read:workspace:./src/*.go → Read:/abs/cleaned/path
+//	Grep etc. Grep → Grep:secret → Grep:secret:/abs/dir → Grep:secret:/abs/dir glob=.env* output_mode=content
 //	WebFetch  WebFetch → WebFetch:github.com → WebFetch:github.com/acme → WebFetch:<url>
 //	WebSearch WebSearch → WebSearch:<query>
 //	MCP       mcp__github → mcp__github__create_issue → mcp__github__create_issue:owner=acme,repo=shop → mcp__github__create_issue:<canonical JSON>

@@ -297,9 +297,13 @@ func unionOf(ps []rowPattern) *nfa {
 	return n
 }
 
-// maxPatternLen bounds a path pattern limen reads as a glob; a longer one
-// is taken to match a secret (an ask), so no input is expensive to decide.
-const maxPatternLen = 4096
+// maxPatternLen bounds a path limen reads, and maxGlobLen a glob (whose
+// search costs more: some milliseconds at this length); a longer one is
+// taken to match a secret (an ask), so no input is expensive to decide.
+const (
+	maxPatternLen = 4096
+	maxGlobLen    = 512
+)
 
 // maxAlternatives bounds the brace expansion of one pattern.
 const maxAlternatives = 64
@@ -346,7 +350,7 @@ func matchSecrets(p, cwd, home string, w which, dotglob bool) bool {
 	if p == "" {
 		return false
 	}
-	if len(p) > maxPatternLen || strings.ContainsRune(p, 0) {
+	if len(p) > maxPatternLen || strings.ContainsRune(p, 0) || (len(p) > maxGlobLen && !isLiteral(p)) {
 		return true
 	}
 	alts := []string{p}
@@ -918,8 +922,9 @@ type dtrans struct {
 	to  int32
 }
 
-// maxDFAStates bounds the cache; past it the cache starts again.
-const maxDFAStates = 1 << 14
+// maxDFAStates bounds the cache (about a kilobyte a state); past it the
+// cache starts again.
+const maxDFAStates = 1 << 12
 
 func newDFA(n *nfa) *dfa {
 	d := &dfa{n: n}

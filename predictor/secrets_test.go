@@ -153,7 +153,13 @@ func TestExpandBraces(t *testing.T) {
 		t.Error("a pattern with too many alternatives must count as a secret (an ask), not be skipped")
 	}
 	if !isSecretPath(strings.Repeat("a", maxPatternLen+1)) {
-		t.Error("an over-long pattern must count as a secret")
+		t.Error("an over-long path must count as a secret")
+	}
+	if !isSecretPath(strings.Repeat("a*", maxGlobLen)) {
+		t.Error("an over-long glob must count as a secret")
+	}
+	if isSecretPath("/" + strings.Repeat("a/", maxGlobLen) + "main.go") {
+		t.Error("a long literal path that is no secret is taken for one")
 	}
 }
 
