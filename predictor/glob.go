@@ -6,8 +6,8 @@ package predictor
 // walked as a subset automaton (dfa) built as literal paths need it.
 
 import (
-	"sort"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"

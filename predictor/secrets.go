@@ -531,4 +531,3 @@ func (s *secretAutomata) globMeets(p string, w which, dotglob bool) bool {
 	}
 	return false
 }
-
