@@ -364,9 +364,24 @@ func matchSecrets(p, cwd, home string, w which, dotglob bool) bool {
 		}
 	}
 	s := secretsOnce()
+	inCwd := ""
+	if c := cleanAbs(cwd); c != "" && c != "/" {
+		inCwd = homeRelative(c, home) + "/"
+	}
 	for _, alt := range alts {
 		for _, cand := range candidates(alt, cwd, home) {
 			cw := cand.w
+			if !dotglob && allStars(path.Base(cand.path)) && (cand.w != allSecrets || (inCwd != "" && strings.HasPrefix(cand.path, inCwd))) {
+				// Everything in a project directory (cat *, rm build/*)
+				// is read as a recursive read of it is: only a known
+				// place of credentials counts, not the .env or *.pem a
+				// project may hold, or no such command could be learned.
+				// A hidden name is not matched by * here anyway.
+				if cand.w == anywhereSecrets {
+					continue
+				}
+				cw = anchoredSecrets
+			}
 			if w != allSecrets {
 				cw = w
 				if cand.w == anywhereSecrets {
@@ -380,6 +395,9 @@ func matchSecrets(p, cwd, home string, w which, dotglob bool) bool {
 	}
 	return false
 }
+
+// allStars reports whether a name is nothing but wildcards (*, **).
+func allStars(name string) bool { return name != "" && strings.Trim(name, "*") == "" }
 
 type candidate struct {
 	path string

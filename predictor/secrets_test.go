@@ -67,8 +67,9 @@ func TestIsSecretPath(t *testing.T) {
 		"/etc/ssl/private/server", "~/.bash_history", "~/.m2/settings.xml", "~/.gradle/gradle.properties",
 		"/home/ana/./.ssh/../.ssh/id_rsa", "//home//ana//.aws//credentials", ".env/", ".env/.", "~ROOT/.ssh/authorized_keys",
 		// Each could match a key or a .env-like file where it is run
-		// (server.pem, prod.env, docs/tls.key): honest, if costly.
-		"*", "src/*", "*env", "docs/**", "**/*", "*.json",
+		// (prod.env, docs/tls.key): honest, if costly.
+		"*env", "docs/*.key", "*.json", "~/*", "/etc/ssl/*", "~/.ssh/*",
+		"**/*", // from the home directory, it reads the tokens under ~/Library
 	}
 	for _, p := range secret {
 		if !isSecretPath(p) {
@@ -82,6 +83,9 @@ func TestIsSecretPath(t *testing.T) {
 		"go.mod", "~/.ssh.md", "package.json", "~/.config/gh/config.yml", "~/*.txt", "keys.go", "environment.go",
 		"~/.docker/buildx", "/tmp/*.log", "", "/proc/self/root/etc/hosts", "/proc/self/cwd/main.go", "/proc/self/status",
 		"/home/ana/shop/../shop/src/app.ts", "~/.config/gh", "~/.ssh.bak.txt", ".environment.md",
+		// Everything in a directory of unknown place is read like a
+		// recursive read of it: only known places of credentials count.
+		"*", "src/*", "docs/**", "build/**/*",
 	}
 	for _, p := range public {
 		if isSecretPath(p) {
@@ -106,6 +110,13 @@ func TestSecretAt(t *testing.T) {
 		{"hosts.yml", "/home/ana/.config/gh", "", true},
 		{"*.go", "/home/ana/.ssh", "", true},
 		{"*.go", "/home/ana/shop", "", false},
+		{"*", "/home/ana/shop", "/home/ana", false},
+		{"src/*", "/home/ana/shop", "/home/ana", false},
+		{"/home/ana/shop/**", "/home/ana/shop", "/home/ana", false},
+		{"*", "/home/ana/.ssh", "/home/ana", true},
+		{"*", "/etc/ssl/private", "/home/ana", true},
+		{"/etc/ssl/*", "/home/ana/shop", "/home/ana", true},
+		{"*", "/home/ana", "/home/ana", false},
 	}
 	for _, tt := range tests {
 		if got := secretAt(tt.p, tt.cwd, tt.home); got != tt.want {
