@@ -93,9 +93,10 @@ costs = { allow = 100.0, block = 2.0, ask = 1.0 }
 # Grep whose glob is ".env*", Gemini's read_many_files of "**/.env*" and
 # Codex's and Gemini's own file tools are keyed under these roots too.
 keys = [
+  "LS:secret*", "NotebookRead:secret*",  # a listing of a secret directory: LS ~/.ssh, Codex's list_dir ~/.aws
   "Read:secret*", "Edit:secret*", "Write:secret*", "MultiEdit:secret*",
-  "NotebookEdit:secret*", "NotebookRead:secret*", "Grep:secret*", "Glob:secret*", "LS:secret*",
-  "Bash:*[*secret-file*]",  # a shell command that names a secret file: head certs/server.key, cat .en?
+  "NotebookEdit:secret*", "Grep:secret*", "Glob:secret*",
+  "Bash:*[*secret-file*]",  # a shell command that names a secret file: head certs/server.key
 ]
 match = [
   "Read(.env)", "Read(.env.*)", "Read(*.pem)", "Read(*.key)", "Read(id_rsa*)", "Read(id_ed25519*)",
