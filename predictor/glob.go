@@ -184,7 +184,10 @@ func (a runeSet) foldWithoutSlash() runeSet {
 
 // nfa is a nondeterministic automaton over runes. A state with row >= 0 is
 // final (row tells the credential row of a union).
-type nfa struct{ states []nstate }
+type nfa struct {
+	states []nstate
+	spare  []nedge // room for the edges of states to come, so a glob compiles in few allocations
+}
 
 type nstate struct {
 	edges []nedge
@@ -198,7 +201,12 @@ type nedge struct {
 }
 
 func (n *nfa) add() int32 {
-	n.states = append(n.states, nstate{row: -1})
+	if len(n.spare) < 2 {
+		n.spare = make([]nedge, 2*max(8, cap(n.states)-len(n.states)))
+	}
+	edges := n.spare[:0:2] // most states have one or two edges; more reallocate
+	n.spare = n.spare[2:]
+	n.states = append(n.states, nstate{edges: edges, row: -1})
 	return int32(len(n.states) - 1)
 }
 
@@ -329,6 +337,22 @@ func (a runeSet) without(r rune) runeSet {
 
 // literalSet matches r in either case.
 func literalSet(r rune) runeSet {
+	if r < utf8.RuneSelf {
+		return asciiSets[r]
+	}
+	return foldedSet(r)
+}
+
+// asciiSets are literalSet's answers for ASCII, made once: a glob has one
+// per character.
+var asciiSets = func() (sets [utf8.RuneSelf]runeSet) {
+	for r := range rune(utf8.RuneSelf) {
+		sets[r] = foldedSet(r)
+	}
+	return sets
+}()
+
+func foldedSet(r rune) runeSet {
 	l := unicode.ToLower(r)
 	if l == r {
 		return runeSet{{r, r}}
