@@ -431,11 +431,56 @@ func mcpPart(a Action) (Part, bool) {
 	root := "mcp__" + rest[:i]
 	l := ladder{root}
 	l.add(a.Tool)
+	if mcpReadsSecret(a) {
+		// Below the tool, so that reading files with it vouches for
+		// nothing about reading secrets with it.
+		l.add(a.Tool + ":" + ClassSecret)
+	}
 	if s := salient(a.Input); s != "" {
 		l.add(a.Tool + ":" + s)
 	}
 	l.add(a.Tool + ":" + canonicalJSON(inputOrEmpty(a.Input)))
 	return Part{Tool: a.Tool, Keys: l.done()}, true
+}
+
+// mcpPathArgs name the arguments of MCP tools that hold a path: those of
+// the reference filesystem server (read_file, read_multiple_files,
+// move_file …) and the names other servers use.
+var mcpPathArgs = []string{"path", "paths", "file_path", "filepath", "file", "filename", "files", "source", "destination",
+	"directory", "dir", "root", "uri"}
+
+// mcpReadsSecret reports whether an MCP call names a path that could be a
+// secret, or searches below a path with a pattern that could match one
+// (the filesystem server's search_files).
+func mcpReadsSecret(a Action) bool {
+	home := HomeDir(a)
+	for _, name := range mcpPathArgs {
+		for _, v := range stringsArg(a.Input, name) {
+			v = strings.TrimPrefix(v, "file://")
+			if secretAt(v, a.Cwd, home) || holdsSecretsBelow(a, v) {
+				return true
+			}
+		}
+	}
+	for _, dir := range stringsArg(a.Input, "path") {
+		for _, g := range stringsArg(a.Input, "pattern") {
+			if dotGlobSecretAt(strings.TrimSuffix(dir, "/")+"/**/"+g, a.Cwd, home) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsSecretsBelow reports whether an MCP tool that walks a tree (the
+// filesystem server's directory_tree, search_files) would walk a place of
+// credentials from v.
+func holdsSecretsBelow(a Action, v string) bool {
+	tool := a.Tool[strings.LastIndex(a.Tool, "__")+2:]
+	if !strings.Contains(tool, "tree") && !strings.Contains(tool, "search") {
+		return false
+	}
+	return holdsSecrets(v, a.Cwd, HomeDir(a))
 }
 
 // salient renders the identifying arguments of an MCP call as sorted

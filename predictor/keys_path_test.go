@@ -157,3 +157,32 @@ func BenchmarkPartsFiles(b *testing.B) {
 		})
 	}
 }
+
+// TestMCPFileToolsReadSecrets keys an MCP tool given a secret path a level
+// of its own below the tool, so reading files with it vouches for nothing
+// about reading secrets with it.
+func TestMCPFileToolsReadSecrets(t *testing.T) {
+	const cwd = "/home/ana/shop"
+	tests := []struct {
+		tool   string
+		in     map[string]any
+		secret bool
+	}{
+		{"mcp__filesystem__read_text_file", map[string]any{"path": "~/.ssh/id_ed25519"}, true},
+		{"mcp__filesystem__read_file", map[string]any{"path": "file:///home/ana/.config/gh/hosts.yml"}, true},
+		{"mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{"src/a.go", "/proc/self/environ"}}, true},
+		{"mcp__filesystem__move_file", map[string]any{"source": ".env", "destination": "/tmp/x"}, true},
+		{"mcp__filesystem__search_files", map[string]any{"path": cwd, "pattern": ".en?"}, true},
+		{"mcp__filesystem__directory_tree", map[string]any{"path": "/home/ana"}, true},
+		{"mcp__filesystem__list_directory", map[string]any{"path": "/home/ana"}, false},
+		{"mcp__filesystem__read_text_file", map[string]any{"path": cwd + "/src/main.go"}, false},
+		{"mcp__filesystem__search_files", map[string]any{"path": cwd, "pattern": "*.go"}, false},
+		{"mcp__slack__post_message", map[string]any{"channel": "dev", "text": "cat .env"}, false},
+	}
+	for _, tt := range tests {
+		p := Parts(Action{User: "ana", Tool: tt.tool, Cwd: cwd, Input: tt.in})[0]
+		if got := slices.Contains(p.Keys, tt.tool+":"+ClassSecret); got != tt.secret {
+			t.Errorf("%s %v: secret level %v, want %v; keys %q", tt.tool, tt.in, got, tt.secret, p.Keys)
+		}
+	}
+}

@@ -95,6 +95,7 @@ func TestSecretReadsAreNotLearnedFromOrdinaryReads(t *testing.T) {
 		action("LS", map[string]any{"path": "/home/ana/.ssh"}),
 		action("read_many_files", map[string]any{"include": []any{"src/*.go", "**/.env*"}}),
 		action("grep_search", map[string]any{"pattern": "KEY", "include": ".env*"}),
+		action("mcp__filesystem__read_text_file", map[string]any{"path": "/home/ana/.aws/credentials"}),
 		action("Bash", map[string]any{"command": "cat .en?"}),
 		action("Bash", map[string]any{"command": "cat ~/.ss?/id_*"}),
 	}
