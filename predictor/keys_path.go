@@ -124,6 +124,20 @@ func fileParts(a Action) []Part {
 	return capParts(append([]Part{searchPart(a, t, raw)}, parts...))
 }
 
+// filePart keys a call of a file tool that names one path, keyed as root
+// (an Edit of each file a patch names, say).
+func filePart(a Action, root string) Part {
+	names := fileTools[a.Tool].path
+	if names == nil {
+		names = pathArgs
+	}
+	raw, ok := firstArg(a.Input, names)
+	if !ok {
+		return opaquePart(root, "<no path>", canonicalJSON(inputOrEmpty(a.Input)))
+	}
+	return targetPart(a, root, raw)
+}
+
 // maxFileParts bounds the parts of one file tool call, as maxParts does a
 // shell command's: past it the call gains an opaque part.
 const maxFileParts = 32
@@ -272,7 +286,9 @@ func applyPatchParts(a Action) []Part {
 				continue
 			}
 			seen[path] = true
-			parts = append(parts, targetPart(a, "Edit", strings.TrimSpace(path)))
+			edit := a
+			edit.Tool, edit.Input = "Edit", map[string]any{"file_path": strings.TrimSpace(path)}
+			parts = append(parts, filePart(edit, "Edit"))
 		}
 	}
 	if len(parts) == 0 {
