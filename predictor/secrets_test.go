@@ -289,3 +289,19 @@ func TestWalkAgreesWithMeet(t *testing.T) {
 		}
 	})
 }
+
+// FuzzIsSecretPath: any text, however broken a glob, is answered without
+// a panic, and a path that is a secret stays one with a wildcard appended
+// to its name.
+func FuzzIsSecretPath(f *testing.F) {
+	for _, s := range []string{".en?", "~/.[s]sh", "[", "[!", "[]", `\`, "{a,{b", "**/**/..", "@(", "/proc/*/root/", "~x", "a{1..3}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if isSecretPath(p) && !strings.HasSuffix(p, "/") && !strings.HasSuffix(p, `\`) && isLiteral(p) && !isSecretPath(p+"*") {
+			t.Errorf("%q is a secret, %q is not", p, p+"*")
+		}
+		holdsSecrets(p, "/home/a/s", "/home/a")
+		dotGlobSecretAt(p, "", "")
+	})
+}
