@@ -204,9 +204,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
-		// A pattern is passed as it is: isSecretPath answers whether it
-		// could match a secret. (The trimmed form is kept until it does.)
-		if !secret && (isSecretPath(t) || a.glob && isSecretPath(strings.TrimRight(t, "*?"))) {
+		if !secret && secretAt(t, w.cwd, w.home) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}
