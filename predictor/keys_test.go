@@ -110,7 +110,7 @@ func TestPartsBash(t *testing.T) {
 		{
 			name: "sudo carries into sh -c",
 			cmd:  `sudo sh -c "rm -rf /var/cache"`,
-			want: [][]string{{"Bash", "Bash:sudo", "Bash:sudo rm", "Bash:sudo rm [-f -r]", "Bash:sudo sh -c rm -rf /var/cache"}},
+			want: [][]string{{"Bash", "Bash:sudo", "Bash:sudo rm", "Bash:sudo rm [-f -r write-outside]", "Bash:sudo sh -c rm -rf /var/cache"}},
 		},
 		{
 			name: "unparsable bash -c string is opaque",
