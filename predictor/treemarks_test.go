@@ -46,4 +46,3 @@ func TestTreeAndRemoverMarks(t *testing.T) {
 		}
 	}
 }
-
