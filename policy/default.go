@@ -89,7 +89,12 @@ block = [
 [[class]]
 name = "secrets"
 costs = { allow = 100.0, block = 2.0, ask = 1.0 }
+# A path is a secret by what it can match, glob or not: Read of .en?, a
+# Grep whose glob is ".env*", Gemini's read_many_files of "**/.env*" and
+# Codex's and Gemini's own file tools are keyed under these roots too.
 keys = [
+  "LS:secret*", "NotebookRead:secret*",  # a listing of a secret directory: LS ~/.ssh, Codex's list_dir ~/.aws
+  "mcp__*:secret",  # an MCP tool given a secret path: mcp__filesystem__read_file of ~/.aws/credentials
   "Read:secret*", "Edit:secret*", "Write:secret*", "MultiEdit:secret*",
   "NotebookEdit:secret*", "Grep:secret*", "Glob:secret*",
   "Bash:*[*secret-file*]",  # a shell command that names a secret file: head certs/server.key

@@ -28,6 +28,25 @@ func TestThroughPredictorParts(t *testing.T) {
 		{"Edit", map[string]any{"file_path": "/etc/hosts"}, []string{"write-outside-workspace"}},
 		{"Write", map[string]any{"file_path": cwd + "/main.go"}, []string{"write-workspace"}},
 		{"WebFetch", map[string]any{"url": "https://api.github.com/x"}, []string{"unknown"}},
+		// Secrets by what a path or glob can match, under any file tool.
+		{"Grep", map[string]any{"pattern": ".", "glob": ".env*", "output_mode": "content"}, []string{"secrets"}},
+		{"Grep", map[string]any{"pattern": "TODO", "path": "src"}, []string{"read-only"}},
+		{"Glob", map[string]any{"pattern": "**/.env*"}, []string{"secrets"}},
+		{"LS", map[string]any{"path": "/home/ana/.ssh"}, []string{"secrets"}},
+		{"Read", map[string]any{"file_path": "~/.config/gh/hosts.yml"}, []string{"secrets"}},
+		{"Read", map[string]any{"file_path": "/proc/self/environ"}, []string{"secrets"}},
+		{"read_many_files", map[string]any{"include": []any{"src/*.ts", "**/.env*"}}, []string{"read-only", "secrets"}},
+		{"grep_search", map[string]any{"pattern": "KEY", "include": ".npmrc"}, []string{"secrets"}},
+		{"list_dir", map[string]any{"dir_path": "/home/ana/.aws"}, []string{"secrets"}},
+		{"mcp__filesystem__read_text_file", map[string]any{"path": "/home/ana/.aws/credentials"}, []string{"secrets"}},
+		{"mcp__filesystem__read_multiple_files", map[string]any{"paths": []any{"README.md", ".env"}}, []string{"secrets"}},
+		{"mcp__filesystem__search_files", map[string]any{"path": cwd, "pattern": "**/.env*"}, []string{"secrets"}},
+		{"mcp__filesystem__directory_tree", map[string]any{"path": "/home/ana"}, []string{"secrets"}},
+		{"mcp__filesystem__read_text_file", map[string]any{"path": cwd + "/README.md"}, []string{"unknown"}},
+		{"mcp__github__get_file_contents", map[string]any{"owner": "acme", "repo": "shop", "path": "src/main.go"}, []string{"unknown"}},
+		{"Bash", map[string]any{"command": "cat .en?"}, []string{"secrets"}},
+		{"Bash", map[string]any{"command": "cat ~/.ss?/id_*"}, []string{"secrets"}},
+		{"Bash", map[string]any{"command": "cat ~/.vault-token"}, []string{"secrets"}},
 	}
 	for _, tt := range tests {
 		a := predictor.Action{Tool: tt.tool, Input: tt.input, Cwd: cwd}

@@ -1270,12 +1270,12 @@ func fileControl(a Action, tool, p string) string {
 	return ""
 }
 
-// candidates returns the indexes of args that could be the first operand
+// operandCandidates returns the indexes of args that could be the first operand
 // after options, read as a flag parser would: a word after an option that
 // takes a value is that value; a word after an option limen does not know
 // may be its value or the operand, so both are returned and the caller
 // classes every candidate (failing closed).
-func candidates(args []word, valueFlags, boolFlags map[string]bool) []int {
+func operandCandidates(args []word, valueFlags, boolFlags map[string]bool) []int {
 	var out []int
 	state := 0 // 0: operand expected, 1: maybe a value, 2: a value
 	for i, a := range args {
@@ -1357,7 +1357,7 @@ var (
 )
 
 func limenctlControl(s *controlScope, args []word, appended bool) string {
-	cands := candidates(args, limenctlValueFlags, limenctlBoolFlags)
+	cands := operandCandidates(args, limenctlValueFlags, limenctlBoolFlags)
 	if len(cands) == 0 {
 		if appended {
 			return "xargs would give limenctl its subcommand from its input"
@@ -1380,7 +1380,7 @@ func limenctlAt(args []word, i int, appended bool) string {
 	}
 	name := first.text
 	if limenctlGroups[name] {
-		subs := candidates(args[i+1:], limenctlValueFlags, limenctlBoolFlags)
+		subs := operandCandidates(args[i+1:], limenctlValueFlags, limenctlBoolFlags)
 		if len(subs) == 0 && appended {
 			return "xargs would give limenctl " + name + " its subcommand from its input"
 		}
@@ -1426,13 +1426,13 @@ func isCommandStringFlag(t string) bool {
 // were limenctl, counting only subcommands the table names as controls
 // (not unknown ones, which any program has).
 func limenctlControlWords(args []word) string {
-	for _, i := range candidates(args, limenctlValueFlags, limenctlBoolFlags) {
+	for _, i := range operandCandidates(args, limenctlValueFlags, limenctlBoolFlags) {
 		if !args[i].lit {
 			continue
 		}
 		name := args[i].text
 		if limenctlGroups[name] {
-			for _, j := range candidates(args[i+1:], limenctlValueFlags, limenctlBoolFlags) {
+			for _, j := range operandCandidates(args[i+1:], limenctlValueFlags, limenctlBoolFlags) {
 				if why := limenctlCommands[name+" "+args[i+1+j].text]; why != "" {
 					return why
 				}
@@ -1493,7 +1493,7 @@ func (s *controlScope) goRun(args []word, appended bool, depth int) string {
 			dir = path.Join(s.cwd, v)
 		}
 	}
-	for _, c := range candidates(rest, goRunValueFlags, goRunBoolFlags) {
+	for _, c := range operandCandidates(rest, goRunValueFlags, goRunBoolFlags) {
 		pkg := rest[c]
 		if !pkg.lit {
 			if strings.Contains(strings.ToLower(pkg.text), "limen") {

@@ -18,7 +18,9 @@ import (
 // patches are read as leniently as Codex reads them (and from a shell
 // command), and the parts where Parts stops short of a command are
 // Bash:<too long>, <too deep> and <too many parts>.
-const KeyScheme = 4
+// 5: secrets are found by what a path or glob can match, and search tools
+// are keyed by their globs.
+const KeyScheme = 5
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
@@ -42,6 +44,7 @@ const maxParts = 64
 //	          unparsable: Bash → Bash:<unparsed> → Bash:<unparsed> <raw text>
 //	          opaque ($a -rf ~, python -c …, curl … | sh): Bash → Bash:<opaque> [→ Bash:<opaque> [marks]] → Bash:<opaque> <whole command line>
 //	Read etc. Read → Read:workspace → Read:workspace:./src/ → Read:workspace:./src/*.go → Read:/abs/cleaned/path
+//	Grep etc. Grep → Grep:secret → Grep:secret:/abs/dir → Grep:secret:/abs/dir glob=.env* output_mode=content
 //	WebFetch  WebFetch → WebFetch:github.com → WebFetch:github.com/acme → WebFetch:<url>
 //	WebSearch WebSearch → WebSearch:<query>
 //	MCP       mcp__github → mcp__github__create_issue → mcp__github__create_issue:owner=acme,repo=shop → mcp__github__create_issue:<canonical JSON>
@@ -58,8 +61,8 @@ func Parts(a Action) []Part {
 	case a.Tool == "Bash":
 		parts := bashParts(a)
 		return append(parts, shellPatchParts(a, parts)...)
-	case fileTools[a.Tool] != "":
-		return []Part{filePart(a, root)}
+	case fileTools[a.Tool].root != "":
+		return fileParts(a)
 	case a.Tool == "apply_patch":
 		return applyPatchParts(a)
 	case a.Tool == "WebFetch":

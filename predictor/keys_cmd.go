@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -204,9 +205,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
-		// A pattern is passed as it is: isSecretPath answers whether it
-		// could match a secret. (The trimmed form is kept until it does.)
-		if !secret && (isSecretPath(t) || a.glob && isSecretPath(strings.TrimRight(t, "*?"))) {
+		if !secret && secretAt(t, w.cwd, w.home) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}
@@ -218,7 +217,71 @@ func (w walker) argMarks(prog string, args []word) []string {
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
 		marks = append(marks, "write-outside")
 	}
+	if removers[prog] && !slices.Contains(marks, "write-outside") {
+		// mv takes its sources away and rm, shred, chmod … change what
+		// they name: any operand outside the workspace is a write there
+		// (mv ~ /dev/null), whatever approving rm of a build file said.
+		for _, a := range args {
+			if a.lit && !strings.HasPrefix(a.text, "-") && !isRemoteTarget(a.text) && w.outside(a.text) {
+				marks = append(marks, "write-outside")
+				break
+			}
+		}
+	}
+	if !secret && readsTrees(prog, args) {
+		// A recursive read of a directory that holds credentials (grep -r
+		// token ~/.config, tar czf x ~) reads them, though no operand
+		// names one.
+		for _, a := range args {
+			if a.lit && !strings.HasPrefix(a.text, "-") && holdsSecrets(a.text, w.cwd, w.home) {
+				marks = append(marks, "secret-file")
+				break
+			}
+		}
+	}
 	return marks
+}
+
+// removers change or take away every file they name, not only their last
+// operand.
+var removers = set("mv", "rm", "rmdir", "unlink", "shred", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "srm", "trash", "trash-put", "gio")
+
+// recursiveReaders read whole directory trees: always, or with one of
+// their recursive flags.
+var recursiveReaders = map[string][]string{
+	"rg": nil, "ag": nil, "ack": nil, "tar": nil, "bsdtar": nil, "7z": nil, "du": nil,
+	"grep": {"-r", "-R", "--recursive", "--dereference-recursive", "-d"}, "egrep": {"-r", "-R", "--recursive"}, "fgrep": {"-r", "-R", "--recursive"},
+	"zip": {"-r", "-R", "--recurse-paths"}, "cp": {"-r", "-R", "-a", "--recursive", "--archive"},
+	"rsync": {"-r", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "sftp": {"-r"},
+	"base64": nil, "cat": nil, "strings": nil, "xxd": nil, "od": nil, "hexdump": nil,
+}
+
+// readsTrees reports whether prog with args reads whole directories: it
+// always does, or a recursive flag is given (also inside a short-option
+// cluster such as -rn).
+func readsTrees(prog string, args []word) bool {
+	flags, ok := recursiveReaders[prog]
+	if !ok {
+		return false
+	}
+	if flags == nil {
+		return true
+	}
+	for _, a := range args {
+		t := a.text
+		if !a.lit || !strings.HasPrefix(t, "-") {
+			continue
+		}
+		for _, f := range flags {
+			if t == f || strings.HasPrefix(t, f+"=") {
+				return true
+			}
+			if len(f) == 2 && !strings.HasPrefix(t, "--") && strings.ContainsRune(t[1:], rune(f[1])) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isRemoteTarget reports whether an operand has the [user@]host:path shape

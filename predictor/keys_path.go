@@ -22,46 +22,6 @@ const (
 	ClassOutside = "outside"
 )
 
-// fileTools maps each file tool to the argument that names its path.
-var fileTools = map[string]string{
-	"Read":         "file_path",
-	"Edit":         "file_path",
-	"Write":        "file_path",
-	"MultiEdit":    "file_path",
-	"NotebookEdit": "notebook_path",
-	"NotebookRead": "notebook_path",
-	"Glob":         "path",
-	"Grep":         "path",
-	"LS":           "path",
-}
-
-// searchTools default to the working directory when no path is given, as
-// Claude Code's do, instead of being opaque.
-var searchTools = map[string]bool{"Glob": true, "Grep": true, "LS": true}
-
-func filePart(a Action, root string) Part {
-	raw, ok := stringArg(a.Input, fileTools[a.Tool])
-	if !ok {
-		if !searchTools[a.Tool] || a.Cwd == "" {
-			return opaquePart(root, "<no path>", canonicalJSON(inputOrEmpty(a.Input)))
-		}
-		raw = a.Cwd
-	}
-	p := ResolvePath(a, raw)
-	class := ClassifyPath(a, p)
-	l := ladder{root}
-	l.add(root + ":" + class)
-	if !searchTools[a.Tool] {
-		// People grant files by directory (src/ yes, scripts/ no), so the
-		// directory comes before the extension.
-		dir := root + ":" + class + ":" + dirOf(a, p)
-		l.add(dir)
-		l.add(dir + "*" + extOf(p))
-	}
-	l.add(root + ":" + p)
-	return Part{Tool: root, Subject: p, Keys: l.done(), Control: fileControl(a, root, p)}
-}
-
 // ResolvePath returns raw as a cleaned absolute path: "~" is the action's
 // [HomeDir], a relative path is joined to the working directory. Without a
 // working directory a relative path stays relative (and is classed outside).
@@ -80,7 +40,7 @@ func ResolvePath(a Action, raw string) string {
 // ClassifyPath returns the class of a cleaned absolute path p for action a:
 // [ClassSecret], [ClassHomeDotfile], [ClassWorkspace] or [ClassOutside].
 func ClassifyPath(a Action, p string) string {
-	if isSecretPath(p) {
+	if secretAt(p, a.Cwd, HomeDir(a)) {
 		return ClassSecret
 	}
 	home := homeOf(p)
@@ -120,49 +80,6 @@ func homeOf(p string) string {
 		}
 	}
 	return ""
-}
-
-// secretDirs are directories whose every file is a secret, wherever they
-// appear (usually under a home directory).
-var secretDirs = []string{"/.ssh/", "/.aws/", "/.gnupg/", "/.config/gcloud/", "/.kube/", "/.password-store/", "/.azure/", "/.docker/config.json"}
-
-// secretNames are file names (lowercased) that hold credentials.
-var secretNames = map[string]bool{
-	".env": true, ".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".pgpass": true,
-	".git-credentials": true, ".htpasswd": true, "shadow": true, "gshadow": true, "sudoers": true,
-	"secrets.yml": true, "secrets.yaml": true, "secrets.json": true, "secrets.toml": true,
-	"master.key": true, "token.json": true, "service-account.json": true,
-}
-
-// secretExts are extensions of key and certificate-store files.
-var secretExts = map[string]bool{".pem": true, ".key": true, ".p12": true, ".pfx": true, ".jks": true, ".keystore": true, ".asc": true, ".gpg": true, ".kdbx": true}
-
-// envTemplates are .env.* files meant to be committed, not secrets.
-var envTemplates = map[string]bool{".example": true, ".sample": true, ".template": true, ".dist": true, ".defaults": true}
-
-func isSecretPath(p string) bool {
-	withSlash := p + "/"
-	for _, d := range secretDirs {
-		if strings.Contains(withSlash, d) {
-			return true
-		}
-	}
-	base := strings.ToLower(path.Base(p))
-	if secretNames[base] || secretExts[path.Ext(base)] {
-		return true
-	}
-	if rest, ok := strings.CutPrefix(base, ".env."); ok {
-		return !envTemplates["."+rest]
-	}
-	if strings.HasSuffix(base, ".env") {
-		return true // prod.env, .secrets.env
-	}
-	for _, k := range [...]string{"id_rsa", "id_ed25519", "id_ecdsa", "id_dsa"} {
-		if strings.HasPrefix(base, k) {
-			return true
-		}
-	}
-	return strings.Contains(base, "credentials")
 }
 
 // dirOf names the first directory of p below its base: the working
@@ -255,11 +172,56 @@ func mcpPart(a Action) (Part, bool) {
 	root := "mcp__" + rest[:i]
 	l := ladder{root}
 	l.add(a.Tool)
+	if mcpReadsSecret(a) {
+		// Below the tool, so that reading files with it vouches for
+		// nothing about reading secrets with it.
+		l.add(a.Tool + ":" + ClassSecret)
+	}
 	if s := salient(a.Input); s != "" {
 		l.add(a.Tool + ":" + s)
 	}
 	l.add(a.Tool + ":" + canonicalJSON(inputOrEmpty(a.Input)))
 	return Part{Tool: a.Tool, Keys: l.done()}, true
+}
+
+// mcpPathArgs name the arguments of MCP tools that hold a path: those of
+// the reference filesystem server (read_file, read_multiple_files,
+// move_file …) and the names other servers use.
+var mcpPathArgs = []string{"path", "paths", "file_path", "filepath", "file", "filename", "files", "source", "destination",
+	"directory", "dir", "root", "uri"}
+
+// mcpReadsSecret reports whether an MCP call names a path that could be a
+// secret, or searches below a path with a pattern that could match one
+// (the filesystem server's search_files).
+func mcpReadsSecret(a Action) bool {
+	home := HomeDir(a)
+	for _, name := range mcpPathArgs {
+		for _, v := range stringsArg(a.Input, name) {
+			v = strings.TrimPrefix(v, "file://")
+			if secretAt(v, a.Cwd, home) || holdsSecretsBelow(a, v) {
+				return true
+			}
+		}
+	}
+	for _, dir := range stringsArg(a.Input, "path") {
+		for _, g := range stringsArg(a.Input, "pattern") {
+			if dotGlobSecretAt(strings.TrimSuffix(dir, "/")+"/**/"+g, a.Cwd, home) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsSecretsBelow reports whether an MCP tool that walks a tree (the
+// filesystem server's directory_tree, search_files) would walk a place of
+// credentials from v.
+func holdsSecretsBelow(a Action, v string) bool {
+	tool := a.Tool[strings.LastIndex(a.Tool, "__")+2:]
+	if !strings.Contains(tool, "tree") && !strings.Contains(tool, "search") {
+		return false
+	}
+	return holdsSecrets(v, a.Cwd, HomeDir(a))
 }
 
 // salient renders the identifying arguments of an MCP call as sorted

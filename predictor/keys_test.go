@@ -110,7 +110,7 @@ func TestPartsBash(t *testing.T) {
 		{
 			name: "sudo carries into sh -c",
 			cmd:  `sudo sh -c "rm -rf /var/cache"`,
-			want: [][]string{{"Bash", "Bash:sudo", "Bash:sudo rm", "Bash:sudo rm [-f -r]", "Bash:sudo sh -c rm -rf /var/cache"}},
+			want: [][]string{{"Bash", "Bash:sudo", "Bash:sudo rm", "Bash:sudo rm [-f -r write-outside]", "Bash:sudo sh -c rm -rf /var/cache"}},
 		},
 		{
 			name: "unparsable bash -c string is opaque",
@@ -348,9 +348,9 @@ func TestPartsFiles(t *testing.T) {
 		{"notebook", act("NotebookEdit", "notebook_path", "nb/a.ipynb"),
 			[]string{"NotebookEdit", "NotebookEdit:workspace", "NotebookEdit:workspace:./nb/", "NotebookEdit:workspace:./nb/*.ipynb", "NotebookEdit:/home/u1/shop/nb/a.ipynb"}, ""},
 		{"grep path", act("Grep", "path", "/home/u1/shop/src"),
-			[]string{"Grep", "Grep:workspace", "Grep:/home/u1/shop/src"}, ""},
+			[]string{"Grep", "Grep:workspace", "Grep:workspace:/home/u1/shop/src"}, ""},
 		{"glob without path searches the cwd", Action{User: "u1", Tool: "Glob", Cwd: "/home/u1/shop", Input: map[string]any{"pattern": "**/*.go"}},
-			[]string{"Glob", "Glob:workspace", "Glob:/home/u1/shop"}, ""},
+			[]string{"Glob", "Glob:workspace", "Glob:workspace:/home/u1/shop", "Glob:workspace:/home/u1/shop pattern=**/*.go"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
