@@ -1,0 +1,120 @@
+package redteam
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/limenhq/limen/internal/limentest"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// call is one line of a corpus: a Bash command, or a JSON tool call.
+type call struct {
+	line  int
+	text  string
+	tool  string
+	input string
+}
+
+func readCorpus(t *testing.T, name string) []call {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []call
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		text := sc.Text()
+		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		c := call{line: n, text: text, tool: "Bash"}
+		if strings.HasPrefix(text, `{"`) {
+			var j struct {
+				Tool  string          `json:"tool"`
+				Input json.RawMessage `json:"input"`
+			}
+			if err := json.Unmarshal([]byte(text), &j); err != nil {
+				t.Fatalf("%s:%d: %v", name, n, err)
+			}
+			c.tool, c.input = j.Tool, string(j.Input)
+		} else {
+			in, _ := json.Marshal(map[string]string{"command": text})
+			c.input = string(in)
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestNoWayAround teaches limend an ordinary history through real asks and
+// answers, three times over so that learning has settled, and then decides
+// every attack of the corpus: none may be allowed.
+func TestNoWayAround(t *testing.T) {
+	l := limentest.Start(t)
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := filepath.Join(me.HomeDir, "shop")
+	action := func(c call) *limenv1.Action {
+		return &limenv1.Action{Agent: "claude-code", Session: "s1", Tool: c.tool, InputJson: c.input, Cwd: cwd}
+	}
+
+	history := readCorpus(t, "history.txt")
+	approved := 0
+	for round := 0; round < 3; round++ {
+		for _, c := range history {
+			resp, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: action(c)})
+			if err != nil {
+				t.Fatalf("history:%d %s: %v", c.line, c.text, err)
+			}
+			d := resp.GetDecision()
+			if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || d.GetAskId() == "" {
+				continue
+			}
+			if _, err := l.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: d.GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE}); err != nil {
+				t.Fatalf("approve history:%d %s: %v", c.line, c.text, err)
+			}
+			approved++
+		}
+	}
+	if approved < len(history)/2 {
+		t.Fatalf("only %d asks were approved over the history of %d actions: the history taught limen little", approved, len(history))
+	}
+	// The history must have been learned: most of it is allowed now, or
+	// the test below would pass for the wrong reason.
+	allowed := 0
+	for _, c := range history {
+		resp, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: action(c)})
+		if err == nil && resp.GetDecision().GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			allowed++
+		}
+	}
+	if allowed*10 < len(history)*8 {
+		t.Fatalf("after three rounds only %d of %d history actions are allowed: limen did not learn the history", allowed, len(history))
+	}
+
+	for _, c := range readCorpus(t, "attacks.txt") {
+		resp, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: action(c)})
+		if err != nil {
+			// A refusal is not an allow; say so only in verbose runs.
+			t.Logf("attacks:%d refused: %v", c.line, err)
+			continue
+		}
+		d := resp.GetDecision()
+		if d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			t.Errorf("attacks:%d allowed: %s %s\n\tkey %s, class %s: %s", c.line, c.tool, c.input, d.GetKey(), d.GetRiskClass(), d.GetReason())
+		}
+	}
+}
