@@ -183,7 +183,9 @@ func fallback(v Verdict, otherwise limenv1.Verdict, err error) Verdict {
 		what = "so this call is refused"
 	}
 	return Verdict{Verdict: otherwise, Decision: v.Decision, Err: err,
-		Reason: fmt.Sprintf("%v (limen fails closed: %s; ask %s can still be answered with `limenctl answer %s --approve`)", err, what, v.Decision.GetAskId(), v.Decision.GetAskId())}
+		// The reason reaches the agent: it names where a person answers,
+		// not a command the agent could run itself (limend refuses it).
+		Reason: fmt.Sprintf("%v (limen fails closed: %s; ask %s still waits for the user in limen: limenctl tui, in their own terminal)", err, what, v.Decision.GetAskId())}
 }
 
 // Await waits up to wait for a person's answer to an ask. It always has a
