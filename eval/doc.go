@@ -1,7 +1,8 @@
-// Package eval replays labelled action streams (../shared/EVAL.md) through
-// approval strategies — limen's own and the baselines people use today — and
-// measures how often each asks, how often it lets through what the person
-// would have refused, and what that costs under a policy.
+// Package eval replays labelled action streams (their format and the
+// protocol are in docs/evaluation.md) through approval strategies —
+// limen's own and the baselines people use today — and measures how often
+// each asks, how often it lets through what the person would have refused,
+// and what that costs under a policy.
 //
 // It is a domain package: it reads a stream from an io.Reader and returns
 // plain values; it prints nothing.

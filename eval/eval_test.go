@@ -66,7 +66,7 @@ type handCounts struct{ asks, allows, wrongAllows, denied int }
 func TestSmokeBaselinesMatchHandCounts(t *testing.T) {
 	lines := readRaw(t, smoke)
 	if len(lines) != 300 {
-		t.Fatalf("smoke stream has %d lines; want 300 (copied from ../shared/evaldata/streams/smoke.jsonl)", len(lines))
+		t.Fatalf("smoke stream has %d lines; want 300 (a copy of the generator's smoke stream)", len(lines))
 	}
 
 	exactKey := func(l rawLine) string {

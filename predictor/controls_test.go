@@ -360,7 +360,7 @@ func TestNotControls(t *testing.T) {
 		"limenctl policy",
 		"limenctl await 3",
 		"limenctl await 3 --for 10s",
-		"limenctl eval ../shared/evaldata/streams/dev.jsonl",
+		"limenctl eval streams/dev.jsonl",
 		"limenctl help answer",
 		"go run ./cmd/limenctl status",
 		"go run ./cmd/limenctl policy explain rm -rf x",
