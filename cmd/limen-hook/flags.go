@@ -7,12 +7,13 @@ import (
 	"time"
 )
 
-// The flags are parsed by hand, the way the flag package parses them
-// (-name value, -name=value, one or two dashes, -- and the first non-flag
-// argument end them, -h and -help print the usage), because the flag
-// package brings fmt and reflect with it, and their start-up cost is paid
-// on every tool call. TestUsageIsFlagPackage checks the help text against
-// what the flag package would print.
+// The flags are parsed by hand (--name value, --name=value; one dash is
+// accepted too, as older installations may have written it; -- and the
+// first non-flag argument end them), because the flag and pflag packages
+// bring fmt and reflect with them, and their start-up cost is paid on every
+// tool call. The help reads like every other limen command's (cobra's
+// layout); TestHelpIsCobraStyle checks the flag lines against what pflag
+// prints for the same flags.
 
 const usage = `limen-hook asks limend whether an agent may make a tool call.
 
@@ -31,6 +32,9 @@ At --timeout it prints ask and exits, whatever it was doing: keep --timeout
 well below the runtime's hook timeout (Claude Code kills a late hook and
 ignores its answer).
 
+Usage:
+  limen-hook [flags]
+
 Examples:
   limen-hook < call.json
   limen-hook --on-ask=wait --timeout=50s
@@ -40,15 +44,13 @@ Examples:
 Flags:
 `
 
-// The flags' help, as flag.PrintDefaults would print it.
-const flagDefaults = `  -format string
-    	` + formatHelp + ` (default "claude-code")
-  -on-ask string
-    	` + onAskHelp + ` (default "prompt")
-  -socket string
-    	` + socketHelp + `
-  -timeout duration
-    	` + timeoutHelp + ` (default 5s)
+// flagDefaults is the flag list as pflag's FlagUsages prints it.
+const flagDefaults = `      --format string      ` + formatHelp + ` (default "claude-code")
+  -h, --help               help for limen-hook
+      --on-ask string      ` + onAskHelp + ` (default "prompt")
+      --socket string      ` + socketHelp + `
+      --timeout duration   ` + timeoutHelp + ` (default 5s)
+  -v, --version            version for limen-hook
 `
 
 const (
@@ -60,8 +62,12 @@ const (
 	defaultTimeout = 5 * time.Second
 )
 
-// errHelp is -h or -help: the usage was printed and no answer is due.
-var errHelp = errors.New("help requested")
+// errHelp is -h or --help, and errVersion -v or --version: the usage or
+// the version was printed and no answer is due.
+var (
+	errHelp    = errors.New("help requested")
+	errVersion = errors.New("version requested")
+)
 
 type options struct {
 	format  string
@@ -71,11 +77,11 @@ type options struct {
 }
 
 // parseFlags reads the command line. On an error it has already printed
-// the error and the usage on stderr, as the flag package does.
+// the error on stderr, with where to read the usage, as limenctl does.
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	o := options{format: "claude-code", onAsk: "prompt", timeout: defaultTimeout}
 	fail := func(msg string) (options, error) {
-		io.WriteString(stderr, msg+"\n"+usage+flagDefaults)
+		io.WriteString(stderr, "limen-hook: "+msg+"\nhint: see limen-hook --help\n")
 		return o, errors.New(msg)
 	}
 	for len(args) > 0 {
@@ -112,14 +118,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			dst = &o.socket
 		case "timeout":
 		case "help", "h":
-			io.WriteString(stderr, usage+flagDefaults)
 			return o, errHelp
+		case "version", "v":
+			return o, errVersion
 		default:
-			return fail("flag provided but not defined: -" + name)
+			return fail("unknown flag: --" + name)
 		}
 		if !hasValue {
 			if len(args) == 0 {
-				return fail("flag needs an argument: -" + name)
+				return fail("flag needs an argument: --" + name)
 			}
 			value, args = args[0], args[1:]
 		}
@@ -129,7 +136,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		d, err := time.ParseDuration(value)
 		if err != nil {
-			return fail("invalid value " + strconv.Quote(value) + " for flag -" + name + ": parse error")
+			return fail("invalid argument " + strconv.Quote(value) + " for \"--" + name + "\" flag: give a duration such as 5s or 50s")
 		}
 		o.timeout = d
 	}

@@ -68,7 +68,15 @@ func run(args []string, stdin int, stdout, stderr io.Writer) int {
 	}()
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if err == errHelp {
+		// Help and the version go to stdout, as cobra prints them for
+		// limenctl and limend; no answer is due, and the runtime, which
+		// never passes these flags, is not the reader.
+		switch err {
+		case errHelp:
+			io.WriteString(stdout, usage+flagDefaults)
+			return 0
+		case errVersion:
+			io.WriteString(stdout, versionLine()+"\n")
 			return 0
 		}
 		// A wrong installation must still not fail open.

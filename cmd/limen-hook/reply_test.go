@@ -2,17 +2,22 @@ package main
 
 import (
 	"bytes"
-	"flag"
+	"debug/buildinfo"
 	"io"
 	"net"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
+	"github.com/limenhq/limen/internal/version"
 )
 
 // fakeLimend answers every connection with reply once it has read the
@@ -171,47 +176,114 @@ type errorString string
 
 func (e errorString) Error() string { return string(e) }
 
-// TestUsageIsFlagPackage: the hand-written flag parsing prints the help
-// the flag package would, and fails on the same command lines with the
-// same messages.
-func TestUsageIsFlagPackage(t *testing.T) {
-	newFlags := func(w io.Writer) *flag.FlagSet {
-		fs := flag.NewFlagSet("limen-hook", flag.ContinueOnError)
-		fs.SetOutput(w)
-		fs.Usage = func() { io.WriteString(w, usage); fs.PrintDefaults() }
+// TestHelpIsCobraStyle: the hand-written flag parsing prints the flag list
+// pflag (and so cobra, as in limenctl and limend) would print, and reads
+// the same command lines the same way; bad ones fail with pflag's words.
+func TestHelpIsCobraStyle(t *testing.T) {
+	newFlags := func() *pflag.FlagSet {
+		fs := pflag.NewFlagSet("limen-hook", pflag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.SetInterspersed(false) // the first argument that is no flag ends them
 		fs.String("format", "claude-code", formatHelp)
 		fs.String("on-ask", "prompt", onAskHelp)
 		fs.Duration("timeout", defaultTimeout, timeoutHelp)
 		fs.String("socket", "", socketHelp)
+		fs.BoolP("help", "h", false, "help for limen-hook")
+		fs.BoolP("version", "v", false, "version for limen-hook")
 		return fs
 	}
-	for _, args := range [][]string{
-		{"--help"}, {"-h"}, {"--colour"}, {"-timeout=abc"}, {"--timeout"}, {"---x"}, {"-=x"},
-		{"--format", "codex", "--on-ask=wait", "-timeout", "2s", "--socket=/s"},
-		{"--format", "codex", "--", "--colour"}, {"--format=gemini", "positional", "--colour"},
-		{"--timeout", "1m", "--timeout=3s"}, {}, {"-"},
-	} {
-		var want, got bytes.Buffer
-		fs := newFlags(&want)
-		wantErr := fs.Parse(args)
-		o, err := parseFlags(args, &got)
-		if got.String() != want.String() {
-			t.Errorf("%q printed\n%s\nthe flag package prints\n%s", args, got.String(), want.String())
+	if got := newFlags().FlagUsages(); got != flagDefaults {
+		t.Errorf("limen-hook --help lists\n%s\npflag lists\n%s", flagDefaults, got)
+	}
+	for _, want := range []string{"\nUsage:\n  limen-hook [flags]\n", "\nExamples:\n  limen-hook < call.json\n", "\nFlags:\n"} {
+		if !strings.Contains(usage, want) {
+			t.Errorf("the usage lacks cobra's section %q", want)
 		}
+	}
+	for _, tt := range []struct {
+		args []string
+		err  error  // errHelp, errVersion, or nil for a good line
+		msg  string // the error's words otherwise
+	}{
+		{args: []string{"--help"}, err: errHelp},
+		{args: []string{"-h"}, err: errHelp},
+		{args: []string{"--version"}, err: errVersion},
+		{args: []string{"-v"}, err: errVersion},
+		{args: []string{"--colour"}, msg: "unknown flag: --colour"},
+		{args: []string{"--timeout"}, msg: "flag needs an argument: --timeout"},
+		{args: []string{"--timeout=abc"}, msg: `invalid argument "abc" for "--timeout" flag: give a duration such as 5s or 50s`},
+		{args: []string{"---x"}, msg: "bad flag syntax: ---x"},
+		{args: []string{"--format", "codex", "--on-ask=wait", "--timeout", "2s", "--socket=/s"}},
+		{args: []string{"-format", "codex", "-timeout=2s"}}, // one dash, as older installations wrote it
+		{args: []string{"--format", "codex", "--", "--colour"}},
+		{args: []string{"--format=gemini", "positional", "--colour"}},
+		{args: []string{"--timeout", "1m", "--timeout=3s"}},
+		{args: []string{}},
+	} {
+		var stderr bytes.Buffer
+		o, err := parseFlags(tt.args, &stderr)
 		switch {
-		case wantErr == flag.ErrHelp:
-			if err != errHelp {
-				t.Errorf("%q: err = %v; want help", args, err)
+		case tt.err != nil:
+			if err != tt.err || stderr.Len() != 0 {
+				t.Errorf("%q: err = %v, stderr %q; want %v and nothing printed", tt.args, err, stderr.String(), tt.err)
 			}
-		case wantErr != nil:
-			if err == nil || err.Error() != wantErr.Error() {
-				t.Errorf("%q: err = %v; the flag package says %v", args, err, wantErr)
+		case tt.msg != "":
+			want := "limen-hook: " + tt.msg + "\nhint: see limen-hook --help\n"
+			if err == nil || err.Error() != tt.msg || stderr.String() != want {
+				t.Errorf("%q: err = %v, stderr %q; want %q", tt.args, err, stderr.String(), want)
 			}
 		default:
+			var args []string
+			for _, a := range tt.args {
+				if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+					a = "-" + a // pflag reads long flags with two dashes only
+				}
+				args = append(args, a)
+			}
+			fs := newFlags()
+			if err := fs.Parse(args); err != nil {
+				t.Fatalf("pflag refuses %q: %v", args, err)
+			}
 			f := func(name string) string { return fs.Lookup(name).Value.String() }
 			if err != nil || o.format != f("format") || o.onAsk != f("on-ask") || o.timeout.String() != f("timeout") || o.socket != f("socket") {
-				t.Errorf("%q = %+v, %v; the flag package has %s %s %s %s", args, o, err, f("format"), f("on-ask"), f("timeout"), f("socket"))
+				t.Errorf("%q = %+v, %v; pflag has %s %s %s %s", tt.args, o, err, f("format"), f("on-ask"), f("timeout"), f("socket"))
 			}
 		}
+	}
+}
+
+// TestVersionMatchesBuildInfo: limen-hook --version, read without
+// runtime/debug, says what debug/buildinfo reads from the binary, in
+// internal/version's words.
+func TestVersionMatchesBuildInfo(t *testing.T) {
+	out, err := exec.Command(hookBin, "--version").Output()
+	if err != nil {
+		t.Fatalf("limen-hook --version: %v", err)
+	}
+	bi, err := buildinfo.ReadFile(hookBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := version.Info{Module: "(unknown)", Go: bi.GoVersion, Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	if bi.Main.Version != "" {
+		want.Module = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			want.Commit = s.Value
+		case "vcs.modified":
+			want.Dirty = s.Value == "true"
+		}
+	}
+	if got := string(out); got != "limen-hook "+want.String()+"\n" {
+		t.Errorf("limen-hook --version = %q; want %q", got, "limen-hook "+want.String())
+	}
+	// A build with a commit, as go install makes: the sentinels are cut and
+	// the commit shortened as version.Info.String does.
+	mi := strings.Repeat("x", 16) + "path\tgithub.com/limenhq/limen/cmd/limen-hook\nmod\tgithub.com/limenhq/limen\tv1.2.3\th1:abc=\nbuild\tvcs.revision=0123456789abcdef\nbuild\tvcs.modified=true\n" + strings.Repeat("y", 16)
+	info := version.Info{Module: "v1.2.3", Commit: "0123456789abcdef", Dirty: true, Go: "go1.26.8", Platform: "linux/amd64"}
+	if got := buildVersion(mi, "go1.26.8", "linux/amd64"); got != info.String() {
+		t.Errorf("buildVersion = %q; want %q", got, info.String())
 	}
 }

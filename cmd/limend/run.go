@@ -21,6 +21,7 @@ import (
 	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/server"
+	"github.com/limenhq/limen/internal/version"
 	"github.com/limenhq/limen/store"
 )
 
@@ -74,6 +75,7 @@ func run(args []string) int {
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.Get().String(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			level, err := parseLevel(logLevel)
 			if err != nil {
@@ -131,6 +133,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "limend:", envErr)
 		return 2
 	}
+	cmd.SetVersionTemplate("limend {{.Version}}\n")
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "limend:", err)

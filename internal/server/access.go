@@ -70,6 +70,7 @@ const (
 	opListVersions op = "ListPolicyVersions"
 	opSimulate     op = "SimulatePolicy"
 	opSetPolicy    op = "SetPolicy"
+	opGetVersion   op = "GetVersion"
 )
 
 // access says, for each call, how far each kind of caller reaches, in the
@@ -98,6 +99,9 @@ var access = map[op][numKinds]reach{
 	opListVersions: {none, all, all, all, all},
 	opSimulate:     {none, none, all, all, all},
 	opSetPolicy:    {none, none, none, all, all},
+	// The build is no secret from a local user, but an anonymous caller
+	// needs nothing but Decide and Await.
+	opGetVersion: {none, all, all, all, all},
 }
 
 // personOnly are the calls that only a person may make: the ones that settle

@@ -2625,6 +2625,168 @@ func (x *StatsResponse) GetPending() int64 {
 	return 0
 }
 
+type GetVersionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetVersionRequest) Reset() {
+	*x = GetVersionRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetVersionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetVersionRequest) ProtoMessage() {}
+
+func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetVersionRequest.ProtoReflect.Descriptor instead.
+func (*GetVersionRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{36}
+}
+
+// BuildInfo is one binary's build, as the Go toolchain recorded it.
+type BuildInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// module is the module version: "v1.2.3", a pseudo-version, or "(devel)".
+	Module string `protobuf:"bytes,1,opt,name=module,proto3" json:"module,omitempty"`
+	// commit is the VCS revision, empty when the build did not know it.
+	Commit string `protobuf:"bytes,2,opt,name=commit,proto3" json:"commit,omitempty"`
+	// dirty says the work tree had uncommitted changes.
+	Dirty bool `protobuf:"varint,3,opt,name=dirty,proto3" json:"dirty,omitempty"`
+	// go is the toolchain version, such as "go1.26.8".
+	Go string `protobuf:"bytes,4,opt,name=go,proto3" json:"go,omitempty"`
+	// platform is GOOS/GOARCH.
+	Platform      string `protobuf:"bytes,5,opt,name=platform,proto3" json:"platform,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BuildInfo) Reset() {
+	*x = BuildInfo{}
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BuildInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BuildInfo) ProtoMessage() {}
+
+func (x *BuildInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BuildInfo.ProtoReflect.Descriptor instead.
+func (*BuildInfo) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *BuildInfo) GetModule() string {
+	if x != nil {
+		return x.Module
+	}
+	return ""
+}
+
+func (x *BuildInfo) GetCommit() string {
+	if x != nil {
+		return x.Commit
+	}
+	return ""
+}
+
+func (x *BuildInfo) GetDirty() bool {
+	if x != nil {
+		return x.Dirty
+	}
+	return false
+}
+
+func (x *BuildInfo) GetGo() string {
+	if x != nil {
+		return x.Go
+	}
+	return ""
+}
+
+func (x *BuildInfo) GetPlatform() string {
+	if x != nil {
+		return x.Platform
+	}
+	return ""
+}
+
+type GetVersionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Limend        *BuildInfo             `protobuf:"bytes,1,opt,name=limend,proto3" json:"limend,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetVersionResponse) Reset() {
+	*x = GetVersionResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetVersionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetVersionResponse) ProtoMessage() {}
+
+func (x *GetVersionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetVersionResponse.ProtoReflect.Descriptor instead.
+func (*GetVersionResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *GetVersionResponse) GetLimend() *BuildInfo {
+	if x != nil {
+		return x.Limend
+	}
+	return nil
+}
+
 var File_limen_v1_limen_proto protoreflect.FileDescriptor
 
 const file_limen_v1_limen_proto_rawDesc = "" +
@@ -2803,7 +2965,16 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\rStatsResponse\x12-\n" +
 	"\x05total\x18\x01 \x01(\v2\x17.limen.v1.VerdictCountsR\x05total\x12)\n" +
 	"\x05users\x18\x02 \x03(\v2\x13.limen.v1.UserStatsR\x05users\x12\x18\n" +
-	"\apending\x18\x03 \x01(\x03R\apending*Y\n" +
+	"\apending\x18\x03 \x01(\x03R\apending\"\x13\n" +
+	"\x11GetVersionRequest\"}\n" +
+	"\tBuildInfo\x12\x16\n" +
+	"\x06module\x18\x01 \x01(\tR\x06module\x12\x16\n" +
+	"\x06commit\x18\x02 \x01(\tR\x06commit\x12\x14\n" +
+	"\x05dirty\x18\x03 \x01(\bR\x05dirty\x12\x0e\n" +
+	"\x02go\x18\x04 \x01(\tR\x02go\x12\x1a\n" +
+	"\bplatform\x18\x05 \x01(\tR\bplatform\"A\n" +
+	"\x12GetVersionResponse\x12+\n" +
+	"\x06limend\x18\x01 \x01(\v2\x13.limen.v1.BuildInfoR\x06limend*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -2829,7 +3000,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x15ASK_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11ASK_STATE_PENDING\x10\x01\x12\x16\n" +
 	"\x12ASK_STATE_ANSWERED\x10\x02\x12\x15\n" +
-	"\x11ASK_STATE_EXPIRED\x10\x032\x9e\x06\n" +
+	"\x11ASK_STATE_EXPIRED\x10\x032\xe7\x06\n" +
 	"\x0fDecisionService\x12;\n" +
 	"\x06Decide\x12\x17.limen.v1.DecideRequest\x1a\x18.limen.v1.DecideResponse\x128\n" +
 	"\x05Await\x12\x16.limen.v1.AwaitRequest\x1a\x17.limen.v1.AwaitResponse\x12;\n" +
@@ -2841,7 +3012,9 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\aHistory\x12\x18.limen.v1.HistoryRequest\x1a\x19.limen.v1.HistoryResponse\x12_\n" +
 	"\x12ListPolicyVersions\x12#.limen.v1.ListPolicyVersionsRequest\x1a$.limen.v1.ListPolicyVersionsResponse\x12S\n" +
 	"\x0eSimulatePolicy\x12\x1f.limen.v1.SimulatePolicyRequest\x1a .limen.v1.SimulatePolicyResponse\x128\n" +
-	"\x05Stats\x12\x16.limen.v1.StatsRequest\x1a\x17.limen.v1.StatsResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
+	"\x05Stats\x12\x16.limen.v1.StatsRequest\x1a\x17.limen.v1.StatsResponse\x12G\n" +
+	"\n" +
+	"GetVersion\x12\x1b.limen.v1.GetVersionRequest\x1a\x1c.limen.v1.GetVersionResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
 
 var (
 	file_limen_v1_limen_proto_rawDescOnce sync.Once
@@ -2856,7 +3029,7 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_limen_v1_limen_proto_goTypes = []any{
 	(Verdict)(0),                       // 0: limen.v1.Verdict
 	(Decider)(0),                       // 1: limen.v1.Decider
@@ -2900,27 +3073,30 @@ var file_limen_v1_limen_proto_goTypes = []any{
 	(*VerdictCounts)(nil),              // 39: limen.v1.VerdictCounts
 	(*UserStats)(nil),                  // 40: limen.v1.UserStats
 	(*StatsResponse)(nil),              // 41: limen.v1.StatsResponse
-	(*timestamppb.Timestamp)(nil),      // 42: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),        // 43: google.protobuf.Duration
+	(*GetVersionRequest)(nil),          // 42: limen.v1.GetVersionRequest
+	(*BuildInfo)(nil),                  // 43: limen.v1.BuildInfo
+	(*GetVersionResponse)(nil),         // 44: limen.v1.GetVersionResponse
+	(*timestamppb.Timestamp)(nil),      // 45: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 46: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	42, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	45, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	43, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	46, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
 	11, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
 	4,  // 8: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
 	2,  // 9: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
 	3,  // 10: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	42, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	45, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
 	10, // 12: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	42, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	45, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
 	6,  // 14: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
 	10, // 15: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	43, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	46, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
 	0,  // 17: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
 	4,  // 18: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
 	11, // 19: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
@@ -2935,49 +3111,52 @@ var file_limen_v1_limen_proto_depIdxs = []int32{
 	8,  // 28: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
 	7,  // 29: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
 	23, // 30: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	42, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	45, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
 	24, // 32: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
 	24, // 33: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
 	10, // 34: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
 	6,  // 35: limen.v1.AnswerRecord.action:type_name -> limen.v1.Action
 	2,  // 36: limen.v1.AnswerRecord.choice:type_name -> limen.v1.Choice
 	3,  // 37: limen.v1.AnswerRecord.scope:type_name -> limen.v1.Scope
-	42, // 38: limen.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
+	45, // 38: limen.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
 	31, // 39: limen.v1.AnswerRecord.ladders:type_name -> limen.v1.Ladder
 	24, // 40: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
 	36, // 41: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
 	36, // 42: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
-	42, // 43: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	45, // 43: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
 	39, // 44: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
 	39, // 45: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
 	40, // 46: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
-	13, // 47: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	15, // 48: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	17, // 49: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	19, // 50: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	21, // 51: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	25, // 52: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	27, // 53: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	29, // 54: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	33, // 55: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
-	35, // 56: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
-	38, // 57: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
-	14, // 58: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	16, // 59: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	18, // 60: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	20, // 61: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	22, // 62: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	26, // 63: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	28, // 64: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	30, // 65: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	34, // 66: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
-	37, // 67: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
-	41, // 68: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
-	58, // [58:69] is the sub-list for method output_type
-	47, // [47:58] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	43, // 47: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
+	13, // 48: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	15, // 49: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	17, // 50: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	19, // 51: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	21, // 52: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	25, // 53: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	27, // 54: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	29, // 55: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	33, // 56: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	35, // 57: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	38, // 58: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	42, // 59: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
+	14, // 60: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	16, // 61: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	18, // 62: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	20, // 63: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	22, // 64: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	26, // 65: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	28, // 66: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	30, // 67: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	34, // 68: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	37, // 69: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	41, // 70: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	44, // 71: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
+	60, // [60:72] is the sub-list for method output_type
+	48, // [48:60] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -2991,7 +3170,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   36,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -33,6 +33,7 @@ const (
 	DecisionService_ListPolicyVersions_FullMethodName = "/limen.v1.DecisionService/ListPolicyVersions"
 	DecisionService_SimulatePolicy_FullMethodName     = "/limen.v1.DecisionService/SimulatePolicy"
 	DecisionService_Stats_FullMethodName              = "/limen.v1.DecisionService/Stats"
+	DecisionService_GetVersion_FullMethodName         = "/limen.v1.DecisionService/GetVersion"
 )
 
 // DecisionServiceClient is the client API for DecisionService service.
@@ -71,6 +72,9 @@ type DecisionServiceClient interface {
 	SimulatePolicy(ctx context.Context, in *SimulatePolicyRequest, opts ...grpc.CallOption) (*SimulatePolicyResponse, error)
 	// Stats counts decisions by verdict and by user over a period.
 	Stats(ctx context.Context, in *StatsRequest, opts ...grpc.CallOption) (*StatsResponse, error)
+	// GetVersion returns the build of the limend that answers, so a client
+	// can tell when it talks to a different build than its own.
+	GetVersion(ctx context.Context, in *GetVersionRequest, opts ...grpc.CallOption) (*GetVersionResponse, error)
 }
 
 type decisionServiceClient struct {
@@ -200,6 +204,16 @@ func (c *decisionServiceClient) Stats(ctx context.Context, in *StatsRequest, opt
 	return out, nil
 }
 
+func (c *decisionServiceClient) GetVersion(ctx context.Context, in *GetVersionRequest, opts ...grpc.CallOption) (*GetVersionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetVersionResponse)
+	err := c.cc.Invoke(ctx, DecisionService_GetVersion_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecisionServiceServer is the server API for DecisionService service.
 // All implementations must embed UnimplementedDecisionServiceServer
 // for forward compatibility.
@@ -236,6 +250,9 @@ type DecisionServiceServer interface {
 	SimulatePolicy(context.Context, *SimulatePolicyRequest) (*SimulatePolicyResponse, error)
 	// Stats counts decisions by verdict and by user over a period.
 	Stats(context.Context, *StatsRequest) (*StatsResponse, error)
+	// GetVersion returns the build of the limend that answers, so a client
+	// can tell when it talks to a different build than its own.
+	GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error)
 	mustEmbedUnimplementedDecisionServiceServer()
 }
 
@@ -278,6 +295,9 @@ func (UnimplementedDecisionServiceServer) SimulatePolicy(context.Context, *Simul
 }
 func (UnimplementedDecisionServiceServer) Stats(context.Context, *StatsRequest) (*StatsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Stats not implemented")
+}
+func (UnimplementedDecisionServiceServer) GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetVersion not implemented")
 }
 func (UnimplementedDecisionServiceServer) mustEmbedUnimplementedDecisionServiceServer() {}
 func (UnimplementedDecisionServiceServer) testEmbeddedByValue()                         {}
@@ -491,6 +511,24 @@ func _DecisionService_Stats_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DecisionService_GetVersion_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetVersionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).GetVersion(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_GetVersion_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).GetVersion(ctx, req.(*GetVersionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DecisionService_ServiceDesc is the grpc.ServiceDesc for DecisionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -537,6 +575,10 @@ var DecisionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Stats",
 			Handler:    _DecisionService_Stats_Handler,
+		},
+		{
+			MethodName: "GetVersion",
+			Handler:    _DecisionService_GetVersion_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
