@@ -120,7 +120,7 @@ func TestJSONWhenUnreachable(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("stdout is not JSON (%v): %q", err, out)
 			}
-			if !strings.Contains(got.Error, "cannot reach limend at "+sock) || got.ExitCode != exitUnreachable || got.Hint == "" {
+			if !strings.Contains(got.Error, "limend is not running: there is no socket at "+sock) || got.ExitCode != exitUnreachable || got.Hint == "" {
 				t.Errorf("JSON = %+v; want the error, its hint and exit code 3", got)
 			}
 			wantVerdict := ""
@@ -130,7 +130,7 @@ func TestJSONWhenUnreachable(t *testing.T) {
 			if got.Verdict != wantVerdict {
 				t.Errorf("verdict %q; want %q", got.Verdict, wantVerdict)
 			}
-			if !strings.Contains(errOut, "cannot reach limend") {
+			if !strings.Contains(errOut, "limend is not running") {
 				t.Errorf("stderr %q lacks the error", errOut)
 			}
 		})

@@ -207,6 +207,9 @@ func classify(err error, socket, cmdPath string) (int, string) {
 				return exitUnreachable, fmt.Sprintf("limend at %s did not answer within --timeout (%s)\nhint: it may be busy or stuck: raise --timeout, or look at limend's log", socket, text)
 			}
 		}
+		if why := notRunning(text, socket); why != "" {
+			return exitUnreachable, "limend is not running: " + why + "\nhint: " + startHint
+		}
 		return exitUnreachable, fmt.Sprintf("cannot reach limend at %s: %s\nhint: start it with `limend` (or `go run ./cmd/limend` in the source tree), or pass --socket", socket, text)
 	case codes.InvalidArgument, codes.NotFound, codes.FailedPrecondition, codes.Aborted,
 		codes.PermissionDenied, codes.ResourceExhausted, codes.AlreadyExists, codes.OutOfRange:

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
 
+	"github.com/limenhq/limen/internal/version"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -15,6 +19,8 @@ func newStatusCmd(a *app) *cobra.Command {
 		Short: "Check that limend is up and show what it is doing",
 		Long: `status checks limend's health over its socket and shows the policy version
 in force, its thresholds per risk class, and how many asks wait for a person.
+It shows limenctl's build and limend's, and warns when they differ: the two
+come from one source tree and should be installed together.
 It exits 3 when limend cannot be reached, so it works as a probe.`,
 		Example: `  limenctl status
   limenctl status --json`,
@@ -37,6 +43,11 @@ It exits 3 when limend cannot be reached, so it works as a probe.`,
 			if err != nil {
 				return err
 			}
+			daemonVersion, err := limendVersion(ctx, c.API)
+			if err != nil {
+				return err
+			}
+			mine := version.Get()
 			if a.json {
 				type class struct {
 					Name       string  `json:"name"`
@@ -54,14 +65,22 @@ It exits 3 when limend cannot be reached, so it works as a probe.`,
 				return a.printJSON(map[string]any{
 					"socket": c.Socket(), "health": h.GetStatus().String(),
 					"policy_version": pol.GetPolicy().GetVersion(), "pending": len(pend.GetAsks()),
-					"classes": classes,
+					"classes":          classes,
+					"limenctl_version": mine,
+					"limend_version":   daemonVersion, // null when limend predates GetVersion
+					"versions_match":   daemonVersion != nil && version.Same(mine, *daemonVersion),
 				})
 			}
 			w := a.table()
 			fmt.Fprintf(w, "limend\t%s at %s\n", h.GetStatus(), c.Socket())
 			fmt.Fprintf(w, "policy\tversion %d, set by %s\n", pol.GetPolicy().GetVersion(), pol.GetPolicy().GetAuthor())
 			fmt.Fprintf(w, "pending asks\t%d\n", len(pend.GetAsks()))
+			fmt.Fprintf(w, "limenctl\t%s\n", mine)
+			fmt.Fprintf(w, "limend version\t%s\n", versionText(daemonVersion))
 			w.Flush()
+			if warn := versionWarning(mine, daemonVersion); warn != "" {
+				fmt.Fprintln(a.errOut, "limenctl: warning:", warn)
+			}
 			printClasses(a, pol.GetPolicy())
 			return nil
 		},
@@ -80,4 +99,35 @@ func printClasses(a *app, p *limenv1.Policy) {
 			c.GetThresholds().GetBlockBelow(), c.GetThresholds().GetAllowAbove())
 	}
 	w.Flush()
+}
+
+// limendVersion asks limend for its build; nil (and no error) means a
+// limend older than the GetVersion call, which cannot say.
+func limendVersion(ctx context.Context, api limenv1.DecisionServiceClient) (*version.Info, error) {
+	r, err := api.GetVersion(ctx, &limenv1.GetVersionRequest{})
+	if status.Code(err) == codes.Unimplemented {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := r.GetLimend()
+	return &version.Info{Module: b.GetModule(), Commit: b.GetCommit(), Dirty: b.GetDirty(), Go: b.GetGo(), Platform: b.GetPlatform()}, nil
+}
+
+func versionText(v *version.Info) string {
+	if v == nil {
+		return "unknown (this limend predates GetVersion)"
+	}
+	return v.String()
+}
+
+// versionWarning says what to do when limenctl and limend are different
+// builds, or "" when they are the same.
+func versionWarning(mine version.Info, daemon *version.Info) string {
+	if daemon != nil && version.Same(mine, *daemon) {
+		return ""
+	}
+	return fmt.Sprintf("limenctl is %s but limend is %s: install both from one tree (go install github.com/limenhq/limen/cmd/...), then restart limend",
+		mine, versionText(daemon))
 }
