@@ -317,6 +317,7 @@ decide and await exit 0 only for allow: 5 for ask, 6 for block.`,
 		newHookCmd(a), newMCPGateCmd(a),
 		newTUICmd(a),
 		newEvalCmd(a),
+		newDoctorCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,416 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/pelletier/go-toml/v2"
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/limenhq/limen/internal/hookfmt"
+)
+
+// hookRuntime is what doctor knows about one agent runtime's hook
+// settings: where they live, how their timeout is written, and what the
+// runtime does with a hook that fails. One row per runtime, each tested.
+type hookRuntime struct {
+	name   string // as people call it
+	format string // limen-hook --format
+	// files are the settings files that may hold hooks, for a home
+	// directory and a project directory.
+	files func(home, project string) []string
+	// unit is how the settings write "timeout"; defaultTimeout is the
+	// runtime's when it is absent.
+	unit           time.Duration
+	defaultTimeout time.Duration
+	// onFailure says the runtime has Claude Code's "onFailure" key, without
+	// which a hook that crashes or times out is ignored.
+	onFailure bool
+	// trusted says the runtime runs only hooks whose hash it has recorded
+	// as trusted (Codex).
+	trusted bool
+	// install is the command that rewrites limen's entry in file, or ""
+	// when limenctl does not write this file.
+	install func(home, project, file string) string
+}
+
+var hookRuntimes = []hookRuntime{
+	{
+		name: "Claude Code", format: "claude-code",
+		files: func(home, project string) []string {
+			dir := claudeDir(home)
+			return []string{filepath.Join(dir, "settings.json"), filepath.Join(dir, "settings.local.json"),
+				filepath.Join(project, ".claude", "settings.json"), filepath.Join(project, ".claude", "settings.local.json")}
+		},
+		unit: time.Second, defaultTimeout: 60 * time.Second, onFailure: true,
+		install: func(home, project, file string) string {
+			scope := " --settings " + shellQuote(file)
+			switch file {
+			case filepath.Join(claudeDir(home), "settings.json"):
+				scope = ""
+			case filepath.Join(project, ".claude", "settings.json"):
+				scope = " --project"
+			case filepath.Join(project, ".claude", "settings.local.json"):
+				scope = " --local"
+			}
+			return "limenctl hook uninstall claude-code" + scope + " && limenctl hook install claude-code" + scope
+		},
+	},
+	{
+		name: "Codex", format: "codex",
+		files: func(home, project string) []string {
+			dir := os.Getenv("CODEX_HOME")
+			if dir == "" {
+				dir = filepath.Join(home, ".codex")
+			}
+			return []string{filepath.Join(dir, "hooks.json"), filepath.Join(dir, "config.toml"),
+				filepath.Join(project, ".codex", "hooks.json"), filepath.Join(project, ".codex", "config.toml")}
+		},
+		unit: time.Second, defaultTimeout: 600 * time.Second, trusted: true,
+	},
+	{
+		name: "Gemini CLI", format: "gemini",
+		files: func(home, project string) []string {
+			return []string{filepath.Join(home, ".gemini", "settings.json"), filepath.Join(project, ".gemini", "settings.json")}
+		},
+		unit: time.Millisecond, defaultTimeout: 60 * time.Second,
+	},
+}
+
+// claudeDir is Claude Code's user settings directory, as hook install finds it.
+func claudeDir(home string) string {
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		return dir
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// hookSite is one hook handler that runs limen-hook.
+type hookSite struct {
+	rt           *hookRuntime
+	file         string
+	event        string // as the settings spell it: PreToolUse, BeforeTool
+	group, index int
+	matcher      *string
+	handler      map[string]any
+	command      string
+}
+
+func (s hookSite) where() string {
+	return fmt.Sprintf("%s hook in %s (%s)", s.rt.name, s.file, s.event)
+}
+
+// readHookSites returns the handlers in file whose command runs limen-hook;
+// settings of Claude Code's shape: {"hooks": {EVENT: [{"matcher": …,
+// "hooks": [{"type": "command", "command": …}]}]}}, in JSON or TOML.
+func readHookSites(rt *hookRuntime, file string) ([]hookSite, error) {
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var v map[string]any
+	if strings.HasSuffix(file, ".toml") {
+		err = toml.Unmarshal(doc, &v)
+	} else {
+		err = json.Unmarshal(doc, &v)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	hooks, _ := v["hooks"].(map[string]any)
+	var sites []hookSite
+	events := make([]string, 0, len(hooks))
+	for e := range hooks {
+		events = append(events, e)
+	}
+	sort.Strings(events)
+	for _, event := range events {
+		groups, _ := hooks[event].([]any)
+		for gi, g := range groups {
+			group, _ := g.(map[string]any)
+			var matcher *string
+			if m, ok := group["matcher"].(string); ok {
+				matcher = &m
+			}
+			handlers, _ := group["hooks"].([]any)
+			for hi, h := range handlers {
+				handler, _ := h.(map[string]any)
+				command, _ := handler["command"].(string)
+				if !strings.Contains(command, hookMarker) {
+					continue
+				}
+				sites = append(sites, hookSite{rt: rt, file: file, event: event, group: gi, index: hi, matcher: matcher, handler: handler, command: command})
+			}
+		}
+	}
+	return sites, nil
+}
+
+func (d *doctor) checkHooks(ctx context.Context) {
+	found := false
+	for i := range hookRuntimes {
+		rt := &hookRuntimes[i]
+		for _, file := range rt.files(d.home, d.cwd) {
+			sites, err := readHookSites(rt, file)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				d.add("hook", levelFail, rt.name+" settings: "+err.Error()+": the runtime may ignore the whole file, limen's hook with it",
+					"fix the syntax of "+file)
+				continue
+			}
+			for _, s := range sites {
+				found = true
+				d.checkHook(ctx, s)
+			}
+		}
+	}
+	if !found {
+		d.add("hook", levelWarn, "no agent runtime's settings run limen-hook: limen decides nothing until one does",
+			"limenctl hook install claude-code (Codex and Gemini CLI: see docs/integrations.md)")
+	}
+}
+
+// hookArgs are the flags of a limen-hook command line that doctor checks.
+type hookArgs struct {
+	bin, format, socket string
+	timeout             time.Duration
+}
+
+func parseHookCommand(command string) (hookArgs, error) {
+	words, err := shell.Fields(command, os.Getenv)
+	if err != nil {
+		return hookArgs{}, err
+	}
+	if len(words) == 0 {
+		return hookArgs{}, errors.New("the command is empty")
+	}
+	h := hookArgs{bin: words[0], format: "claude-code", timeout: defaultHookTimeout}
+	for i := 1; i < len(words); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(words[i], "-"), "=")
+		if !strings.HasPrefix(words[i], "-") {
+			break
+		}
+		if !hasValue && i+1 < len(words) && (name == "format" || name == "socket" || name == "timeout" || name == "on-ask") {
+			i++
+			value = words[i]
+		}
+		switch name {
+		case "format":
+			h.format = value
+		case "socket":
+			h.socket = value
+		case "timeout":
+			t, err := time.ParseDuration(value)
+			if err != nil {
+				return h, fmt.Errorf("--timeout %q is not a duration", value)
+			}
+			h.timeout = t
+		}
+	}
+	return h, nil
+}
+
+// defaultHookTimeout is limen-hook's own --timeout default.
+const defaultHookTimeout = 5 * time.Second
+
+func (d *doctor) checkHook(ctx context.Context, s hookSite) {
+	where := s.where()
+	fixFile := func(what string) string {
+		if cmd := s.rt.install; cmd != nil {
+			if c := cmd(d.home, d.cwd, s.file); c != "" {
+				return c
+			}
+		}
+		return "edit " + s.file + ": " + what
+	}
+	h, err := parseHookCommand(s.command)
+	if err != nil {
+		d.add("hook", levelFail, where+": cannot read its command "+strconvQuote(s.command)+": "+err.Error(), fixFile("fix limen's hook command"))
+		return
+	}
+	red := false
+	bad := func(detail, fix string) {
+		red = true
+		d.add("hook", levelFail, where+": "+detail, fix)
+	}
+	bin := h.bin
+	if !filepath.IsAbs(bin) {
+		if p, err := exec.LookPath(bin); err == nil {
+			bin = p
+		}
+	}
+	reinstall := "go install github.com/limenhq/limen/cmd/limen-hook@latest"
+	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		why := "is not an executable file"
+		if errors.Is(err, fs.ErrNotExist) {
+			why = "does not exist"
+		}
+		bad(h.bin+" "+why+": every tool call fails (closed, if the runtime blocks on failure)",
+			reinstall+", then "+fixFile("point the command at the installed limen-hook"))
+	} else if out, err := runHookVersion(ctx, bin); err != nil || !strings.HasPrefix(out, "limen-hook ") {
+		if err == nil {
+			err = fmt.Errorf("it printed %s", strconvQuote(shorten(out, 60)))
+		}
+		bad(bin+" --version does not run as limen-hook: "+err.Error(), reinstall)
+	} else if got, want := strings.TrimPrefix(out, "limen-hook "), d.mine.String(); got != want {
+		d.add("hook", levelWarn, where+": "+bin+" is "+got+", limenctl is "+want, reinstall+" (from the same tree as limenctl)")
+	}
+	if h.format != s.rt.format {
+		bad(fmt.Sprintf("--format %s, but %s reads --format %s answers: it would misread every one", h.format, s.rt.name, s.rt.format),
+			fixFile("use --format "+s.rt.format))
+	}
+	if s.rt.onFailure {
+		if of, _ := s.handler["onFailure"].(string); of != "block" {
+			bad(fmt.Sprintf(`"onFailure" is %s, not "block": when limen-hook crashes or is killed, %s ignores it and runs the tool`, strconvQuote(of), s.rt.name),
+				fixFile(`set "onFailure": "block" on limen's hook`))
+		}
+	}
+	// The runtime must wait longer than limen-hook does: at its --timeout
+	// limen-hook prints ask, and an answer printed after the runtime gave
+	// up is thrown away.
+	rtTimeout := s.rt.defaultTimeout
+	written := ""
+	if t, ok := s.handler["timeout"]; ok {
+		n, isNum := number(t)
+		if !isNum {
+			bad(fmt.Sprintf(`"timeout" is %v, not a number`, t), fixFile(`write "timeout" as a number`))
+		} else {
+			rtTimeout = time.Duration(n * float64(s.rt.unit))
+			written = fmt.Sprintf(" (\"timeout\": %v)", t)
+		}
+	}
+	if rtTimeout < h.timeout+time.Second {
+		want := int64(math.Ceil(float64(h.timeout+5*time.Second) / float64(s.rt.unit)))
+		bad(fmt.Sprintf("%s waits %v%s, not longer than limen-hook's --timeout %v: it kills limen-hook before its answer", s.rt.name, rtTimeout, written, h.timeout),
+			fixFile(fmt.Sprintf(`set "timeout": %d on limen's hook`, want)))
+	}
+	if h.socket != "" {
+		if want := hookfmt.HTTPSocketFor(d.socket); h.socket != want {
+			d.add("hook", levelWarn, where+": it asks the limend at "+h.socket+", not this one ("+want+")",
+				fixFile("use --socket "+want+", or run limenctl doctor --socket with the gRPC socket beside it"))
+		}
+	}
+	if s.rt.trusted && !d.codexTrusts(s, bad) {
+		red = true
+	}
+	if !red {
+		d.add("hook", levelOK, where+": runs "+bin+" --format "+h.format+fmt.Sprintf(", %v before the runtime's %v", h.timeout, rtTimeout), "")
+	}
+}
+
+// codexTrusts checks that Codex's config.toml records the hook, as it is
+// now, as trusted: Codex skips a hook whose trusted_hash is missing or was
+// taken of another version of it. The hash is Codex's normalised identity
+// of the handler (codex-rs config/src/fingerprint.rs, version_for_toml):
+// sha256 of the canonical JSON of {event_name, matcher, hooks: [{type,
+// command, timeout, async, statusMessage}]}, keyed
+// "FILE:event_label:GROUP:INDEX" under [hooks.state].
+func (d *doctor) codexTrusts(s hookSite, bad func(detail, fix string)) bool {
+	dir := os.Getenv("CODEX_HOME")
+	if dir == "" {
+		dir = filepath.Join(d.home, ".codex")
+	}
+	config := filepath.Join(dir, "config.toml")
+	key := fmt.Sprintf("%s:%s:%d:%d", s.file, snakeCase(s.event), s.group, s.index)
+	fix := "start codex and trust limen's hook when it asks (or in /hooks): Codex records a hash of the hook as it is then"
+	var v struct {
+		Hooks struct {
+			State map[string]struct {
+				TrustedHash string `toml:"trusted_hash"`
+			} `toml:"state"`
+		} `toml:"hooks"`
+	}
+	doc, err := os.ReadFile(config)
+	if err == nil {
+		err = toml.Unmarshal(doc, &v)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		bad("cannot read Codex's trust records in "+config+": "+err.Error(), fix)
+		return false
+	}
+	got := v.Hooks.State[key].TrustedHash
+	want := codexHookHash(s)
+	switch {
+	case got == "":
+		bad("Codex has not trusted it ("+config+" has no [hooks.state."+strconvQuote(key)+"]): Codex does not run it", fix)
+		return false
+	case got != want:
+		bad("Codex trusted another version of it (trusted_hash "+got+", the hook now hashes to "+want+"): Codex does not run it", fix)
+		return false
+	}
+	return true
+}
+
+// codexHookHash is Codex's trust hash of a command hook handler.
+func codexHookHash(s hookSite) string {
+	timeout := int64(600)
+	if n, ok := number(s.handler["timeout"]); ok {
+		timeout = max(int64(n), 1)
+	}
+	async, _ := s.handler["async"].(bool)
+	h := map[string]any{"type": "command", "command": s.command, "timeout": timeout, "async": async}
+	if m, ok := s.handler["statusMessage"].(string); ok {
+		h["statusMessage"] = m
+	}
+	identity := map[string]any{"event_name": snakeCase(s.event), "hooks": []any{h}}
+	if s.matcher != nil && !codexIgnoresMatcher[s.event] {
+		identity["matcher"] = *s.matcher
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b) // map keys come out sorted: the canonical form
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(identity)
+	sum := sha256.Sum256(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// codexIgnoresMatcher are the events whose matcher Codex drops before
+// hashing, as it never matches on them.
+var codexIgnoresMatcher = map[string]bool{"UserPromptSubmit": true, "Stop": true}
+
+// snakeCase is Codex's label of an event: PreToolUse -> pre_tool_use.
+func snakeCase(event string) string {
+	var b strings.Builder
+	for i, r := range event {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// number reads a JSON or TOML number.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

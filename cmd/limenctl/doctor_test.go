@@ -1,0 +1,279 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/limentest"
+	"github.com/limenhq/limen/internal/version"
+)
+
+// scratch is a HOME and a project directory with limen installed in every
+// runtime the way the docs say, against a real limend.
+type scratch struct {
+	l             *limentest.Limend
+	home, project string
+	hookBin       string
+	claude        string // ~/.claude/settings.json
+	codexHooks    string // ~/.codex/hooks.json
+	codexConfig   string // ~/.codex/config.toml
+	gemini        string // ~/.gemini/settings.json
+}
+
+func newScratch(t *testing.T) *scratch {
+	l := limentest.Start(t)
+	s := &scratch{l: l, home: t.TempDir(), project: t.TempDir()}
+	t.Setenv("HOME", s.home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("LIMEN_DB", "")
+	t.Chdir(s.project)
+	// A limen-hook that answers --version as this build does.
+	s.hookBin = filepath.Join(s.home, "bin", "limen-hook")
+	writeFile(t, s.hookBin, "#!/bin/sh\n[ \"$1\" = --version ] && printf '%s\\n' 'limen-hook "+version.Get().String()+"'\n", 0o755)
+	httpSock := hookfmt.HTTPSocketFor(l.Config.Socket)
+
+	entry, _ := hookEntry(s.hookBin, "prompt", 0, httpSock)
+	s.claude = filepath.Join(s.home, ".claude", "settings.json")
+	writeJSON(t, s.claude, map[string]any{"hooks": map[string]any{"PreToolUse": []any{entry}}})
+
+	codexCmd := s.hookBin + " --format codex --timeout 5s --socket " + httpSock
+	s.codexHooks = filepath.Join(s.home, ".codex", "hooks.json")
+	writeJSON(t, s.codexHooks, map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+		map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": codexCmd, "timeout": 10}}}}}})
+	s.codexConfig = filepath.Join(s.home, ".codex", "config.toml")
+	star := "*"
+	hash := codexHookHash(hookSite{event: "PreToolUse", matcher: &star, command: codexCmd, handler: map[string]any{"timeout": float64(10)}})
+	writeFile(t, s.codexConfig, fmt.Sprintf("model = \"o3\"\n\n[hooks.state.%q]\ntrusted_hash = %q\n", s.codexHooks+":pre_tool_use:0:0", hash), 0o600)
+
+	s.gemini = filepath.Join(s.home, ".gemini", "settings.json")
+	writeJSON(t, s.gemini, map[string]any{"hooks": map[string]any{"BeforeTool": []any{
+		map[string]any{"matcher": ".*", "hooks": []any{map[string]any{"type": "command",
+			"command": s.hookBin + " --format gemini --on-ask wait --timeout 50s --socket " + httpSock, "timeout": 60000}}}}}})
+	return s
+}
+
+func (s *scratch) doctor(t *testing.T) (string, []finding, int) {
+	t.Helper()
+	out, errOut, code := runCtl("--socket", s.l.Config.Socket, "doctor", "--db", s.l.Config.DB)
+	jsonOut, _, jsonCode := runCtl("--json", "--socket", s.l.Config.Socket, "doctor", "--db", s.l.Config.DB)
+	var got struct {
+		OK     bool      `json:"ok"`
+		Checks []finding `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(jsonOut), &got); err != nil {
+		t.Fatalf("doctor --json is not JSON (%v): %s", err, jsonOut)
+	}
+	if jsonCode != code || got.OK != (code == exitOK) {
+		t.Errorf("doctor exits %d, --json %d with ok %v", code, jsonCode, got.OK)
+	}
+	return out + errOut, got.Checks, code
+}
+
+func writeFile(t *testing.T, path, data string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b), 0o600)
+}
+
+// TestDoctorGreen: limen installed as the docs say is green, and every
+// runtime's hook is checked.
+func TestDoctorGreen(t *testing.T) {
+	s := newScratch(t)
+	out, checks, code := s.doctor(t)
+	if code != exitOK {
+		t.Fatalf("doctor = %d on a good setup:\n%s", code, out)
+	}
+	hooks := 0
+	for _, c := range checks {
+		if c.Level != levelOK {
+			t.Errorf("not ok: %+v", c)
+		}
+		if c.Check == "hook" {
+			hooks++
+		}
+	}
+	if hooks != 3 {
+		t.Errorf("%d hooks checked; want Claude Code's, Codex's and Gemini CLI's:\n%s", hooks, out)
+	}
+	for _, want := range []string{"ok    limend    running at " + s.l.Config.Socket, "ok    socket    " + s.l.Config.Socket + " is yours, mode 0600", "ok    database  " + s.l.Config.DB + " is yours"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestDoctorRed: each broken piece is a red line naming it, with its fix,
+// and doctor exits 1.
+func TestDoctorRed(t *testing.T) {
+	tests := []struct {
+		name  string
+		brk   func(t *testing.T, s *scratch)
+		wants func(s *scratch) []string // in the red line and its fix
+	}{
+		{"hook binary missing", func(t *testing.T, s *scratch) { os.Remove(s.hookBin) },
+			func(s *scratch) []string {
+				return []string{"Claude Code hook in ", s.hookBin + " does not exist", "fix: go install github.com/limenhq/limen/cmd/limen-hook@latest, then limenctl hook uninstall claude-code && limenctl hook install claude-code"}
+			}},
+		{"hook binary does not run", func(t *testing.T, s *scratch) { writeFile(t, s.hookBin, "#!/bin/sh\nexit 3\n", 0o755) },
+			func(s *scratch) []string {
+				return []string{"--version does not run as limen-hook: exit status 3", "fix: go install github.com/limenhq/limen/cmd/limen-hook@latest"}
+			}},
+		{"onFailure missing", func(t *testing.T, s *scratch) {
+			entry, _ := hookEntry(s.hookBin, "prompt", 0, "")
+			entry.Hooks[0].OnFailure = ""
+			writeJSON(t, s.claude, map[string]any{"hooks": map[string]any{"PreToolUse": []any{entry}}})
+		}, func(s *scratch) []string {
+			return []string{`"onFailure" is "", not "block"`, "ignores it and runs the tool", "fix: limenctl hook uninstall claude-code && limenctl hook install claude-code"}
+		}},
+		{"timeout too short", func(t *testing.T, s *scratch) {
+			entry, _ := hookEntry(s.hookBin, "wait", 50*time.Second, "")
+			entry.Hooks[0].Timeout = 30
+			writeJSON(t, filepath.Join(s.project, ".claude", "settings.local.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{entry}}})
+		}, func(s *scratch) []string {
+			return []string{"Claude Code waits 30s", "not longer than limen-hook's --timeout 50s", "fix: limenctl hook uninstall claude-code --local && limenctl hook install claude-code --local"}
+		}},
+		{"gemini timeout in seconds", func(t *testing.T, s *scratch) {
+			writeJSON(t, s.gemini, map[string]any{"hooks": map[string]any{"BeforeTool": []any{
+				map[string]any{"hooks": []any{map[string]any{"type": "command", "command": s.hookBin + " --format gemini", "timeout": 10}}}}}})
+		}, func(s *scratch) []string {
+			return []string{"Gemini CLI waits 10ms", `fix: edit ` + filepath.Join("HOME", ".gemini", "settings.json") + `: set "timeout": 10000 on limen's hook`}
+		}},
+		{"wrong format", func(t *testing.T, s *scratch) {
+			writeJSON(t, s.gemini, map[string]any{"hooks": map[string]any{"BeforeTool": []any{
+				map[string]any{"hooks": []any{map[string]any{"type": "command", "command": s.hookBin + " --timeout 5s"}}}}}})
+		}, func(s *scratch) []string {
+			return []string{"--format claude-code, but Gemini CLI reads --format gemini answers", "use --format gemini"}
+		}},
+		{"codex hook changed since trusted", func(t *testing.T, s *scratch) {
+			doc, _ := os.ReadFile(s.codexHooks)
+			writeFile(t, s.codexHooks, strings.Replace(string(doc), "--timeout 5s", "--timeout 6s", 1), 0o600)
+		}, func(s *scratch) []string {
+			return []string{"Codex trusted another version of it", "fix: start codex and trust limen's hook when it asks (or in /hooks)"}
+		}},
+		{"codex hook never trusted", func(t *testing.T, s *scratch) { writeFile(t, s.codexConfig, "model = \"o3\"\n", 0o600) },
+			func(s *scratch) []string {
+				return []string{"Codex has not trusted it", ":pre_tool_use:0:0", "fix: start codex and trust"}
+			}},
+		{"socket mode 0666", func(t *testing.T, s *scratch) {
+			if err := os.Chmod(s.l.Config.Socket, 0o666); err != nil {
+				t.Fatal(err)
+			}
+		}, func(s *scratch) []string {
+			return []string{s.l.Config.Socket + " has mode 0666: other users can open it", "fix: chmod 600 " + s.l.Config.Socket}
+		}},
+		{"socket directory 0755", func(t *testing.T, s *scratch) {
+			if err := os.Chmod(filepath.Dir(s.l.Config.Socket), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, func(s *scratch) []string {
+			return []string{filepath.Dir(s.l.Config.Socket) + " has mode 0755", "fix: chmod 700 " + filepath.Dir(s.l.Config.Socket)}
+		}},
+		{"database readable by others", func(t *testing.T, s *scratch) {
+			if err := os.Chmod(s.l.Config.DB, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, func(s *scratch) []string {
+			return []string{s.l.Config.DB + " has mode 0644", "fix: chmod 600 " + s.l.Config.DB}
+		}},
+		{"settings not JSON", func(t *testing.T, s *scratch) { writeFile(t, s.claude, "{\"hooks\": ", 0o600) },
+			func(s *scratch) []string {
+				return []string{"Claude Code settings: read " + filepath.Join("HOME", ".claude", "settings.json"), "fix: fix the syntax of"}
+			}},
+		{"limend down", func(t *testing.T, s *scratch) {
+			if err := s.l.Stop(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}, func(s *scratch) []string {
+			return []string{"FAIL  limend    limend is not running: there is no socket at ", "fix: start it with `limend`"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScratch(t)
+			tt.brk(t, s)
+			out, checks, code := s.doctor(t)
+			if code != exitFailure {
+				t.Errorf("doctor = %d; want %d", code, exitFailure)
+			}
+			out = strings.ReplaceAll(out, s.home, "HOME")
+			for _, want := range tt.wants(s) {
+				if !strings.Contains(out, strings.ReplaceAll(want, s.home, "HOME")) {
+					t.Errorf("doctor lacks %q:\n%s", want, out)
+				}
+			}
+			fails := 0
+			for _, c := range checks {
+				if c.Level == levelFail {
+					fails++
+					if c.Fix == "" {
+						t.Errorf("a failure without its fix: %+v", c)
+					}
+				}
+			}
+			want := 1
+			if strings.HasPrefix(tt.name, "hook binary") {
+				want = 3 // every runtime's hook runs it
+			}
+			if fails != want {
+				t.Errorf("%d failures; want %d, the broken piece's:\n%s", fails, want, out)
+			}
+		})
+	}
+}
+
+// TestDoctorClockAndDisk: a clock before the build fails with the command
+// that sets it; little free space warns, and warnings alone stay green.
+func TestDoctorClockAndDisk(t *testing.T) {
+	built := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name  string
+		now   time.Time
+		free  uint64
+		level map[string]string
+		want  string
+	}{
+		{"fine", built.Add(time.Hour), 1 << 30, map[string]string{"clock": levelOK, "disk": levelOK}, "1024 MiB free"},
+		{"clock a minute behind a build elsewhere", built.Add(-time.Minute), 1 << 30, map[string]string{"clock": levelOK}, "after limenctl's build"},
+		{"clock before the build", built.Add(-24 * time.Hour), 1 << 30, map[string]string{"clock": levelFail}, "before limenctl was built (2026-11-30T12:00:00Z)"},
+		{"disk nearly full", built.Add(time.Hour), 50 << 20, map[string]string{"disk": levelWarn}, "50 MiB free, under 100 MiB"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &doctor{now: tt.now, built: built, db: filepath.Join(t.TempDir(), "limen.db"), freeSpace: func(string) (uint64, error) { return tt.free, nil }}
+			d.checkDisk()
+			d.checkClock()
+			text := ""
+			for _, f := range d.findings {
+				text += f.Detail + " " + f.Fix + "\n"
+				if want, ok := tt.level[f.Check]; ok && f.Level != want {
+					t.Errorf("%s is %s; want %s: %s", f.Check, f.Level, want, f.Detail)
+				}
+				if f.Level != levelOK && f.Fix == "" {
+					t.Errorf("%s without a fix", f.Check)
+				}
+			}
+			if !strings.Contains(text, tt.want) {
+				t.Errorf("findings lack %q:\n%s", tt.want, text)
+			}
+		})
+	}
+}
