@@ -16,6 +16,7 @@ import (
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/loadgen"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
 // Targets of docs/BENCHMARKS.md: reported next to the numbers, never
@@ -44,6 +45,7 @@ func newBenchCmd(a *app) *cobra.Command {
 		seed       bool
 		seedPass   int
 		noBaseline bool
+		realLimend bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -69,7 +71,9 @@ from the actual send is shown as "service".
 
 What Decide costs depends on its verdict: allow and block are decided in
 memory and logged in batches, while every ask is queued with a synchronous
-write (an fsync). Run bench against a scratch limend, and pass
+write (an fsync). Run bench against a scratch limend (bench refuses a limend
+that holds decisions or asks it did not make, unless --against-real-limend:
+its asks would wait in your queue, and its answers teach your predictor), and pass
 --seed-answers first: it answers each distinct action's ask as the stream
 says, so that most decisions are made by limen on its own, as in steady use.
 The verdicts are counted in the report. Even then the default policy asks
@@ -123,6 +127,11 @@ come back refused. docs/BENCHMARKS.md has the method and the numbers.`,
 			defer c.Close()
 			if err := probe(cmd.Context(), a, c); err != nil {
 				return err
+			}
+			if !realLimend {
+				if err := refuseRealUse(cmd.Context(), c); err != nil {
+					return err
+				}
 			}
 			if pid == 0 {
 				// Found through the socket: if its /proc entry cannot be
@@ -210,7 +219,51 @@ come back refused. docs/BENCHMARKS.md has the method and the numbers.`,
 	f.BoolVar(&seed, "seed-answers", false, "first decide each distinct action and answer its ask as the stream says, so limen learns them")
 	f.IntVar(&seedPass, "seed-passes", 3, "at most this many seeding passes over the distinct actions")
 	f.BoolVar(&noBaseline, "no-baseline", false, "drive Decide only (no health Check rounds)")
+	f.BoolVar(&realLimend, "against-real-limend", false, "run even though limend holds decisions that bench did not make: its fake asks join your queue, and --seed-answers teaches the predictor")
 	return cmd
+}
+
+// refuseRealUse refuses a limend in real use: one that holds a pending
+// ask or a decision whose agent is not bench's own. Every page of the
+// history is read, since a past bench run can bury older real decisions.
+func refuseRealUse(ctx context.Context, c *client.Client) error {
+	real := func(d *limenv1.Decision) bool { return d.GetAction().GetAgent() != loadgen.Agent }
+	var found *limenv1.Decision
+	pend, err := c.API.ListPending(ctx, &limenv1.ListPendingRequest{})
+	if err != nil {
+		return fmt.Errorf("bench: look for real asks: %w", err)
+	}
+	for _, p := range pend.GetAsks() {
+		if real(p.GetDecision()) {
+			found = p.GetDecision()
+			break
+		}
+	}
+	for before := ""; found == nil; {
+		h, err := c.API.History(ctx, &limenv1.HistoryRequest{Limit: 1000, BeforeId: before})
+		if err != nil {
+			return fmt.Errorf("bench: look for real decisions: %w", err)
+		}
+		for _, d := range h.GetDecisions() {
+			if real(d) {
+				found = d
+				break
+			}
+		}
+		if len(h.GetDecisions()) < 1000 {
+			break
+		}
+		before = h.GetDecisions()[len(h.GetDecisions())-1].GetDecisionId()
+	}
+	if found == nil {
+		return nil
+	}
+	return fmt.Errorf("limend at %s is in real use: it holds decision %s (%s by %s for %s, %s), which bench did not make; "+
+		"bench would queue its fake asks among yours, and --seed-answers would teach your predictor its answers\n"+
+		"hint: run bench against a scratch limend: limend --socket /tmp/lb/limend.sock --db /tmp/lb/limen.db --http-socket \"\" --rate 1000000 & "+
+		"then limenctl --socket /tmp/lb/limend.sock bench; or pass --against-real-limend if you mean to",
+		c.Socket(), found.GetDecisionId(), found.GetAction().GetTool(), found.GetAction().GetAgent(), found.GetAction().GetUser(),
+		found.GetTime().AsTime().Format(time.RFC3339))
 }
 
 // probe fails fast, with the usual hint, when limend is not there.
