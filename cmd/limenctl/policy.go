@@ -187,6 +187,7 @@ func baseVersion(doc string) (v uint64, ok bool, rest string) {
 func newPolicySetCmd(a *app) *cobra.Command {
 	var costs string
 	var baseFlag uint64
+	var replace bool
 	cmd := &cobra.Command{
 		Use:   "set [FILE | -]",
 		Short: "Replace the policy (validated first; the old one stays if anything is wrong)",
@@ -200,7 +201,9 @@ old file cannot silently undo someone else's change.
 The document replaces the one in force. Keys it leaves out take the shipped
 defaults, not the values in force: an empty file is the shipped policy, and
 a file with only [costs] keeps the shipped rules and classes but drops any
-rule added since. set lists every rule and class the new version drops.`,
+rule added since. So set refuses a document that would drop a rule, a class
+or a setting in force, and lists them: add them to the file (policy show
+--document writes the whole policy in force), or pass --replace to drop them.`,
 		Example: `  limenctl policy set --costs allow=20,block=2,ask=1
   limenctl policy show --document > p.toml && $EDITOR p.toml && limenctl policy set p.toml`,
 		Args: cobra.MaximumNArgs(1),
@@ -240,6 +243,11 @@ rule added since. set lists every rule and class the new version drops.`,
 			if _, err := validate(doc); err != nil {
 				return err
 			}
+			if drops := policyDrops(cur.GetPolicy().GetDocument(), doc); len(drops) > 0 && !replace {
+				return usagef("this document would drop what policy version %d has, so nothing was changed:\n%s\n"+
+					"add them to the file (limenctl policy show --document writes the whole policy in force), or pass --replace to drop them",
+					cur.GetPolicy().GetVersion(), indent(strings.Join(drops, "\n")))
+			}
 			expected := cur.GetPolicy().GetVersion()
 			if stamped && costs == "" {
 				// The file says which version it was edited from: set it
@@ -267,6 +275,7 @@ rule added since. set lists every rule and class the new version drops.`,
 		},
 	}
 	cmd.Flags().StringVar(&costs, "costs", "", "new default costs as allow=N,block=N,ask=N (any subset)")
+	cmd.Flags().BoolVar(&replace, "replace", false, "set the document even though it drops rules, classes or settings in force")
 	cmd.Flags().Uint64Var(&baseFlag, "base-version", 0, "the version FILE was edited from (default: the version line that policy show --document writes)")
 	return cmd
 }

@@ -94,13 +94,22 @@ func TestPolicySetValidatesBeforeSending(t *testing.T) {
 // A hand-written file replaces the policy: set lists what the new version
 // no longer has, and an empty file keeps the shipped protections.
 func TestPolicySetListsWhatItDrops(t *testing.T) {
-	run, _ := polDaemon(t)
+	run, api := polDaemon(t)
 	withLs := polWriteFile(t, "ls.toml", "[rules]\nallow = [\"Bash(ls)\"]\n", 0o600)
 	if _, errOut, code := run("policy", "set", withLs); code != exitOK {
 		t.Fatalf("set: exit %d: %s", code, errOut)
 	}
 	costsOnly := polWriteFile(t, "costs.toml", "[costs]\nallow = 30.0\n", 0o600)
-	out, errOut, code := run("policy", "set", costsOnly)
+	// Dropping the rule in force is refused, and said, until --replace.
+	_, errOut, code := run("policy", "set", costsOnly)
+	if code != exitUsage {
+		t.Fatalf("set of a file that drops a rule: exit %d; want %d", code, exitUsage)
+	}
+	polContains(t, "refused set", errOut, "would drop what policy version 2 has, so nothing was changed", "rules.allow Bash(ls)", "pass --replace")
+	if v := polCurrent(t, api).GetVersion(); v != 2 {
+		t.Errorf("version after a refused set = %d; want 2", v)
+	}
+	out, errOut, code := run("policy", "set", "--replace", costsOnly)
 	if code != exitOK {
 		t.Fatalf("set: exit %d: %s", code, errOut)
 	}
