@@ -71,6 +71,12 @@ func (c Costs) Validate() error {
 			if positive {
 				kind = "a positive finite number"
 			}
+			switch {
+			case math.IsNaN(v):
+				why += "; NaN is not a number: write one, such as 20"
+			case math.IsInf(v, 0):
+				why += "; infinity is not a cost limen can compute with: only the ratios of the costs matter, so write a large finite one, such as 1000"
+			}
 			errs = append(errs, fmt.Errorf("costs.%s must be %s (got %v): %s", name, kind, v, why))
 		}
 	}

@@ -136,11 +136,11 @@ func TestCostsValidate(t *testing.T) {
 		{"negative allow", Costs{Allow: -1, Block: 1, Ask: 1}, "costs.allow"},
 		{"negative ask", Costs{Allow: 1, Block: 1, Ask: -1}, "costs.ask must be a non-negative finite number (got -1)"},
 		{"NaN allow", Costs{Allow: nan, Block: 1, Ask: 1}, "costs.allow must be a positive finite number (got NaN)"},
-		{"NaN block", Costs{Allow: 1, Block: nan, Ask: 1}, "costs.block"},
+		{"NaN block", Costs{Allow: 1, Block: nan, Ask: 1}, "costs.block must be a positive finite number (got NaN): a wrong block must cost something; NaN is not a number"},
 		{"NaN ask", Costs{Allow: 1, Block: 1, Ask: nan}, "costs.ask"},
 		{"+Inf allow", Costs{Allow: inf, Block: 1, Ask: 1}, "costs.allow must be a positive finite number (got +Inf)"},
 		{"-Inf block", Costs{Allow: 1, Block: -inf, Ask: 1}, "costs.block"},
-		{"+Inf ask", Costs{Allow: 1, Block: 1, Ask: inf}, "costs.ask"},
+		{"+Inf ask", Costs{Allow: 1, Block: 1, Ask: inf}, "costs.ask must be a non-negative finite number (got +Inf): interrupting a person cannot earn anything; infinity is not a cost limen can compute with"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

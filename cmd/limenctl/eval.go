@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -144,19 +143,18 @@ func parseEvalCosts(s string) (policy.Costs, error) {
 		if !ok {
 			return c, usagef("--costs: %q is not name=value; write allow=20,block=2,ask=1", kv)
 		}
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		k = strings.TrimSpace(k)
+		x, err := parseCostValue(k, v)
 		if err != nil {
-			return c, usagef("--costs: %s=%q is not a number", k, v)
+			return c, err
 		}
-		switch strings.TrimSpace(k) {
+		switch k {
 		case "allow":
 			c.Allow = x
 		case "block":
 			c.Block = x
 		case "ask":
 			c.Ask = x
-		default:
-			return c, usagef("--costs: unknown cost %q; the costs are allow, block and ask", k)
 		}
 	}
 	if err := c.Validate(); err != nil {

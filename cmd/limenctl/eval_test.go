@@ -88,7 +88,7 @@ func TestEvalRefusesBadInput(t *testing.T) {
 		{"bad label", []string{bad}, exitFailure, `line 1: "truth" is "maybe"`},
 		{"costs not name=value", []string{smokeStream, "--costs", "20,2,1"}, exitUsage, `--costs: "20" is not name=value`},
 		{"unknown cost", []string{smokeStream, "--costs", "deny=3"}, exitUsage, `unknown cost "deny"`},
-		{"negative cost", []string{smokeStream, "--costs", "allow=-1"}, exitUsage, "costs.allow must be a positive finite number"},
+		{"negative cost", []string{smokeStream, "--costs", "allow=-1"}, exitUsage, "--costs allow=-1: the cost must be more than zero"},
 		{"bad policy file", []string{smokeStream, "--policy", bad}, exitUsage, "--policy"},
 	}
 	for _, tt := range tests {

@@ -214,6 +214,15 @@ or a setting in force, and lists them: add them to the file (policy show
 			var doc string
 			var based uint64
 			var stamped bool
+			var cs costEdit
+			if costs != "" {
+				// Before limend is asked anything: a mistake in the flag
+				// needs no daemon to be explained.
+				var err error
+				if cs, err = parseCosts(costs); err != nil {
+					return err
+				}
+			}
 			if len(args) == 1 {
 				var err error
 				if doc, err = readDocument(cmd, args[0]); err != nil {
@@ -234,10 +243,6 @@ or a setting in force, and lists them: add them to the file (policy show
 				return err
 			}
 			if costs != "" {
-				cs, err := parseCosts(costs)
-				if err != nil {
-					return err
-				}
 				doc = setCosts(cur.GetPolicy().GetDocument(), cs)
 			}
 			if _, err := validate(doc); err != nil {
@@ -317,14 +322,10 @@ func parseCosts(s string) (costEdit, error) {
 		if !ok {
 			return nil, usagef("--costs %q: write name=value pairs, such as allow=20,block=2,ask=1", s)
 		}
-		switch k {
-		case "allow", "block", "ask":
-		default:
-			return nil, usagef("--costs: unknown cost %q: the costs are allow, block and ask", k)
-		}
-		f, err := strconv.ParseFloat(v, 64)
+		k = strings.TrimSpace(k)
+		f, err := parseCostValue(k, v)
 		if err != nil {
-			return nil, usagef("--costs: %s=%q is not a number", k, v)
+			return nil, err
 		}
 		out[k] = f
 	}
