@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"github.com/limenhq/limen/internal/describe"
 	"strconv"
@@ -107,7 +108,13 @@ for allow: 5 while the ask is still pending (--for ran out), 6 for block.`,
 
 // checkAskID refuses what cannot be an ask id before asking limend.
 func checkAskID(id string) error {
-	if _, err := strconv.ParseUint(id, 10, 64); err != nil {
+	_, err := strconv.ParseUint(id, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		// A number, only one no ask can have: an unknown id, as limend
+		// would say of any other.
+		return notFoundf("ask %s: not found: check the id with `limenctl pending`", id)
+	}
+	if err != nil {
 		return usagef("%q is not an ask id: ask ids are numbers, as in the ID column of limenctl pending", id)
 	}
 	return nil

@@ -356,7 +356,7 @@ func TestPolicyHistoryDiffRollback(t *testing.T) {
 	if out, _, _ := run("policy", "rollback", "1"); !strings.Contains(out, "same document as version 3") {
 		t.Errorf("rollback to a version with the same document: %q", out)
 	}
-	if _, errOut, code := run("policy", "rollback", "99"); code != exitUsage || !strings.Contains(errOut, "there is no policy version 99: the versions are 1 to 3") {
+	if _, errOut, code := run("policy", "rollback", "99"); code != exitRefused || !strings.Contains(errOut, "there is no policy version 99: the versions are 1 to 3") {
 		t.Errorf("rollback 99: exit %d, %s", code, errOut)
 	}
 	if _, errOut, code := run("policy", "diff", "x"); code != exitUsage || !strings.Contains(errOut, `"x" is not a policy version`) {

@@ -36,7 +36,7 @@ func findVersion(vs []*limenv1.Policy, s string) (*limenv1.Policy, error) {
 			return v, nil
 		}
 	}
-	return nil, usagef("there is no policy version %d: the versions are %d to %d (limenctl policy history lists them)",
+	return nil, notFoundf("there is no policy version %d: the versions are %d to %d (limenctl policy history lists them)",
 		n, vs[0].GetVersion(), vs[len(vs)-1].GetVersion())
 }
 

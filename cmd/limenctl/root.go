@@ -180,6 +180,10 @@ func classify(err error, socket, cmdPath string) (int, string) {
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		return exitUsage, err.Error() + "\nhint: see " + cmdPath + " --help"
 	}
+	var nf notFoundError
+	if errors.As(err, &nf) {
+		return exitRefused, "refused: " + err.Error()
+	}
 	st, ok := status.FromError(err)
 	if !ok {
 		return exitFailure, err.Error()
