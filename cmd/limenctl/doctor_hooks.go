@@ -256,7 +256,22 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 		}
 	}
 	reinstall := "go install github.com/limenhq/limen/cmd/limen-hook@latest"
-	if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+	// doctor runs the hook's binary with --version, so it must not be a
+	// way to make doctor run anything: only a file named limen-hook, and
+	// none that a project directory (a repository someone else wrote)
+	// brings along.
+	inProject := strings.HasPrefix(bin, filepath.Clean(d.cwd)+string(filepath.Separator))
+	if filepath.Base(bin) != hookMarker || inProject {
+		why := "its command does not start with limen-hook"
+		if inProject {
+			why = bin + " is inside this project, and doctor does not run what a project brings"
+		}
+		bad(why+": doctor did not run it, and cannot say what the runtime gets",
+			fixFile("make the command start with an installed limen-hook, such as $(go env GOPATH)/bin/limen-hook"))
+		if !inProject {
+			return // its flags are another program's
+		}
+	} else if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		why := "is not an executable file"
 		if errors.Is(err, fs.ErrNotExist) {
 			why = "does not exist"
