@@ -84,6 +84,8 @@ func newDoctorCmd(a *app) *cobra.Command {
                limen-hook's own --timeout
 
 Every warning and failure comes with the command or edit that fixes it.
+With --json it prints {"ok": BOOL, "checks": [{"check", "level" (ok, warn
+or fail), "detail", "fix"}]}.
 doctor exits 0 when nothing failed (warnings allowed) and 1 when something
 did; limend being down is a failure, not exit 3.`,
 		Example: `  limenctl doctor

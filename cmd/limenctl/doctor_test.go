@@ -294,3 +294,57 @@ func TestDoctorClockAndDisk(t *testing.T) {
 		})
 	}
 }
+
+// TestDoctorWarnings: what is worth fixing but still fails closed warns,
+// with its fix, and doctor stays green (exit 0).
+func TestDoctorWarnings(t *testing.T) {
+	tests := []struct {
+		name  string
+		brk   func(t *testing.T, s *scratch)
+		wants []string
+	}{
+		{"limen-hook of another build", func(t *testing.T, s *scratch) {
+			writeFile(t, s.hookBin, "#!/bin/sh\necho 'limen-hook v0.0.1 go1.20 linux/amd64'\n", 0o755)
+		}, []string{"WARN  hook", "limen-hook is v0.0.1 go1.20 linux/amd64, limenctl is " + version.Get().String(), "fix: go install github.com/limenhq/limen/cmd/limen-hook@latest (from the same tree as limenctl)"}},
+		{"no runtime runs limen-hook", func(t *testing.T, s *scratch) {
+			for _, f := range []string{s.claude, s.codexHooks, s.gemini} {
+				os.Remove(f)
+			}
+		}, []string{"WARN  hook      no agent runtime's settings run limen-hook", "fix: limenctl hook install claude-code"}},
+		{"hook asks another limend", func(t *testing.T, s *scratch) {
+			entry, _ := hookEntry(s.hookBin, "prompt", 0, "/elsewhere/limend-http.sock")
+			writeJSON(t, s.claude, map[string]any{"hooks": map[string]any{"PreToolUse": []any{entry}}})
+		}, []string{"it asks the limend at /elsewhere/limend-http.sock, not this one"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScratch(t)
+			tt.brk(t, s)
+			out, _, code := s.doctor(t)
+			if code != exitOK {
+				t.Errorf("doctor = %d; want 0 with warnings:\n%s", code, out)
+			}
+			for _, want := range tt.wants {
+				if !strings.Contains(out, want) {
+					t.Errorf("doctor lacks %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+// TestDoctorSocketOfAnotherUser: a socket that another uid owns is red,
+// whatever its mode: that user's limend would see and answer your asks.
+func TestDoctorSocketOfAnotherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to give the socket to another uid")
+	}
+	s := newScratch(t)
+	if err := os.Chown(s.l.Config.Socket, 12345, 12345); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := s.doctor(t)
+	if code != exitFailure || !strings.Contains(out, s.l.Config.Socket+" belongs to uid 12345, not to you") {
+		t.Errorf("doctor = %d:\n%s", code, out)
+	}
+}
