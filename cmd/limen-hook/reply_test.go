@@ -279,6 +279,11 @@ func TestVersionMatchesBuildInfo(t *testing.T) {
 	if got := string(out); got != "limen-hook "+want.String()+"\n" {
 		t.Errorf("limen-hook --version = %q; want %q", got, "limen-hook "+want.String())
 	}
+	// --help, like --version, is for a person: on stdout, with no answer.
+	help, err := exec.Command(hookBin, "--help").Output()
+	if err != nil || !strings.Contains(string(help), "\nUsage:\n  limen-hook [flags]\n") || strings.Contains(string(help), "hookSpecificOutput") {
+		t.Errorf("limen-hook --help = %v:\n%s", err, help)
+	}
 	// A build with a commit, as go install makes: the sentinels are cut and
 	// the commit shortened as version.Info.String does.
 	mi := strings.Repeat("x", 16) + "path\tgithub.com/limenhq/limen/cmd/limen-hook\nmod\tgithub.com/limenhq/limen\tv1.2.3\th1:abc=\nbuild\tvcs.revision=0123456789abcdef\nbuild\tvcs.modified=true\n" + strings.Repeat("y", 16)
