@@ -172,21 +172,36 @@ func (s *Store) runBatcher() {
 		if err != nil {
 			// Outcomes in the lost batch stay in memory for readers and
 			// are applied from the answer log at the next Open; the mark
-			// never passes them (see outcomeMark).
+			// never passes them (see outcomeMark). The decision records
+			// are lost: say so, so that no allow goes out unrecorded.
 			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
+			s.logFailed(countRecords(batch), err)
 		} else {
 			s.outcomes.remove(batch)
+			s.logWritten()
 		}
 		errs = append(errs, skipped...)
 	}
 	for {
 		fired := false
+		if !armed && s.LogErr() != nil {
+			// A failing log is retried even when no record comes to
+			// retry it, so that limend recovers by itself.
+			timer.Reset(probeEvery * s.opts.FlushInterval)
+			armed = true
+		}
 		select {
 		case <-s.log.wake:
 		case <-timer.C:
 			armed, fired = false, true
 		}
 		now, any := s.log.due()
+		if fired && !now && !any && s.LogErr() != nil {
+			if err := s.probeLog(); err == nil {
+				s.logWritten()
+			}
+			continue
+		}
 		if !now && !fired {
 			if any && !armed {
 				timer.Reset(s.opts.FlushInterval)
@@ -231,6 +246,9 @@ func (s *Store) runBatcher() {
 // and Open skips it too), costs nothing else in the batch: it is skipped
 // and its error returned.
 func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
+	if err := s.writeFault(); err != nil {
+		return nil, err
+	}
 	tx, err := s.db.Begin(true)
 	if err != nil {
 		return nil, err
@@ -285,6 +303,22 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 	s.mark = mark
 	return skipped, nil
 }
+
+// countRecords is how many decision records (not outcomes, which the
+// answer log keeps) batch holds.
+func countRecords(batch []logItem) int {
+	n := 0
+	for _, item := range batch {
+		if item.outcome == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// probeEvery is how many FlushIntervals a failing decision log waits
+// between probes when no records come to retry it.
+const probeEvery = 4
 
 // appendFill is the bbolt fill percent for trees whose keys are appended.
 const appendFill = 0.9

@@ -54,6 +54,17 @@ type Options struct {
 	// NoSync skips fsync on every commit. It is for benchmarks only: with it
 	// an acknowledged answer can be lost.
 	NoSync bool
+	// OnLogHealth, if set, is called by the batcher when the decision log
+	// starts failing (err wraps ErrLogUnwritable; dropped is how many
+	// records the failed commit lost) and when it recovers (err nil;
+	// dropped is how many were lost in all while it failed). It runs on
+	// the batcher's goroutine and must not call back into the store.
+	OnLogHealth func(err error, dropped int)
+	// WriteFault, if set, is asked before every commit of the decision log
+	// (and every probe of a failing one); an error fails that commit as a
+	// full disk would. It is for tests of what a store that cannot be
+	// written does.
+	WriteFault func() error
 }
 
 func (o Options) withDefaults() Options {
@@ -94,6 +105,7 @@ type Store struct {
 	log         *logQueue
 	batcherDone chan struct{}
 	batcherErr  error // set by the batcher before batcherDone closes
+	health      logHealth
 
 	// answerMu serialises Answer and Expire with handing the outcome to
 	// memory, so that a second answer, or an expiry, of the same ask finds

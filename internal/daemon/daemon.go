@@ -62,6 +62,10 @@ type Config struct {
 	TrustedGateways []string
 	// TLS secures TCP; without it TCP is loopback-only and anonymous.
 	TLS TLS
+	// LogWriteFault, if set, fails every commit of the decision log while
+	// it returns an error, as a full disk would (tests; see
+	// store.Options.WriteFault).
+	LogWriteFault func() error
 }
 
 // DefaultConfig returns the configuration limend runs with when given no
@@ -102,6 +106,39 @@ type Daemon struct {
 
 	serveErr chan error
 	stopOnce sync.Once
+
+	// healthMu orders the health updates of Start and of the batcher.
+	healthMu  sync.Mutex
+	started   bool  // Start got to the end
+	logFailed error // the decision log's failure, while it fails
+}
+
+// updateHealth applies change and then reports SERVING once Start is done
+// and while the decision log can be written, NOT_SERVING otherwise, for
+// the whole server and for the DecisionService alike.
+func (d *Daemon) updateHealth(change func()) {
+	d.healthMu.Lock()
+	defer d.healthMu.Unlock()
+	change()
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if d.started && d.logFailed == nil {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	d.health.SetServingStatus("", st)
+	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, st)
+}
+
+// logHealth is the store's report that the decision log started failing
+// (err set) or recovered: logged once each way, and shown on health.
+func (d *Daemon) logHealth(err error, dropped int) {
+	if err != nil {
+		d.log.Error("limen cannot write its decision log (disk full?): every allow is ask until it can; health is NOT_SERVING",
+			"db", d.cfg.DB, "records_dropped", dropped, "err", err)
+	} else {
+		d.log.Warn("the decision log can be written again: allows resume and health is SERVING",
+			"db", d.cfg.DB, "records_dropped_while_failing", dropped)
+	}
+	d.updateHealth(func() { d.logFailed = err })
 }
 
 // Start opens the store and starts serving. It returns once the daemon
@@ -124,11 +161,13 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	// touches the first one's socket.
 	_, statErr := os.Stat(cfg.DB)
 	newDB := errors.Is(statErr, fs.ErrNotExist)
-	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout})
+	d := &Daemon{cfg: cfg, log: log, serveErr: make(chan error, 4), health: health.NewServer()}
+	d.updateHealth(func() {})
+	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout, OnLogHealth: d.logHealth, WriteFault: cfg.LogWriteFault})
 	if err != nil {
 		return nil, err // store.Open names the operation and the file
 	}
-	d := &Daemon{cfg: cfg, log: log, store: st, serveErr: make(chan error, 4)}
+	d.store = st
 	fail := func(err error) (*Daemon, error) {
 		for _, l := range append(d.lis, d.httpLis...) {
 			l.Close()
@@ -166,9 +205,6 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		// falls back to new goroutines whenever they are all busy.
 		grpc.NumStreamWorkers(uint32(64*runtime.NumCPU())),
 	)
-	d.health = health.NewServer()
-	d.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
-	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
 	healthpb.RegisterHealthServer(d.grpc, d.health)
 	limenv1.RegisterDecisionServiceServer(d.grpc, d.svc)
 	reflection.Register(d.grpc)
@@ -221,8 +257,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 			}
 		}()
 	}
-	d.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	d.updateHealth(func() { d.started = true })
 	log.Info("limend is serving", "socket", cfg.Socket, "http_socket", cfg.HTTPSocket, "db", cfg.DB, "tcp", cfg.TCP, "http_tcp", cfg.HTTPTCP)
 	return d, nil
 }
