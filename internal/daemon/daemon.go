@@ -157,6 +157,9 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 			return nil, err
 		}
 	}
+	if err := checkPrivate(cfg); err != nil {
+		return nil, err
+	}
 	// The store first: its lock tells a second limend to go away before it
 	// touches the first one's socket.
 	_, statErr := os.Stat(cfg.DB)
@@ -356,7 +359,9 @@ func (d *Daemon) Err() <-chan error { return d.serveErr }
 
 // listenUnix creates the socket with care: a directory it has to create
 // is made 0700 (one that exists, such as /tmp, is left as it is: the
-// socket's own mode and the peer's credentials guard limend), a stale
+// socket's own mode and the peer's credentials guard limend, and
+// checkPrivate has refused one that others could write unless it is
+// sticky), a stale
 // socket from a crashed limend is replaced, a live one or anything that is
 // not a socket is left alone, and the socket itself is 0600.
 func listenUnix(path string) (net.Listener, error) {
@@ -391,6 +396,35 @@ func listenUnix(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("restrict socket %s to its owner: %w", path, err)
 	}
 	return l, nil
+}
+
+// checkPrivate refuses a database, socket or credential file that another
+// user owns or could change, directories on the way included (see
+// paths.CheckPrivate): a database planted in a shared directory, or a
+// socket directory someone else can write, would hand limen's decisions to
+// that user.
+func checkPrivate(cfg Config) error {
+	checks := []struct {
+		path string
+		use  paths.Use
+	}{
+		{cfg.DB, paths.Use{What: "database", Flag: "--db"}},
+		{cfg.Socket, paths.Use{What: "socket", Flag: "--socket"}},
+		{cfg.HTTPSocket, paths.Use{What: "hook API socket", Flag: "--http-socket"}},
+		{cfg.TLS.Cert, paths.Use{What: "TLS certificate", Flag: "--tls-cert", ReadOnly: true}},
+		{cfg.TLS.Key, paths.Use{What: "TLS key", Flag: "--tls-key", ReadOnly: true}},
+		{cfg.TLS.ClientCA, paths.Use{What: "client CA", Flag: "--tls-client-ca", ReadOnly: true}},
+		{cfg.TLS.TokenFile, paths.Use{What: "token file", Flag: "--token-file", ReadOnly: true}},
+	}
+	for _, c := range checks {
+		if c.path == "" {
+			continue
+		}
+		if err := paths.CheckPrivate(c.path, c.use); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkLoopback refuses a TCP address that is not on this machine: TCP

@@ -6,7 +6,7 @@
 // limend is expected to run as: the client's own, or the one configured in
 // $LIMEN_SERVER_UID (limen-hook: --server-uid).
 //
-// It imports only os, strconv and syscall, so limen-hook, which must start
+// It imports only os, strconv, syscall and internal/paths, so limen-hook, which must start
 // fast, uses it too. Reading the uid is in a file per OS (Linux today;
 // macOS would use LOCAL_PEERCRED); elsewhere the check fails, and a client
 // then fails closed.
@@ -16,6 +16,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/limenhq/limen/internal/paths"
 )
 
 // EnvServerUID names the uid limend runs as when that is not the client's
@@ -62,42 +64,15 @@ type MismatchError struct {
 }
 
 func (e *MismatchError) Error() string {
-	got := describe(e.Got)
+	got := paths.Describe(e.Got)
 	own := uint32(os.Getuid())
 	var want string
 	if e.Want == own {
-		want = "you (" + describe(own) + ")"
+		want = "you (uid " + strconv.FormatUint(uint64(own), 10) + ")"
 	} else {
-		want = describe(e.Want) + ", as " + EnvServerUID + " or --server-uid says"
+		want = paths.Describe(e.Want) + ", as " + EnvServerUID + " or --server-uid says"
 	}
 	return "limend's socket " + e.Socket + " is served by " + got + ", not " + want +
 		": someone else's process is listening there, and limen does not believe it; " +
 		"stop that process or remove the socket and start limend yourself, or, if limend runs as " + got + " on purpose, set " + EnvServerUID + "=" + strconv.FormatUint(uint64(e.Got), 10)
-}
-
-// describe is "uid 1001 (bob)", or "uid 1001" for a uid with no name.
-func describe(uid uint32) string {
-	s := "uid " + strconv.FormatUint(uint64(uid), 10)
-	if name := userName(uid); name != "" {
-		s += " (" + name + ")"
-	}
-	return s
-}
-
-// userName looks uid up in /etc/passwd. It is only on the error path, and
-// os/user would add its start-up to limen-hook's every call for nothing;
-// a uid known only to a directory service is shown as a number.
-func userName(uid uint32) string {
-	b, err := os.ReadFile("/etc/passwd")
-	if err != nil {
-		return ""
-	}
-	id := strconv.FormatUint(uint64(uid), 10)
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.SplitN(line, ":", 4)
-		if len(f) == 4 && f[2] == id {
-			return f[0]
-		}
-	}
-	return ""
 }
