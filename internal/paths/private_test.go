@@ -41,7 +41,7 @@ func TestCheckPrivate(t *testing.T) {
 	}
 	cases := []struct {
 		name     string
-		needRoot bool   // chown to another user
+		needRoot bool                                  // chown to another user
 		setup    func(t *testing.T, dir string) string // returns the path to check
 		readOnly bool
 		want     []string // in the error; none: accepted
