@@ -72,6 +72,24 @@
 // and time) and moves the mark: nothing a person answered is lost, and a
 // decision record is the same as if it had been written at once.
 //
+// # Damaged files and full disks
+//
+// Open reads the whole file once (every bucket, key and value) and checks
+// that its pages fit in it, so a truncated or corrupt file is refused at
+// start with ErrCorrupt and the fix (move it aside, or restore a backup)
+// instead of a panic now or a fault later; bbolt's panics and the memory
+// faults of reading past a truncated file are recovered. A file of 0 bytes
+// is refused with ErrEmpty: bbolt would quietly make a new database of it
+// over the lost history. Limen does not move either aside by itself, so
+// that a person sees it: limend stays down, and its clients ask.
+//
+// A decision-log commit that fails (a full disk) is not only reported at
+// the next Flush: LogErr returns the error from then on, with the count of
+// records dropped, and Options.OnLogHealth hears of it once; limend then
+// turns every allow into ask and reports NOT_SERVING. While it fails, a
+// small write is retried every few FlushIntervals, and the first commit
+// that succeeds clears it.
+//
 // # Caveats
 //
 // The decision log is eventually durable, as said above; call Flush when a

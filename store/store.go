@@ -128,11 +128,23 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync})
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		// bbolt would make a new database of it, over the lost history.
+		return nil, fmt.Errorf("open store: %w", &emptyError{path: path})
+	}
+	var db *bolt.DB
+	err := guardCorrupt(path, func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync})
+		return err
+	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open store: %w", &lockedError{path: path})
 	}
 	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, asCorrupt(path, err))
+	}
+	if err := guardCorrupt(path, func() error { return verify(db, path) }); err != nil {
+		_ = db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	s := &Store{
@@ -142,7 +154,7 @@ func Open(path string, opts Options) (*Store, error) {
 		log:         newLogQueue(opts.MaxBatch),
 		batcherDone: make(chan struct{}),
 	}
-	if err := s.init(); err != nil {
+	if err := guardCorrupt(path, s.init); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -100,6 +101,45 @@ func TestRefusesPathsOthersControl(t *testing.T) {
 			}
 			if _, err := os.Stat(cfg.Socket); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the refused start created its socket (%v)", err)
+			}
+		})
+	}
+}
+
+// limend refuses to start on a damaged or empty database, with a message
+// and no panic, and leaves the file as it found it.
+func TestRefusesDamagedDatabase(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(path string) error
+		says   string
+	}{
+		{"truncated", func(p string) error { return os.Truncate(p, 6*4096) }, "corrupt or truncated"},
+		{"zero length", func(p string) error { return os.Truncate(p, 0) }, "is empty (0 bytes)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			d, cl := start(t, dir)
+			for i := range 2000 {
+				decide(t, cl, bash("ls "+strings.Repeat("x", i%50)))
+			}
+			cl.Close()
+			stop(t, d)
+			db := filepath.Join(dir, "data", "limen.db")
+			if err := c.damage(db); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(db)
+			d, err := daemon.Start(daemon.Config{Socket: filepath.Join(dir, "run", "limend.sock"), DB: db, LockTimeout: 200 * time.Millisecond}, nil)
+			if err == nil {
+				stop(t, d)
+				t.Fatalf("limend started on a %s database", c.name)
+			}
+			if !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), "Fix: ") {
+				t.Errorf("error %q does not say %q and the fix", err, c.says)
+			}
+			if after, _ := os.ReadFile(db); !bytes.Equal(before, after) {
+				t.Errorf("the refused start changed the database (%d bytes, then %d)", len(before), len(after))
 			}
 		})
 	}
