@@ -164,23 +164,47 @@ func (s *Store) runBatcher() {
 		armed bool // timer running for the queued batch
 	)
 	timer.Stop()
+	// held are the records of commits that failed, retried before the
+	// next ones (the newest maxHeld of them; older ones are dropped).
+	var held []logItem
 	commit := func(batch []logItem) {
-		if len(batch) == 0 {
+		if len(batch) == 0 && len(held) == 0 {
 			return
 		}
-		skipped, err := s.writeBatch(batch)
-		if err != nil {
-			// Outcomes in the lost batch stay in memory for readers and
-			// are applied from the answer log at the next Open; the mark
-			// never passes them (see outcomeMark). The decision records
-			// are lost: say so, so that no allow goes out unrecorded.
-			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
-			s.logFailed(countRecords(batch), err)
-		} else {
-			s.outcomes.remove(batch)
-			s.logWritten()
+		all := batch
+		if len(held) > 0 {
+			held = append(held, batch...)
+			all = held
 		}
-		errs = append(errs, skipped...)
+		skipped, err := s.writeBatch(all)
+		if err == nil {
+			s.outcomes.remove(all)
+			errs = append(errs, skipped...)
+			s.logWritten(countRecords(all))
+			clear(held)
+			held = held[:0]
+			return
+		}
+		// Outcomes not written stay in memory for readers and are applied
+		// from the answer log at the next Open; the mark never passes them
+		// (see outcomeMark). The decision records are kept for the next
+		// try, and limend is told, so that no allow goes out unrecorded.
+		if len(batch) > 0 {
+			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
+		}
+		lost := 0
+		if limit := maxHeldBatches * s.opts.MaxBatch; len(all) > limit {
+			lost = countRecords(all[:len(all)-limit])
+			all = all[len(all)-limit:]
+		}
+		n := copy(held[:cap(held)], all) // all may be a suffix of held
+		if n < len(all) {
+			held = append(held[:n], all[n:]...)
+		} else {
+			clear(held[n:cap(held)])
+			held = held[:n]
+		}
+		s.logFailed(countRecords(held), lost, err)
 	}
 	for {
 		fired := false
@@ -197,8 +221,10 @@ func (s *Store) runBatcher() {
 		}
 		now, any := s.log.due()
 		if fired && !now && !any && s.LogErr() != nil {
-			if err := s.probeLog(); err == nil {
-				s.logWritten()
+			if len(held) > 0 {
+				commit(nil) // retry what failed
+			} else if err := s.probeLog(); err == nil {
+				s.logWritten(0)
 			}
 			continue
 		}
@@ -317,8 +343,12 @@ func countRecords(batch []logItem) int {
 }
 
 // probeEvery is how many FlushIntervals a failing decision log waits
-// between probes when no records come to retry it.
+// between retries when no new records come to retry it with.
 const probeEvery = 4
+
+// maxHeldBatches is how many MaxBatch of records a failing decision log
+// keeps for its retries; beyond that the oldest are dropped.
+const maxHeldBatches = 4
 
 // appendFill is the bbolt fill percent for trees whose keys are appended.
 const appendFill = 0.9

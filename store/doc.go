@@ -84,11 +84,14 @@
 // that a person sees it: limend stays down, and its clients ask.
 //
 // A decision-log commit that fails (a full disk) is not only reported at
-// the next Flush: LogErr returns the error from then on, with the count of
-// records dropped, and Options.OnLogHealth hears of it once; limend then
-// turns every allow into ask and reports NOT_SERVING. While it fails, a
-// small write is retried every few FlushIntervals, and the first commit
-// that succeeds clears it.
+// the next Flush: LogErr returns the error from then on, and
+// Options.OnLogHealth hears of it once; limend then turns every allow into
+// ask and reports NOT_SERVING. The records of the failed commits are kept
+// (the newest 4×MaxBatch; older ones are dropped and counted) and retried
+// with the next batch, or every few FlushIntervals when none comes; the
+// first commit that writes them clears the failure. So at most the allows
+// of one batch (one FlushInterval) go out before limend knows, and they
+// are recorded late rather than lost unless limend stops first.
 //
 // # Caveats
 //

@@ -55,11 +55,9 @@ type Options struct {
 	// an acknowledged answer can be lost.
 	NoSync bool
 	// OnLogHealth, if set, is called by the batcher when the decision log
-	// starts failing (err wraps ErrLogUnwritable; dropped is how many
-	// records the failed commit lost) and when it recovers (err nil;
-	// dropped is how many were lost in all while it failed). It runs on
-	// the batcher's goroutine and must not call back into the store.
-	OnLogHealth func(err error, dropped int)
+	// starts failing and when it recovers (see LogHealth). It runs on the
+	// batcher's goroutine and must not call back into the store.
+	OnLogHealth func(LogHealth)
 	// WriteFault, if set, is asked before every commit of the decision log
 	// (and every probe of a failing one); an error fails that commit as a
 	// full disk would. It is for tests of what a store that cannot be

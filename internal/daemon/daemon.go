@@ -129,16 +129,16 @@ func (d *Daemon) updateHealth(change func()) {
 }
 
 // logHealth is the store's report that the decision log started failing
-// (err set) or recovered: logged once each way, and shown on health.
-func (d *Daemon) logHealth(err error, dropped int) {
-	if err != nil {
+// or recovered: logged once each way, and shown on health.
+func (d *Daemon) logHealth(h store.LogHealth) {
+	if h.Err != nil {
 		d.log.Error("limen cannot write its decision log (disk full?): every allow is ask until it can; health is NOT_SERVING",
-			"db", d.cfg.DB, "records_dropped", dropped, "err", err)
+			"db", d.cfg.DB, "records_unwritten", h.Unwritten, "records_dropped", h.Dropped, "err", h.Err)
 	} else {
 		d.log.Warn("the decision log can be written again: allows resume and health is SERVING",
-			"db", d.cfg.DB, "records_dropped_while_failing", dropped)
+			"db", d.cfg.DB, "records_written_late", h.Unwritten, "records_dropped", h.Dropped)
 	}
-	d.updateHealth(func() { d.logFailed = err })
+	d.updateHealth(func() { d.logFailed = h.Err })
 }
 
 // Start opens the store and starts serving. It returns once the daemon

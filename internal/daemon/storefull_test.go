@@ -131,8 +131,9 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// The failure is logged once, with the count dropped, however many
-// commits fail, and the recovery once.
+// The failure is logged once, with the count of records not written,
+// however many commits fail, and the recovery once; the records held while
+// it failed are written then.
 func TestUnwritableLogIsLoggedOnce(t *testing.T) {
 	var logs syncBuffer
 	var failing atomic.Bool
@@ -167,13 +168,23 @@ func TestUnwritableLogIsLoggedOnce(t *testing.T) {
 	if n := strings.Count(out, "cannot write its decision log"); n != 1 {
 		t.Fatalf("the failure was logged %d times; want once:\n%s", n, out)
 	}
-	if !strings.Contains(out, "records_dropped=2") {
-		t.Errorf("the failure's log line does not give the 2 records the first commit dropped:\n%s", out)
+	if !strings.Contains(out, "records_unwritten=2 records_dropped=0") {
+		t.Errorf("the failure's log line does not give the 2 records the first commit could not write:\n%s", out)
 	}
 	failing.Store(false)
 	waitHealth(t, c, healthpb.HealthCheckResponse_SERVING)
-	if out := logs.String(); !strings.Contains(out, "records_dropped_while_failing=6") {
-		t.Errorf("the recovery does not say 6 records were dropped in all:\n%s", out)
+	if out := logs.String(); !strings.Contains(out, "records_written_late=6 records_dropped=0") {
+		t.Errorf("the recovery does not say the 6 records held were written late:\n%s", out)
+	}
+	if err := d.Store().Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	hist, err := c.API.History(t.Context(), &limenv1.HistoryRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(hist.GetDecisions()); n != 6 {
+		t.Errorf("history holds %d decisions after the recovery; want the 6 made while the log failed", n)
 	}
 }
 
@@ -231,6 +242,12 @@ func TestFullDiskNeverAllows(t *testing.T) {
 	for range 20 {
 		if got := decide(t, l.Client, readme()); got.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
 			t.Fatalf("Read on a full disk = allow; want ask")
+		}
+		// Each Flush retries the records held: on a disk still full that
+		// must keep failing, not let allows through between retries.
+		l.Store().Flush(t.Context())
+		if l.Store().LogErr() == nil {
+			t.Fatal("the decision log was taken as writable again on a disk still full")
 		}
 	}
 	if h, err := l.Client.Health.Check(t.Context(), &healthpb.HealthCheckRequest{}); err != nil || h.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
