@@ -85,8 +85,8 @@ func TestUnwritableLogNeverAllows(t *testing.T) {
 		if got.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
 			t.Fatalf("%s with an unwritable decision log = allow; want ask", a.GetInputJson())
 		}
-		if a.GetTool() == "Read" && (got.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !strings.Contains(got.GetReason(), "cannot write its decision log")) {
-			t.Errorf("Read with an unwritable decision log = %v (%s); want ask saying the log cannot be written", got.GetVerdict(), got.GetReason())
+		if a.GetTool() == "Read" && (got.GetVerdict() != limenv1.Verdict_VERDICT_ASK || got.GetDecidedBy() != limenv1.Decider_DECIDER_FAILSAFE || !strings.Contains(got.GetReason(), "cannot write its decision log")) {
+			t.Errorf("Read with an unwritable decision log = %v by %v (%s); want ask by the failsafe saying the log cannot be written", got.GetVerdict(), got.GetDecidedBy(), got.GetReason())
 		}
 	}
 	for _, svc := range []string{"", limenv1.DecisionService_ServiceDesc.ServiceName} {

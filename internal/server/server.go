@@ -206,7 +206,7 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	})
 
 	if err := s.store.LogErr(); err != nil && res.Verdict == policy.Allow {
-		res.Verdict = policy.Ask // an allow nobody can audit is not given
+		res.Verdict, res.DecidedBy = policy.Ask, engine.ByFailsafe // an allow nobody can audit is not given
 		res.Reason = "limen cannot write its decision log (disk full?), so it asks rather than allowing unrecorded: " + err.Error() + " (it would have allowed: " + res.Reason + ")"
 	}
 	if req.GetDryRun() {
