@@ -180,7 +180,7 @@ func (s *Store) runBatcher() {
 		if err == nil {
 			s.outcomes.remove(all)
 			errs = append(errs, skipped...)
-			s.logWritten(countRecords(all))
+			s.commitWorked(countRecords(all))
 			clear(held)
 			held = held[:0]
 			return
@@ -204,10 +204,13 @@ func (s *Store) runBatcher() {
 			clear(held[n:cap(held)])
 			held = held[:n]
 		}
-		s.logFailed(countRecords(held), lost, err)
+		s.commitFailed(err, countRecords(held), lost)
 	}
 	for {
 		fired := false
+		// Say so when LogErr found the disk full, or room again, since
+		// the last time round.
+		s.report(countRecords(held))
 		if !armed && s.LogErr() != nil {
 			// A failing log is retried even when no record comes to
 			// retry it, so that limend recovers by itself.
@@ -223,8 +226,10 @@ func (s *Store) runBatcher() {
 		if fired && !now && !any && s.LogErr() != nil {
 			if len(held) > 0 {
 				commit(nil) // retry what failed
-			} else if err := s.probeLog(); err == nil {
-				s.logWritten(0)
+			} else if err := s.probeLog(); err != nil {
+				s.commitFailed(err, 0, 0)
+			} else {
+				s.commitWorked(0)
 			}
 			continue
 		}

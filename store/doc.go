@@ -83,15 +83,18 @@
 // over the lost history. Limen does not move either aside by itself, so
 // that a person sees it: limend stays down, and its clients ask.
 //
-// A decision-log commit that fails (a full disk) is not only reported at
-// the next Flush: LogErr returns the error from then on, and
-// Options.OnLogHealth hears of it once; limend then turns every allow into
-// ask and reports NOT_SERVING. The records of the failed commits are kept
-// (the newest 4×MaxBatch; older ones are dropped and counted) and retried
-// with the next batch, or every few FlushIntervals when none comes; the
-// first commit that writes them clears the failure. So at most the allows
-// of one batch (one FlushInterval) go out before limend knows, and they
-// are recorded late rather than lost unless limend stops first.
+// A store that cannot be written must not let allows out unrecorded, and
+// the decision log is written behind the decisions, so LogErr says when it
+// cannot be: from a commit that failed until one succeeds, and while the
+// file system has less than Options.MinFreeSpace (1 MiB) available, which
+// LogErr itself looks at (statfs) at most once a millisecond. limend turns
+// every allow into ask while LogErr is not nil, and reports NOT_SERVING;
+// Options.OnLogHealth hears of each change once. So on a disk that fills
+// up the allows stop within a millisecond rather than at a failed commit
+// one batch later. The records of failed commits are kept (the newest
+// 4×MaxBatch; older ones are dropped and counted) and retried with the
+// next batch, or every few FlushIntervals when none comes: they are
+// written late rather than lost, unless limend stops first.
 //
 // # Caveats
 //

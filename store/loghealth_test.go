@@ -2,6 +2,10 @@ package store
 
 import (
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -58,5 +62,93 @@ func TestFailingLogKeepsTheNewestRecords(t *testing.T) {
 		if kept := i >= len(ids)-8; kept != (err == nil) {
 			t.Errorf("decision %d (the %dth): %v; want it kept: %v", id, i, err, kept)
 		}
+	}
+}
+
+// Below Options.MinFreeSpace the log counts as failing from the start of
+// a batch, though its commits may still succeed (bbolt's free pages); a
+// negative limit turns the check off.
+func TestLowSpaceCountsAsFailing(t *testing.T) {
+	for _, c := range []struct {
+		min     int64
+		failing bool
+	}{{1 << 62, true}, {-1, false}, {0, false}} { // 0: the default, 1 MiB
+		s := openStore(t, "", Options{MinFreeSpace: c.min})
+		id := newID(t, s)
+		s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+		if err := s.Flush(t.Context()); err != nil {
+			t.Fatalf("MinFreeSpace %d: Flush = %v; the commit itself works", c.min, err)
+		}
+		if _, err := s.Decision(id); err != nil {
+			t.Errorf("MinFreeSpace %d: the record was not written: %v", c.min, err)
+		}
+		err := s.LogErr()
+		if got := errors.Is(err, ErrLowSpace) && errors.Is(err, ErrLogUnwritable); got != c.failing {
+			t.Errorf("MinFreeSpace %d: LogErr = %v; want failing with ErrLowSpace: %v", c.min, err, c.failing)
+		}
+		if c.failing && !strings.Contains(err.Error(), "KiB left where") {
+			t.Errorf("LogErr = %q; want it to say how much is left", err)
+		}
+	}
+}
+
+// On a real full file system (a tmpfs mounted for the test, as root) with
+// the free-space check off, bbolt's commits fail with ENOSPC: the store
+// says so, holds the records, and writes them once space is back.
+func TestRealFullDiskCommit(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a small tmpfs needs root; TestFailingLogKeepsTheNewestRecords injects the write error instead")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=512k,mode=0700", "limen-store-test", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v: %s)", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v: %s", mnt, err, out)
+		}
+	})
+	var heard []LogHealth
+	s := openStore(t, filepath.Join(mnt, "limen.db"), Options{MinFreeSpace: -1, OnLogHealth: func(h LogHealth) { heard = append(heard, h) }})
+	filler := filepath.Join(mnt, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for chunk := make([]byte, 4096); ; {
+		if _, err := f.Write(chunk); err != nil {
+			break
+		}
+	}
+	f.Close()
+	var ids []uint64
+	for i := 0; s.LogErr() == nil; i++ {
+		if i == 5000 {
+			t.Fatal("5000 records on a full disk and no commit failed")
+		}
+		id := newID(t, s)
+		ids = append(ids, id)
+		s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+		s.Flush(t.Context())
+	}
+	if err := s.LogErr(); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("LogErr = %v; want ENOSPC from the commit", err)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(t.Context()); err != nil {
+		t.Fatalf("Flush once space is back: %v", err)
+	}
+	if err := s.LogErr(); err != nil {
+		t.Fatalf("LogErr once space is back: %v", err)
+	}
+	for _, id := range ids {
+		if _, err := s.Decision(id); err != nil {
+			t.Errorf("decision %d is not on disk once space is back: %v", id, err)
+		}
+	}
+	if len(heard) != 2 || heard[0].Err == nil || heard[1].Err != nil || heard[1].Unwritten < 1 {
+		t.Errorf("OnLogHealth heard %+v; want a failure, then a recovery that wrote the held records", heard)
 	}
 }

@@ -58,6 +58,11 @@ type Options struct {
 	// starts failing and when it recovers (see LogHealth). It runs on the
 	// batcher's goroutine and must not call back into the store.
 	OnLogHealth func(LogHealth)
+	// MinFreeSpace is the space (bytes) the database's file system must
+	// have available when a batch of decision records starts; below it
+	// LogErr reports ErrLowSpace, so allows stop before commits fail.
+	// Default 1 MiB; negative turns the check off.
+	MinFreeSpace int64
 	// WriteFault, if set, is asked before every commit of the decision log
 	// (and every probe of a failing one); an error fails that commit as a
 	// full disk would. It is for tests of what a store that cannot be
@@ -74,6 +79,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 512
+	}
+	if o.MinFreeSpace == 0 {
+		o.MinFreeSpace = 1 << 20
 	}
 	return o
 }

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"os"
@@ -40,7 +41,9 @@ func allowReads(t *testing.T, l *limentest.Limend) {
 // waitHealth watches limend's health until it reports want.
 func waitHealth(t *testing.T, c *client.Client, want healthpb.HealthCheckResponse_ServingStatus) {
 	t.Helper()
-	w, err := c.Health.Watch(t.Context(), &healthpb.HealthCheckRequest{})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	w, err := c.Health.Watch(ctx, &healthpb.HealthCheckRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,14 +191,17 @@ func TestUnwritableLogIsLoggedOnce(t *testing.T) {
 	}
 }
 
-// On a real, small, full file system (a tmpfs mounted for the test, so
-// only as root) allows turn into asks, and come back when space does.
-func TestFullDiskNeverAllows(t *testing.T) {
+// fullDisk starts limend with its database on a small tmpfs mounted for
+// the test (so only as root; 4 MiB, above the 1 MiB limend keeps free),
+// lets it allow reads, and fills the file system; removing the returned
+// file gives the space back.
+func fullDisk(t *testing.T) (*limentest.Limend, string) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("mounting a small tmpfs needs root; TestUnwritableLogNeverAllows covers the same with an injected write error")
 	}
 	mnt := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=512k,mode=0700", "limen-test", mnt).CombinedOutput(); err != nil {
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=4m,mode=0700", "limen-test", mnt).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a tmpfs here (%v: %s); TestUnwritableLogNeverAllows covers the same with an injected write error", err, out)
 	}
 	t.Cleanup(func() {
@@ -206,22 +212,27 @@ func TestFullDiskNeverAllows(t *testing.T) {
 	l := limentest.Start(t, func(cfg *daemon.Config) { cfg.DB = filepath.Join(mnt, "limen.db") })
 	allowReads(t, l)
 
-	// Fill what is left of the file system.
 	filler := filepath.Join(mnt, "filler")
 	f, err := os.Create(filler)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
 	chunk := make([]byte, 4096)
 	for {
 		if _, err := f.Write(chunk); err != nil {
 			if !errors.Is(err, syscall.ENOSPC) {
 				t.Fatalf("fill the tmpfs: %v", err)
 			}
-			break
+			return l, filler
 		}
 	}
-	f.Close()
+}
+
+// On a real, small, full file system allows turn into asks, and come back
+// when space does.
+func TestFullDiskNeverAllows(t *testing.T) {
+	l, filler := fullDisk(t)
 
 	// bbolt reuses freed pages first, so some commits may still succeed;
 	// appended decision records soon need new ones.
@@ -266,5 +277,47 @@ func TestFullDiskNeverAllows(t *testing.T) {
 	}
 	if err := l.Store().Check(); err != nil {
 		t.Errorf("the database after the full disk: %v", err)
+	}
+}
+
+// The reproduction: 300 decisions in a row on a full disk, the way
+// hooks send them (nobody waits for the log). Whatever was allowed, before
+// limend noticed, is recorded once space is back: no allow goes unrecorded.
+func TestFullDiskRecordsEveryAllow(t *testing.T) {
+	l, filler := fullDisk(t)
+	var allowed []string
+	for range 300 {
+		if d := decide(t, l.Client, readme()); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			allowed = append(allowed, d.GetDecisionId())
+		}
+	}
+	// Limend checks the free space when a batch starts, so it asks from
+	// about the first record on; a loaded machine may let a few more out
+	// before the batcher runs.
+	t.Logf("%d of 300 decisions on a full disk were allow", len(allowed))
+	if len(allowed) >= 150 {
+		t.Errorf("%d of 300 decisions on a full disk were allow; want limend to notice at the first batch", len(allowed))
+	}
+	if l.Store().LogErr() == nil {
+		l.Store().Flush(t.Context())
+	}
+	if l.Store().LogErr() == nil {
+		t.Fatal("300 decisions on a full disk and the decision log never failed")
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	waitHealth(t, l.Client, healthpb.HealthCheckResponse_SERVING)
+	if err := l.Store().Flush(t.Context()); err != nil {
+		t.Fatalf("Flush once space is back: %v", err)
+	}
+	for _, id := range allowed {
+		n, err := store.ParseID(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.Store().Decision(n); err != nil {
+			t.Errorf("allowed decision %s is not in the log once space is back: %v", id, err)
+		}
 	}
 }
