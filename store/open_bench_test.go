@@ -40,3 +40,21 @@ func BenchmarkOpen(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLogErr is what every Decide pays to know that the decision log
+// can be written: a clock read, two atomic loads and, once a millisecond,
+// a statfs.
+func BenchmarkLogErr(b *testing.B) {
+	s, err := Open(filepath.Join(b.TempDir(), "limen.db"), Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if s.LogErr() != nil {
+				b.Fatal("the log is failing")
+			}
+		}
+	})
+}
