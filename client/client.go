@@ -40,21 +40,25 @@ type Client struct {
 // ($LIMEN_SOCKET, else $XDG_RUNTIME_DIR/limen/limend.sock). It does not wait
 // for the daemon: the first call reports whether it is there. limend must
 // run as the caller's own uid, or as $LIMEN_SERVER_UID when that is set
-// (see DialServer).
+// (see DialServer); a LIMEN_SERVER_UID that is not a uid is an error.
 func Dial(socket string) (*Client, error) {
-	uid, err := serverpeer.Expected("")
+	uid, set, err := serverpeer.Expected("")
 	if err != nil {
 		return nil, fmt.Errorf("dial limend: %w", err)
 	}
-	return DialServer(socket, uid)
+	return dial(socket, uid, set)
 }
 
-// DialServer is Dial for a limend that runs as serverUID. Every connection
-// is checked before anything is sent on it: a socket that another uid
-// serves (someone else's process that bound limen's path first) is not
-// used, and every call fails with an error that names the uid found, so
-// Decide and DecideAndWait return ask.
+// DialServer is Dial for a limend that runs as serverUID (or as the
+// caller's own uid). Every connection is checked before anything is sent
+// on it: a socket that another uid serves (someone else's process that
+// bound limen's path first) is not used, and every call fails with an
+// error that names the uid found, so Decide and DecideAndWait return ask.
 func DialServer(socket string, serverUID uint32) (*Client, error) {
+	return dial(socket, serverUID, true)
+}
+
+func dial(socket string, serverUID uint32, configured bool) (*Client, error) {
 	if socket == "" {
 		var err error
 		if socket, err = paths.Socket(); err != nil {
@@ -69,7 +73,7 @@ func DialServer(socket string, serverUID uint32) (*Client, error) {
 	conn, err := grpc.NewClient("unix://"+socket,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
-			return dialChecked(ctx, socket, serverUID)
+			return dialChecked(ctx, socket, serverUID, configured)
 		}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)),
 	)
@@ -80,8 +84,8 @@ func DialServer(socket string, serverUID uint32) (*Client, error) {
 }
 
 // dialChecked connects to socket and returns the connection only if the
-// kernel says serverUID is listening on it.
-func dialChecked(ctx context.Context, socket string, serverUID uint32) (net.Conn, error) {
+// kernel says our own uid, or serverUID if configured, is listening on it.
+func dialChecked(ctx context.Context, socket string, serverUID uint32, configured bool) (net.Conn, error) {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "unix", socket)
 	if err != nil {
@@ -104,7 +108,7 @@ func dialChecked(ctx context.Context, socket string, serverUID uint32) (net.Conn
 		return nil, err
 	}
 	if uidErr == nil {
-		uidErr = serverpeer.Check(socket, uid, serverUID)
+		uidErr = serverpeer.CheckUID(socket, uid, serverUID, configured)
 	}
 	if uidErr != nil {
 		c.Close()

@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -62,16 +61,22 @@ func TestSocketOfAnotherUserIsNotBelieved(t *testing.T) {
 	}
 }
 
-// The real limend, when the client is told limend runs as another uid.
-func TestExpectedServerUIDFromEnv(t *testing.T) {
-	l := limentest.Start(t)
-	other := strconv.Itoa(os.Getuid() + 1)
-	t.Setenv("LIMEN_SERVER_UID", other)
+// A real limend run as another user: the client does not believe it until
+// told that limend runs as that uid.
+func TestRealLimendOfAnotherUser(t *testing.T) {
+	var l *limentest.Limend
+	serverpeertest.AsUser(t, serverpeertest.OtherUID, func() { l = limentest.Start(t) })
+	found := "served by uid " + strconv.Itoa(serverpeertest.OtherUID)
+	v := l.Client.Decide(t.Context(), bash("ls"))
+	if v.Verdict != limenv1.Verdict_VERDICT_ASK || v.Decision != nil || !strings.Contains(v.Reason, found) {
+		t.Errorf("Decide against limend run as uid %d = %v %q; want ask naming it", serverpeertest.OtherUID, v.Verdict, v.Reason)
+	}
+
+	t.Setenv("LIMEN_SERVER_UID", strconv.Itoa(serverpeertest.OtherUID))
 	c := dial(t, l.Socket())
 	defer c.Close()
-	v := c.Decide(t.Context(), bash("ls"))
-	if v.Verdict != limenv1.Verdict_VERDICT_ASK || !strings.Contains(v.Reason, "served by uid "+strconv.Itoa(os.Getuid())) || !strings.Contains(v.Reason, "not uid "+other) {
-		t.Errorf("Decide expecting uid %s = %v %q; want ask naming limend's real uid", other, v.Verdict, v.Reason)
+	if v := c.Decide(t.Context(), bash("ls")); v.Err != nil || v.Decision == nil {
+		t.Errorf("Decide with LIMEN_SERVER_UID=%d = %v %q (%v); want limend's own decision", serverpeertest.OtherUID, v.Verdict, v.Reason, v.Err)
 	}
 
 	t.Setenv("LIMEN_SERVER_UID", "limend")

@@ -21,9 +21,10 @@ import (
 var errDeadline = errors.New("deadline reached")
 
 // dialUnix connects to limend's socket before the deadline, and hands the
-// connection over only if the uid serving it is serverUID: one getsockopt,
-// before anything is sent.
-func dialUnix(socket string, serverUID uint32, deadline time.Time) (int, error) {
+// connection over only if the uid serving it is ours or serverUID (the
+// --server-uid flag; empty: $LIMEN_SERVER_UID): one getsockopt, before
+// anything is sent, and the environment is read only on a mismatch.
+func dialUnix(socket, serverUID string, deadline time.Time) (int, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, &os.SyscallError{Syscall: "socket", Err: err}

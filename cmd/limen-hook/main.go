@@ -95,12 +95,13 @@ func run(args []string, stdin int, stdout, stderr io.Writer) int {
 			return 0
 		}
 	}
-	want, err := serverpeer.Expected(o.serverUID)
-	if err != nil {
-		out.fail(errors.New("limen-hook is misconfigured: " + err.Error()))
-		return 0
+	if o.serverUID != "" {
+		if _, _, err := serverpeer.Expected(o.serverUID); err != nil {
+			out.fail(errors.New("limen-hook is misconfigured: " + err.Error() + "; fix the hook command in the runtime's settings"))
+			return 0
+		}
 	}
-	decide(o, want, f, time.Now().Add(o.timeout), stdin, out)
+	decide(o, f, time.Now().Add(o.timeout), stdin, out)
 	return 0
 }
 
@@ -116,7 +117,7 @@ func panicText(v any) string {
 
 // decide reads the call, has limend decide and render the answer, checks
 // the answer and prints it.
-func decide(o options, serverUID uint32, f hookout.Format, deadline time.Time, stdin int, out *answerer) {
+func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *answerer) {
 	call, event, err := readCall(stdin, deadline)
 	if event != "" {
 		out.event = event
@@ -137,9 +138,13 @@ func decide(o options, serverUID uint32, f hookout.Format, deadline time.Time, s
 			path += "?wait=" + strconv.FormatInt(ms, 10) + "ms"
 		}
 	}
-	r, err := post(o.socket, serverUID, path, call, deadline)
+	r, err := post(o.socket, o.serverUID, path, call, deadline)
 	if _, ok := err.(*serverpeer.MismatchError); ok {
 		out.fail(err) // not unreachable: someone else is there
+		return
+	}
+	if _, ok := err.(*serverpeer.ConfigError); ok {
+		out.fail(errors.New("limen-hook is misconfigured: " + err.Error()))
 		return
 	}
 	if err == errDeadline {
@@ -203,7 +208,7 @@ func (r reply) check() error {
 // post sends one HTTP/1.1 request over the Unix socket and reads the reply,
 // all before the deadline. limend's replies are small and carry a
 // Content-Length, so a full HTTP client is not needed.
-func post(socket string, serverUID uint32, path string, body []byte, deadline time.Time) (reply, error) {
+func post(socket, serverUID, path string, body []byte, deadline time.Time) (reply, error) {
 	fd, err := dialUnix(socket, serverUID, deadline)
 	if err != nil {
 		return reply{}, err

@@ -1,7 +1,6 @@
 package mcpgate_test
 
 import (
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,19 +10,17 @@ import (
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/limentest"
-	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/internal/serverpeer/serverpeertest"
 )
 
-// A real limend that the gate is told runs as another uid (as it would see
-// someone else's process on limen's socket): the MCP server runs nothing,
-// and the model reads whose socket it was. (TestSocketOfAnotherUserIsNotBelieved
-// in client has a real other user's server.) The read is allowed by rule, so
-// only the check refuses it.
+// A real limend run as another user (as someone else's process on
+// limen's socket would be): the MCP server runs nothing, and the model
+// reads whose socket it was. The read is allowed by rule for limend's own
+// user, so only the check refuses it.
 func TestGateChecksWhoServesTheSocket(t *testing.T) {
-	l := limentest.Start(t)
-	l.SetPolicy(t, strings.Replace(policy.DefaultDocument, "allow = []", `allow = ["mcp__files__read"]`, 1))
-	other := uint32(os.Getuid() + 1)
-	c, err := client.DialServer(l.Socket(), other)
+	var l *limentest.Limend
+	serverpeertest.AsUser(t, serverpeertest.OtherUID, func() { l = limentest.Start(t) })
+	c, err := client.Dial(l.Socket())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +31,11 @@ func TestGateChecksWhoServesTheSocket(t *testing.T) {
 	if err != nil {
 		t.Fatalf("tools/call read: %v", err)
 	}
-	found := "served by uid " + strconv.Itoa(os.Getuid())
+	found := "served by uid " + strconv.Itoa(serverpeertest.OtherUID)
 	if !res.IsError || !strings.Contains(text(res), found) {
 		t.Errorf("read: isError=%v %q; want isError saying %q", res.IsError, text(res), found)
 	}
 	if ran := f.ran(); len(ran) != 0 {
-		t.Fatalf("the server ran %v though limend's socket is not served by the expected uid", ran)
+		t.Fatalf("the server ran %v though limend's socket is served by another user", ran)
 	}
 }

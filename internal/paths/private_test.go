@@ -155,3 +155,12 @@ func TestCheckPrivate(t *testing.T) {
 		})
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	if got := paths.Describe(0); got != "uid 0 (root)" {
+		t.Errorf("Describe(0) = %q; want the name from /etc/passwd", got)
+	}
+	if got := paths.Describe(4242); got != "uid 4242" {
+		t.Errorf("Describe(4242) = %q; want the bare uid of a user with no name", got)
+	}
+}

@@ -2,14 +2,18 @@
 // connect to before they send or believe anything: any local user who can
 // bind limen's socket path first (a world-writable directory, a socket
 // left behind) could otherwise answer allow to everything. The kernel says
-// which uid holds the listening end (SO_PEERCRED); it must be the uid
-// limend is expected to run as: the client's own, or the one configured in
-// $LIMEN_SERVER_UID (limen-hook: --server-uid).
+// which uid holds the listening end (SO_PEERCRED). It is trusted when it is
+// the client's own uid (a process of one's own user could change the
+// hook's settings anyway) or the uid limend is configured to run as:
+// $LIMEN_SERVER_UID, or limen-hook's --server-uid.
 //
-// It imports only os, strconv, syscall and internal/paths, so limen-hook, which must start
-// fast, uses it too. Reading the uid is in a file per OS (Linux today;
-// macOS would use LOCAL_PEERCRED); elsewhere the check fails, and a client
-// then fails closed.
+// It imports only os, strconv, syscall and internal/paths, so limen-hook,
+// which must start fast, uses it too; and it reads the environment only
+// when the socket is not the caller's own (os.Getenv copies the whole
+// environment on first use, which measurably slowed every hook call).
+// Reading the uid is in a file per OS (Linux today; macOS would use
+// LOCAL_PEERCRED); elsewhere the check fails, and a client then fails
+// closed.
 package serverpeer
 
 import (
@@ -24,53 +28,67 @@ import (
 // own (a limend run as a service user for several people).
 const EnvServerUID = "LIMEN_SERVER_UID"
 
-// Expected is the uid limend must run as: flag if set (limen-hook's
-// --server-uid), else $LIMEN_SERVER_UID, else the caller's own uid. A value
-// that is not a uid is an error naming where it came from.
-func Expected(flag string) (uint32, error) {
+// Expected parses the configured uid: flag if set (limen-hook's
+// --server-uid), else $LIMEN_SERVER_UID. set is false when neither is. A
+// value that is not a uid is an error naming where it came from.
+func Expected(flag string) (uid uint32, set bool, err error) {
 	v, from := flag, "--server-uid"
 	if v == "" {
 		v, from = os.Getenv(EnvServerUID), EnvServerUID
 	}
 	if v == "" {
-		return uint32(os.Getuid()), nil
+		return 0, false, nil
 	}
-	uid, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
 	if err != nil {
-		return 0, &configError{from: from, value: v}
+		return 0, false, &ConfigError{From: from, Value: v}
 	}
-	return uint32(uid), nil
+	return uint32(n), true, nil
 }
 
-type configError struct{ from, value string }
+// ConfigError is a configured server uid that is not a uid.
+type ConfigError struct{ From, Value string }
 
-func (e *configError) Error() string {
-	return e.from + "=" + strconv.Quote(e.value) + " is not a uid: give the number of the user limend runs as (`id -u` as that user), or unset it to expect your own"
+func (e *ConfigError) Error() string {
+	return e.From + "=" + strconv.Quote(e.Value) + " is not a uid: give the number of the user limend runs as (`id -u` as that user), or unset it to expect your own"
 }
 
-// Check compares the uid found serving socket with the one expected and
-// returns nil, or an error naming the owner found and what to do.
-func Check(socket string, got, want uint32) error {
-	if got == want {
+// Check returns nil when got, the uid serving socket, is the caller's own
+// or the configured one (flag, else $LIMEN_SERVER_UID, read only now), and
+// otherwise an error naming the owner found and what to do.
+func Check(socket string, got uint32, flag string) error {
+	if got == uint32(os.Getuid()) {
 		return nil
 	}
-	return &MismatchError{Socket: socket, Got: got, Want: want}
+	want, set, err := Expected(flag)
+	if err != nil {
+		return err
+	}
+	return CheckUID(socket, got, want, set)
 }
 
-// MismatchError is a socket served by another user than limend's.
+// CheckUID is Check with the configured uid already parsed (set false:
+// none configured).
+func CheckUID(socket string, got, want uint32, set bool) error {
+	if got == uint32(os.Getuid()) || set && got == want {
+		return nil
+	}
+	return &MismatchError{Socket: socket, Got: got, Want: want, Configured: set}
+}
+
+// MismatchError is a socket served by a uid that is neither the caller's
+// nor limend's configured one.
 type MismatchError struct {
-	Socket    string
-	Got, Want uint32
+	Socket     string
+	Got, Want  uint32
+	Configured bool // Want was configured; otherwise only the caller's own uid is trusted
 }
 
 func (e *MismatchError) Error() string {
 	got := paths.Describe(e.Got)
-	own := uint32(os.Getuid())
-	var want string
-	if e.Want == own {
-		want = "you (uid " + strconv.FormatUint(uint64(own), 10) + ")"
-	} else {
-		want = paths.Describe(e.Want) + ", as " + EnvServerUID + " or --server-uid says"
+	want := "you (uid " + strconv.FormatUint(uint64(os.Getuid()), 10) + ")"
+	if e.Configured {
+		want += " nor " + paths.Describe(e.Want) + ", as " + EnvServerUID + " or --server-uid says limend runs"
 	}
 	return "limend's socket " + e.Socket + " is served by " + got + ", not " + want +
 		": someone else's process is listening there, and limen does not believe it; " +

@@ -45,3 +45,25 @@ func ListenAs(t testing.TB, uid int, name string) (net.Listener, string) {
 	t.Cleanup(func() { l.Close() })
 	return l, path
 }
+
+// AsUser runs f with the process's effective uid set to uid, so that what
+// f creates (a real limend's sockets, files and the test's temporary
+// directory) is that user's, and the kernel reports uid to whoever
+// connects to the sockets f binds. It needs root, and skips the test
+// otherwise. The real uid stays root, so os.Getuid, which the clients
+// compare with, is still 0.
+func AsUser(t testing.TB, uid int, f func()) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("running limend as another user needs root")
+	}
+	if err := syscall.Setresuid(-1, uid, -1); err != nil {
+		t.Fatalf("become uid %d: %v", uid, err)
+	}
+	defer func() {
+		if err := syscall.Setresuid(-1, 0, -1); err != nil {
+			panic("serverpeertest: cannot become root again: " + err.Error())
+		}
+	}()
+	f()
+}
