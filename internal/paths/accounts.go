@@ -1,14 +1,17 @@
 package paths
 
 import (
-	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // UserName is the login name of uid from /etc/passwd, or "" when it has
 // none there. It is for messages: os/user would add its start-up (and cgo)
 // to limen-hook, which links this package, for what only an error needs.
+// For the same reason the file is read with plain system calls: os.ReadFile
+// linked about 110 KB more into limen-hook (the os.File machinery, time
+// formatting), and that alone measurably slowed every start.
 func UserName(uid uint32) string {
 	name, _, _ := account("/etc/passwd", uid)
 	return name
@@ -28,8 +31,8 @@ func groupName(gid uint32) string {
 // account finds the line of id (the third field) in a passwd- or
 // group-format file: its name and, for passwd, the fourth field (the gid).
 func account(file string, id uint32) (name string, gid uint32, ok bool) {
-	b, err := os.ReadFile(file)
-	if err != nil {
+	b, ok := readFile(file)
+	if !ok {
 		return "", 0, false
 	}
 	want := strconv.FormatUint(uint64(id), 10)
@@ -55,4 +58,28 @@ func Describe(uid uint32) string {
 		s += " (" + name + ")"
 	}
 	return s
+}
+
+// readFile reads a small file whole, with plain system calls.
+func readFile(name string) ([]byte, bool) {
+	fd, err := syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	var out []byte
+	buf := make([]byte, 16<<10)
+	for len(out) < 4<<20 {
+		n, err := syscall.Read(fd, buf)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return nil, false
+		case n == 0:
+			return out, true
+		}
+		out = append(out, buf[:n]...)
+	}
+	return out, true
 }
