@@ -167,6 +167,9 @@ func (s *Store) runBatcher() {
 	// held are the records of commits that failed, retried before the
 	// next ones (the newest maxHeld of them; older ones are dropped).
 	var held []logItem
+	// failed is the last commit's failure while held is not empty: Flush
+	// and Close report it once rather than once per retry.
+	var failed error
 	commit := func(batch []logItem) {
 		if len(batch) == 0 && len(held) == 0 {
 			return
@@ -182,16 +185,14 @@ func (s *Store) runBatcher() {
 			errs = append(errs, skipped...)
 			s.commitWorked(countRecords(all))
 			clear(held)
-			held = held[:0]
+			held, failed = held[:0], nil
 			return
 		}
 		// Outcomes not written stay in memory for readers and are applied
 		// from the answer log at the next Open; the mark never passes them
 		// (see outcomeMark). The decision records are kept for the next
 		// try, and limend is told, so that no allow goes out unrecorded.
-		if len(batch) > 0 {
-			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
-		}
+		failed = fmt.Errorf("write %d decision records: %w", countRecords(all), err)
 		lost := 0
 		if limit := maxHeldBatches * s.opts.MaxBatch; len(all) > limit {
 			lost = countRecords(all[:len(all)-limit])
@@ -251,7 +252,7 @@ func (s *Store) runBatcher() {
 			case item.flushed != nil:
 				commit(batch)
 				batch = batch[len(batch):]
-				item.flushed <- errors.Join(errs...)
+				item.flushed <- errors.Join(append(errs, failed)...)
 				errs = nil
 			case item.err != nil:
 				errs = append(errs, item.err)
@@ -263,7 +264,7 @@ func (s *Store) runBatcher() {
 		clear(items) // drop references to the records
 		spare = items
 		if closed {
-			s.batcherErr = errors.Join(errs...)
+			s.batcherErr = errors.Join(append(errs, failed)...)
 			return
 		}
 	}

@@ -152,3 +152,28 @@ func TestRealFullDiskCommit(t *testing.T) {
 		t.Errorf("OnLogHealth heard %+v; want a failure, then a recovery that wrote the held records", heard)
 	}
 }
+
+// Flush reports records still unwritten even when it brings none of its
+// own, and stops reporting them once a retry has written them.
+func TestFlushReportsHeldRecords(t *testing.T) {
+	var failing atomic.Bool
+	s := openStore(t, "", Options{WriteFault: func() error {
+		if failing.Load() {
+			return syscall.EIO
+		}
+		return nil
+	}})
+	failing.Store(true)
+	s.LogDecision(decision(newID(t, s), "ana", limenv1.Verdict_VERDICT_ALLOW))
+	for i := range 3 { // the first brings the record, the others nothing
+		if err := s.Flush(t.Context()); !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "write 1 decision records") {
+			t.Fatalf("Flush %d with a record unwritten = %v; want the write error", i, err)
+		}
+	}
+	failing.Store(false)
+	for i := range 2 {
+		if err := s.Flush(t.Context()); err != nil {
+			t.Fatalf("Flush %d once writes work = %v", i, err)
+		}
+	}
+}
