@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -20,7 +21,8 @@ func TestFailingLogKeepsTheNewestRecords(t *testing.T) {
 	var failing atomic.Bool
 	var heard []LogHealth // the batcher calls it; read after Flush returns
 	s := openStore(t, "", Options{
-		MaxBatch: 2, // keeps maxHeldBatches*2 = 8 records
+		MaxBatch:      2,         // keeps maxHeldBatches*2 = 8 records
+		FlushInterval: time.Hour, // batches end when full or flushed, not by the clock
 		WriteFault: func() error {
 			if failing.Load() {
 				return syscall.ENOSPC

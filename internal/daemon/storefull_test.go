@@ -171,8 +171,10 @@ func TestUnwritableLogIsLoggedOnce(t *testing.T) {
 	if n := strings.Count(out, "cannot write its decision log"); n != 1 {
 		t.Fatalf("the failure was logged %d times; want once:\n%s", n, out)
 	}
-	if !strings.Contains(out, "records_unwritten=2 records_dropped=0") {
-		t.Errorf("the failure's log line does not give the 2 records the first commit could not write:\n%s", out)
+	// The first failed commit held one or both of the first two records
+	// (a slow machine may commit a batch before the Flush).
+	if !strings.Contains(out, "records_unwritten=2 records_dropped=0") && !strings.Contains(out, "records_unwritten=1 records_dropped=0") {
+		t.Errorf("the failure's log line does not give the records the first commit could not write:\n%s", out)
 	}
 	failing.Store(false)
 	waitHealth(t, c, healthpb.HealthCheckResponse_SERVING)
