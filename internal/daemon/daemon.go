@@ -361,9 +361,9 @@ func (d *Daemon) Err() <-chan error { return d.serveErr }
 // is made 0700 (one that exists, such as /tmp, is left as it is: the
 // socket's own mode and the peer's credentials guard limend, and
 // checkPrivate has refused one that others could write unless it is
-// sticky), a stale
-// socket from a crashed limend is replaced, a live one or anything that is
-// not a socket is left alone, and the socket itself is 0600.
+// sticky), a stale socket from a crashed limend is replaced, a live one or
+// anything that is not a socket is left alone, and the socket itself is
+// 0600.
 func listenUnix(path string) (net.Listener, error) {
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
