@@ -69,9 +69,9 @@ block = [
   "Edit(~/.claude/settings*.json)", "Edit(./.claude/settings*.json)",
   "Edit(~/.codex/**)", "Edit(~/.gemini/settings.json)", "Edit(./.gemini/settings.json)",
   "Bash(rm -rf /)",
-  "Bash(rm -rf /*)",
+  "Bash(rm -rf /\\*)",  # the root glob itself, not every absolute path
   "Bash(rm -fr /)",
-  "Bash(rm -fr /*)",
+  "Bash(rm -fr /\\*)",
   "Bash(rm -rf ~)",
   "Bash(rm -rf ~/)",
   "Bash(rm -fr ~)",

@@ -641,6 +641,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	sub := subcommand(prog, cmd[1:])
 	marks := riskyFlags(prog, sub, cmd[1:])
 	marks = append(marks, w.argMarks(prog, cmd[1:])...)
+	marks = append(marks, installMarks(prog, sub, cmd[1:])...)
 	marks = append(marks, ctx.marks...)
 	if envDump(prog, cmd[1:]) {
 		marks = append(marks, envDumpMark)

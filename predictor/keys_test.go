@@ -86,7 +86,7 @@ func TestPartsBash(t *testing.T) {
 		{
 			name: "sudo with a subcommand stays within five levels",
 			cmd:  "sudo apt-get install -y jq",
-			want: [][]string{{"Bash", "Bash:sudo", "Bash:sudo apt-get install", "Bash:sudo apt-get install [-y]", "Bash:sudo apt-get install -y jq"}},
+			want: [][]string{{"Bash", "Bash:sudo", "Bash:sudo apt-get install", "Bash:sudo apt-get install [-y installs-package]", "Bash:sudo apt-get install -y jq"}},
 		},
 		{
 			name: "rm -rf, -fr, -r -f and long flags share the risky level",

@@ -89,6 +89,11 @@ var credentialFiles = []credentialFile{
 	{kind: "keychain", patterns: []string{"**/*.keychain", "**/*.keychain-db", "/library/keychains/"}, example: "~/Library/Keychains/login.keychain-db"},
 	{kind: "agent runtime", patterns: []string{"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json", "~/.gemini/google_accounts.json", "~/.gemini/mcp-oauth-tokens.json", "~/.config/anthropic/"},
 		example: "~/.codex/auth.json"},
+	// limen's own records: every command an agent was asked about, the
+	// answers and their notes, which tell an agent what this person lets
+	// through.
+	{kind: "limen's records", patterns: []string{"~/.local/share/limen/", "~/.local/state/limen/", "~/library/application support/limen/limen.db"},
+		example: "~/.local/share/limen/limen.db"},
 	{kind: "process environment", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem"}, example: "/proc/self/environ"},
 	{kind: "maven, gradle, composer, nuget", patterns: []string{"~/.m2/settings.xml", "~/.m2/settings-security.xml", "**/gradle.properties",
 		"~/.composer/auth.json", "~/.config/composer/auth.json", "**/auth.json", "~/.nuget/nuget/nuget.config"}, example: "~/.gradle/gradle.properties"},
