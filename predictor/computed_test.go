@@ -81,3 +81,14 @@ func TestControlsSeeThroughProc(t *testing.T) {
 		}
 	}
 }
+
+func TestEveryFileMark(t *testing.T) {
+	for cmd, want := range map[string]bool{"rm *": true, "rm -f -- */*": true, "mv * /tmp/": true, "rm /home/ana/shop/*": true, "rm .*": true,
+		"rm *.o": false, "rm build.log": false, "rm -f tmp/*.txt": false} {
+		parts := Parts(Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/ana/shop"})
+		got := slices.ContainsFunc(parts[0].Keys, func(k string) bool { return strings.Contains(k, "every-file") })
+		if got != want {
+			t.Errorf("%s: every-file mark %v; want %v (%v)", cmd, got, want, parts[0].Keys)
+		}
+	}
+}

@@ -229,6 +229,16 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 		}
 	}
+	if removers[prog] {
+		// rm *, rm -f -- */*, mv * /tmp: every file of a directory, not
+		// the build file an approval of rm was about.
+		for _, a := range args {
+			if a.glob && !strings.HasPrefix(a.text, "-") && strings.Trim(path.Base(a.text), "*.") == "" {
+				marks = append(marks, "every-file")
+				break
+			}
+		}
+	}
 	if !secret && readsTrees(prog, args) {
 		// A recursive read of a directory that holds credentials (grep -r
 		// token ~/.config, tar czf x ~) reads them, though no operand
