@@ -357,7 +357,12 @@ func sedRuns(s string) bool {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			// Two delimited sections: the regex, then the
+			// replacement (delimited moves past each).
+			if !delimited(d) {
+				return true
+			}
+			if !delimited(d) {
 				return true
 			}
 			if c == 'y' {
@@ -708,9 +713,7 @@ func seeContainer(w walker, c *execCall) (int, bool) {
 	if entry >= 0 {
 		words := append([]word(nil), c.words[:c.start+entry]...)
 		e := cmd[entry]
-		if strings.HasPrefix(e.text, "--entrypoint=") {
-			e.text = e.text[len("--entrypoint="):]
-		}
+		e.text = strings.TrimPrefix(e.text, "--entrypoint=")
 		words = append(words, e)
 		if i < len(cmd) {
 			words = append(words, cmd[i:]...)

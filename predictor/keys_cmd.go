@@ -22,37 +22,6 @@ func set(s ...string) map[string]bool {
 	return m
 }
 
-// skipOptions returns the index of the first word at or after i that is
-// not an option of spec (or the option terminator "--").
-func skipOptions(words []word, i int, spec optSpec) int {
-	for i < len(words) {
-		w := words[i]
-		if !w.lit || len(w.text) < 2 || w.text[0] != '-' {
-			return i
-		}
-		if w.text == "--" {
-			return i + 1
-		}
-		if strings.HasPrefix(w.text, "--") {
-			if !strings.Contains(w.text, "=") && spec.valueLong[w.text] {
-				i++
-			}
-			i++
-			continue
-		}
-		for k := 1; k < len(w.text); k++ {
-			if strings.IndexByte(spec.valueShort, w.text[k]) >= 0 {
-				if k == len(w.text)-1 {
-					i++ // the value is the next word
-				}
-				break
-			}
-		}
-		i++
-	}
-	return i
-}
-
 func isAssignment(s string) bool {
 	eq := strings.IndexByte(s, '=')
 	if eq <= 0 {
