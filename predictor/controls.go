@@ -911,6 +911,9 @@ func (s *controlScope) pathControl(prog string, args []word) string {
 	if why := renamesLimen(prog, args); why != "" {
 		return why
 	}
+	if why := s.outputControl(prog, args); why != "" {
+		return why
+	}
 	if pathReaders[prog] || prog == "git" && pathReaderSubs[prog+" "+subcommand(prog, args)] {
 		if prog != "cd" && prog != "pushd" {
 			return ""

@@ -223,7 +223,7 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		w.pseudo(c.Variant.Value, w.source(c), s.Redirs, ctx.withMarks(declMarks(c)))
 		// export GIT_SSH_COMMAND='rm -rf ~' is run by the git after it.
 		for _, a := range c.Args {
-			if a.Name != nil && a.Value != nil && execEnv[a.Name.Value] != envNone {
+			if a.Name != nil && a.Value != nil && envRuns(a.Name.Value) != envNone {
 				v := w.word(a.Value)
 				as := word{text: a.Name.Value + "=" + v.text, lit: v.lit}
 				w.assignmentRuns(&execCall{words: []word{as}, start: 1, ctx: ctx, rs: s.Redirs, priv: ctx.priv}, as)
@@ -668,6 +668,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	marks := riskyFlags(prog, sub, cmd[1:])
 	marks = append(marks, w.argMarks(prog, cmd[1:])...)
 	marks = append(marks, installMarks(prog, sub, cmd[1:])...)
+	marks = append(marks, w.outputMarks(prog, cmd[1:])...)
 	marks = append(marks, ctx.marks...)
 	if ctx.input || computedArgs(cmd[1:]) {
 		marks = append(marks, computedMark)

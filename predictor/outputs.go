@@ -1,0 +1,534 @@
+package predictor
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Options that write a path. `sort -o F`, `git diff --output=F`, `curl -o
+// F`, `go build -o F` and a sed script's `w F` write F as surely as a
+// redirection does, though F is only an option's value. A written path
+// outside the workspace and /tmp is marked write-outside (so approving
+// `sort -o out.txt a` vouches for nothing about `sort -o ~/.bashrc a`), a
+// device is marked device-write, and every written path is checked by
+// limen's self-protection (outputControl), so `sort -o
+// ~/.claude/settings.json x` is a control whatever the history says.
+//
+// The knowledge is outputRows, one row per program or program and
+// subcommand; each row has a test in outputs_test.go.
+
+// outputOpt is an option whose value is a path the command writes.
+type outputOpt struct {
+	name string
+	// removes says the command deletes the path and what is under it
+	// (pytest --basetemp empties its directory first).
+	removes bool
+}
+
+// outputRule is one row of outputRows.
+type outputRule struct {
+	opts []outputOpt
+	// when, if set, says whether the options write in this mode (tar -C
+	// changes where an extraction writes, but a creation only reads there).
+	when func(args []word) bool
+}
+
+func outs(names ...string) []outputOpt {
+	out := make([]outputOpt, len(names))
+	for i, n := range names {
+		out[i] = outputOpt{name: n}
+	}
+	return out
+}
+
+// outputRows are the programs (and "program subcommand"s) with options
+// whose value is a written path.
+var outputRows = map[string]outputRule{
+	"git log":          {opts: outs("--output")},
+	"git diff":         {opts: outs("--output")},
+	"git show":         {opts: outs("--output")},
+	"git format-patch": {opts: outs("-o", "--output-directory", "--output")},
+	"git range-diff":   {opts: outs("--output")},
+	"sort":             {opts: outs("-o", "--output")},
+	"shuf":             {opts: outs("-o", "--output")},
+	"pytest":           {opts: append([]outputOpt{{name: "--basetemp", removes: true}}, outs("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--debug")...)},
+	"py.test":          {opts: append([]outputOpt{{name: "--basetemp", removes: true}}, outs("--junitxml", "--junit-xml")...)},
+	"curl":             {opts: outs("-o", "--output", "--output-dir", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--libcurl")},
+	"wget":             {opts: outs("-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output", "--save-cookies")},
+	"tar":              {opts: outs("-C", "--directory"), when: tarExtracts},
+	"gtar":             {opts: outs("-C", "--directory"), when: tarExtracts},
+	"bsdtar":           {opts: outs("-C", "--directory"), when: tarExtracts},
+	"unzip":            {opts: outs("-d")},
+	"go build":         {opts: outs("-o")},
+	"go test":          {opts: outs("-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir")},
+	"go mod":           {opts: outs("-o")},
+	"gcc":              {opts: outs("-o")},
+	"g++":              {opts: outs("-o")},
+	"cc":               {opts: outs("-o")},
+	"c++":              {opts: outs("-o")},
+	"clang":            {opts: outs("-o")},
+	"clang++":          {opts: outs("-o")},
+	"ld":               {opts: outs("-o")},
+	"rustc":            {opts: outs("-o", "--out-dir")},
+	"cargo":            {opts: outs("--target-dir", "--artifact-dir", "--out-dir")},
+	"patch":            {opts: outs("-o", "--output")},
+	"openssl":          {opts: outs("-out", "-keyout")},
+	"ssh-keygen":       {opts: outs("-f")},
+	"base64":           {opts: outs("-o", "--output")},
+	"pip install":      {opts: outs("-t", "--target", "--prefix", "--root")},
+	"pip3 install":     {opts: outs("-t", "--target", "--prefix", "--root")},
+	"pip download":     {opts: outs("-d", "--dest")},
+	"npm pack":         {opts: outs("--pack-destination")},
+	"split":            {},
+	"uniq":             {},
+	"dd":               {},
+	"tee":              {},
+	"sed":              {},
+	"gsed":             {},
+}
+
+// outputRow returns the row of prog with subcommand sub: the subcommand's
+// own, or the program's.
+func outputRow(prog, sub string) (outputRule, bool) {
+	if sub != "" {
+		if r, ok := outputRows[prog+" "+sub]; ok {
+			return r, true
+		}
+	}
+	r, ok := outputRows[prog]
+	return r, ok
+}
+
+// written is a path a command writes.
+type written struct {
+	w       word
+	removes bool
+}
+
+// outputsOf returns the paths prog writes through its options, operands
+// of the few programs whose operands are outputs (dd of=, tee, split,
+// uniq) and the w commands of sed scripts.
+func outputsOf(prog string, args []word) []written {
+	prog = interpreterBase(prog)
+	r, ok := outputRow(prog, subcommand(prog, args))
+	if !ok {
+		return nil
+	}
+	var out []written
+	switch prog {
+	case "dd":
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a.text, "of="); ok {
+				out = append(out, written{w: word{text: v, lit: a.lit}})
+			}
+		}
+	case "tee":
+		for _, a := range operandsOf(args, nil) {
+			out = append(out, written{w: a})
+		}
+	case "split", "uniq":
+		// split FILE PREFIX, uniq IN OUT: the second operand is written.
+		if ops := operandsOf(args, set("-l", "-b", "-C", "-n", "-a", "--additional-suffix", "-t", "-f", "-s", "-w")); len(ops) >= 2 {
+			out = append(out, written{w: ops[1]})
+		}
+	case "sed", "gsed":
+		files, ok := sedOutputs(args)
+		if !ok {
+			// A script limen cannot read may write anywhere.
+			return []written{{w: word{text: "<sed script>"}}}
+		}
+		for _, f := range files {
+			out = append(out, written{w: f})
+		}
+	}
+	if r.when != nil && !r.when(args) {
+		return out
+	}
+	for i, a := range args {
+		if !a.lit || !strings.HasPrefix(a.text, "-") {
+			continue
+		}
+		if a.text == "--" {
+			break
+		}
+		for _, o := range r.opts {
+			if v, ok := outputValue(args, i, o.name); ok {
+				out = append(out, written{w: v, removes: o.removes})
+			}
+		}
+	}
+	return out
+}
+
+// outputValue returns the value of option name at args[i]: "-o F",
+// "-oF" (one-letter options, also at the end of a cluster: -sSLo F),
+// "--output=F", "--output F" and Go's "-o=F", "-coverprofile=F".
+func outputValue(args []word, i int, name string) (word, bool) {
+	t := args[i].text
+	next := func() (word, bool) {
+		if i+1 < len(args) {
+			return args[i+1], true
+		}
+		return word{}, false
+	}
+	switch {
+	case t == name:
+		return next()
+	case strings.HasPrefix(t, name+"="):
+		return word{text: t[len(name)+1:], lit: args[i].lit}, true
+	case !strings.HasPrefix(name, "--") && len(name) > 2 && t == "-"+name:
+		// Go and curl accept a double dash for a single-dash option.
+		return next()
+	case !strings.HasPrefix(name, "--") && len(name) > 2 && strings.HasPrefix(t, "-"+name+"="):
+		return word{text: t[len(name)+2:], lit: args[i].lit}, true
+	case len(name) == 2 && !strings.HasPrefix(t, "--") && len(t) > 2:
+		k := strings.IndexByte(t[1:], name[1]) + 1
+		switch {
+		case k == 0:
+			return word{}, false
+		case k == len(t)-1:
+			return next()
+		case k == 1:
+			return word{text: strings.TrimPrefix(t[2:], "="), lit: args[i].lit}, true
+		}
+	}
+	return word{}, false
+}
+
+// operandsOf returns the words of args that are no options (nor the
+// values of valued options).
+func operandsOf(args []word, valued map[string]bool) []word {
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			return append(ops, args[i+1:]...)
+		case args[i].lit && strings.HasPrefix(t, "-") && t != "-":
+			if valued[t] {
+				i++
+			}
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	return ops
+}
+
+// tarExtracts reports whether a tar command extracts (so -C DIR is where
+// it writes).
+func tarExtracts(args []word) bool {
+	for k, a := range args {
+		t := a.text
+		switch {
+		case t == "--extract" || t == "--get":
+			return true
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") || k == 0:
+			// -xzf, or the old form's first word: xzf
+			if strings.ContainsRune(strings.TrimPrefix(t, "-"), 'x') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sedOutputs returns the files sed's scripts write with w and W commands
+// and the s command's w flag; ok is false when a script cannot be read.
+func sedOutputs(args []word) ([]word, bool) {
+	var scripts []word
+	explicit := false
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		switch {
+		case t == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case t == "-e" || t == "--expression":
+			explicit = true
+			if i+1 < len(args) {
+				scripts = append(scripts, args[i+1])
+			}
+			i++
+		case strings.HasPrefix(t, "--expression="):
+			explicit = true
+			scripts = append(scripts, word{text: t[len("--expression="):], lit: a.lit})
+		case t == "-f" || t == "--file" || strings.HasPrefix(t, "--file="):
+			explicit = true // a script file: limen does not read it (seeSed decides on it)
+			if t != "--file=" && !strings.Contains(t, "=") {
+				i++
+			}
+		case t == "-l" || t == "--line-length":
+			i++
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") && len(t) > 1 && a.lit:
+			if strings.HasPrefix(t, "-i") {
+				continue // -i.bak: the rest is a suffix
+			}
+			if k := strings.IndexAny(t[1:], "ef"); k >= 0 {
+				explicit = true
+				val := t[k+2:]
+				if val == "" && i+1 < len(args) {
+					val = args[i+1].text
+					i++
+				}
+				if t[1+k] == 'e' {
+					scripts = append(scripts, word{text: val, lit: a.lit})
+				}
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if !explicit && len(ops) > 0 {
+		scripts = append(scripts, ops[0])
+	}
+	var files []word
+	for _, s := range scripts {
+		if !s.lit {
+			return nil, false
+		}
+		fs, ok := sedScriptWrites(s.text)
+		if !ok {
+			return nil, false
+		}
+		for _, f := range fs {
+			files = append(files, word{text: f, lit: true})
+		}
+	}
+	return files, true
+}
+
+// sedScriptWrites reads a sed script far enough to find the files its w
+// and W commands and its s commands' w flags write. A script it cannot
+// read is reported with ok false.
+func sedScriptWrites(s string) (files []string, ok bool) {
+	i := 0
+	restOfLine := func() string {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			j = len(s) - i
+		}
+		line := s[i : i+j]
+		i += j
+		return strings.TrimSpace(line)
+	}
+	// field skips a delimited field (a regex or replacement) from i.
+	field := func(delim byte) bool {
+		for i < len(s) {
+			switch s[i] {
+			case '\\':
+				i += 2
+				continue
+			case delim:
+				i++
+				return true
+			}
+			i++
+		}
+		return false
+	}
+	address := func() bool {
+		switch {
+		case i < len(s) && s[i] >= '0' && s[i] <= '9':
+			for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '~') {
+				i++
+			}
+		case i < len(s) && s[i] == '$':
+			i++
+		case i < len(s) && s[i] == '/':
+			i++
+			if !field('/') {
+				return false
+			}
+		case i+1 < len(s) && s[i] == '\\':
+			d := s[i+1]
+			i += 2
+			if !field(d) {
+				return false
+			}
+		default:
+			return true
+		}
+		for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+			i++
+		}
+		return true
+	}
+	for i < len(s) {
+		c := s[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '{' || c == '}' {
+			i++
+			continue
+		}
+		if c == '#' {
+			restOfLine()
+			continue
+		}
+		if !address() {
+			return nil, false
+		}
+		if i < len(s) && s[i] == ',' {
+			i++
+			if i < len(s) && (s[i] == '+' || s[i] == '~') {
+				i++
+			}
+			if !address() {
+				return nil, false
+			}
+		}
+		for i < len(s) && (s[i] == ' ' || s[i] == '!') {
+			i++
+		}
+		if i >= len(s) {
+			return files, true
+		}
+		c = s[i]
+		i++
+		switch c {
+		case '{', '}', ';':
+		case 's', 'y':
+			if i >= len(s) {
+				return nil, false
+			}
+			d := s[i]
+			i++
+			if !field(d) || !field(d) {
+				return nil, false
+			}
+			if c == 'y' {
+				continue
+			}
+			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+				if s[i] == 'w' {
+					i++
+					files = append(files, restOfLine())
+					break
+				}
+				i++
+			}
+		case 'w', 'W':
+			files = append(files, restOfLine())
+		case 'a', 'i', 'c', 'r', 'R', 'e':
+			// text or a file name up to the end of the line
+			for {
+				line := restOfLine()
+				if !strings.HasSuffix(line, `\`) || i >= len(s) {
+					break
+				}
+				i++
+			}
+		case ':', 'b', 't', 'T':
+			for i < len(s) && s[i] != ';' && s[i] != '\n' {
+				i++
+			}
+		case 'q', 'Q', 'l', 'L':
+			for i < len(s) && (s[i] == ' ' || s[i] >= '0' && s[i] <= '9') {
+				i++
+			}
+		case 'v':
+			for i < len(s) && s[i] != ';' && s[i] != '\n' {
+				i++
+			}
+		case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
+		default:
+			return nil, false
+		}
+	}
+	return files, true
+}
+
+// blockDevice reports whether a written path is a device other than the
+// harmless sinks: a disk (/dev/sda, /dev/nvme0n1, /dev/disk2,
+// /dev/mapper/root), memory (/dev/mem) or anything else under /dev.
+func blockDevice(p string) bool {
+	p = path.Clean(p)
+	return strings.HasPrefix(p, "/dev/") && !harmlessSink(p) && p != "/dev/shm" && !strings.HasPrefix(p, "/dev/shm/")
+}
+
+// fillers are devices that never run out: copying one to a file fills
+// the disk.
+var fillers = set("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
+
+// outputMarks are the risk marks of the paths a command writes through
+// its options and scripts (write-outside, device-write, rm-tree), of a
+// copy from an endless device (fill-disk), of a move onto a device, and of
+// git run on another repository (repo-outside), whose configuration can
+// run hooks and an fsmonitor.
+func (w walker) outputMarks(prog string, args []word) []string {
+	var marks []string
+	add := func(m string) {
+		for _, x := range marks {
+			if x == m {
+				return
+			}
+		}
+		marks = append(marks, m)
+	}
+	for _, o := range outputsOf(prog, args) {
+		t := o.w.text
+		switch {
+		case !o.w.lit || o.w.glob || t == "<sed script>":
+			add("write-outside") // a path limen cannot read may be anywhere
+		case blockDevice(t):
+			add("device-write")
+		case w.outside(t):
+			add("write-outside")
+		}
+		if o.removes {
+			add("rm-tree")
+		}
+	}
+	switch prog {
+	case "cp", "dd", "install", "rsync", "cat", "pv", "head":
+		for _, a := range args {
+			v := strings.TrimPrefix(a.text, "if=")
+			if a.lit && fillers[v] {
+				add("fill-disk")
+			}
+		}
+	case "mv":
+		if ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix")); len(ops) > 1 && strings.HasPrefix(path.Clean(ops[len(ops)-1].text), "/dev/") {
+			add("device-write") // as root, mv x /dev/null replaces the device
+		}
+	case "git":
+		for i, a := range args {
+			t := a.text
+			var dir word
+			switch {
+			case t == "-C" || t == "--git-dir" || t == "--work-tree":
+				if i+1 < len(args) {
+					dir = args[i+1]
+				}
+			case strings.HasPrefix(t, "--git-dir=") || strings.HasPrefix(t, "--work-tree="):
+				_, v, _ := strings.Cut(t, "=")
+				dir = word{text: v, lit: a.lit}
+			case !strings.HasPrefix(t, "-"):
+				return marks // the subcommand: what follows is its own
+			}
+			if dir.text != "" && (!dir.lit || w.outside(dir.text)) {
+				add("repo-outside")
+			}
+		}
+	}
+	return marks
+}
+
+// outputControl says why the paths a command writes through its options
+// and scripts make it one of limen's controls: `sort -o
+// ~/.claude/settings.json x`, `git diff --output=~/.local/share/limen/limen.db`.
+func (s *controlScope) outputControl(prog string, args []word) string {
+	for _, o := range outputsOf(prog, args) {
+		if o.w.text == "<sed script>" {
+			continue
+		}
+		if why := s.pathHits(prog, []word{o.w}, o.removes); why != "" {
+			return fmt.Sprintf("%s (a path it writes)", why)
+		}
+	}
+	return ""
+}
