@@ -24,6 +24,9 @@ type outputOpt struct {
 	// removes says the command deletes the path and what is under it
 	// (pytest --basetemp empties its directory first).
 	removes bool
+	// dir says the value is a directory the command writes into (tar -C,
+	// unzip -d): what it writes there can be any file below it.
+	dir bool
 }
 
 // outputRule is one row of outputRows.
@@ -42,27 +45,35 @@ func outs(names ...string) []outputOpt {
 	return out
 }
 
+func dirs(names ...string) []outputOpt {
+	out := outs(names...)
+	for i := range out {
+		out[i].dir = true
+	}
+	return out
+}
+
 // outputRows are the programs (and "program subcommand"s) with options
 // whose value is a written path.
 var outputRows = map[string]outputRule{
 	"git log":          {opts: outs("--output")},
 	"git diff":         {opts: outs("--output")},
 	"git show":         {opts: outs("--output")},
-	"git format-patch": {opts: outs("-o", "--output-directory", "--output")},
+	"git format-patch": {opts: append(dirs("-o", "--output-directory"), outs("--output")...)},
 	"git range-diff":   {opts: outs("--output")},
 	"sort":             {opts: outs("-o", "--output")},
 	"shuf":             {opts: outs("-o", "--output")},
-	"pytest":           {opts: append([]outputOpt{{name: "--basetemp", removes: true}}, outs("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--debug")...)},
-	"py.test":          {opts: append([]outputOpt{{name: "--basetemp", removes: true}}, outs("--junitxml", "--junit-xml")...)},
-	"curl":             {opts: outs("-o", "--output", "--output-dir", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--libcurl")},
-	"wget":             {opts: outs("-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output", "--save-cookies")},
-	"tar":              {opts: outs("-C", "--directory"), when: tarExtracts},
-	"gtar":             {opts: outs("-C", "--directory"), when: tarExtracts},
-	"bsdtar":           {opts: outs("-C", "--directory"), when: tarExtracts},
-	"unzip":            {opts: outs("-d")},
+	"pytest":           {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--debug")...)},
+	"py.test":          {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml")...)},
+	"curl":             {opts: append(dirs("--output-dir"), outs("-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--libcurl")...)},
+	"wget":             {opts: append(dirs("-P", "--directory-prefix"), outs("-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "--save-cookies")...)},
+	"tar":              {opts: dirs("-C", "--directory"), when: tarExtracts},
+	"gtar":             {opts: dirs("-C", "--directory"), when: tarExtracts},
+	"bsdtar":           {opts: dirs("-C", "--directory"), when: tarExtracts},
+	"unzip":            {opts: dirs("-d")},
 	"go build":         {opts: outs("-o")},
-	"go test":          {opts: outs("-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace", "-outputdir")},
-	"go mod":           {opts: outs("-o")},
+	"go test":          {opts: append(dirs("-outputdir"), outs("-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace")...)},
+	"go mod vendor":    {opts: dirs("-o")},
 	"gcc":              {opts: outs("-o")},
 	"g++":              {opts: outs("-o")},
 	"cc":               {opts: outs("-o")},
@@ -70,16 +81,16 @@ var outputRows = map[string]outputRule{
 	"clang":            {opts: outs("-o")},
 	"clang++":          {opts: outs("-o")},
 	"ld":               {opts: outs("-o")},
-	"rustc":            {opts: outs("-o", "--out-dir")},
-	"cargo":            {opts: outs("--target-dir", "--artifact-dir", "--out-dir")},
+	"rustc":            {opts: append(dirs("--out-dir"), outs("-o")...)},
+	"cargo":            {opts: dirs("--target-dir", "--artifact-dir", "--out-dir")},
 	"patch":            {opts: outs("-o", "--output")},
 	"openssl":          {opts: outs("-out", "-keyout")},
 	"ssh-keygen":       {opts: outs("-f")},
 	"base64":           {opts: outs("-o", "--output")},
-	"pip install":      {opts: outs("-t", "--target", "--prefix", "--root")},
-	"pip3 install":     {opts: outs("-t", "--target", "--prefix", "--root")},
-	"pip download":     {opts: outs("-d", "--dest")},
-	"npm pack":         {opts: outs("--pack-destination")},
+	"pip install":      {opts: dirs("-t", "--target", "--prefix", "--root")},
+	"pip3 install":     {opts: dirs("-t", "--target", "--prefix", "--root")},
+	"pip download":     {opts: dirs("-d", "--dest")},
+	"npm pack":         {opts: dirs("--pack-destination")},
 	"split":            {},
 	"uniq":             {},
 	"dd":               {},
@@ -104,6 +115,7 @@ func outputRow(prog, sub string) (outputRule, bool) {
 type written struct {
 	w       word
 	removes bool
+	dir     bool
 }
 
 // outputsOf returns the paths prog writes through its options, operands
@@ -154,7 +166,7 @@ func outputsOf(prog string, args []word) []written {
 		}
 		for _, o := range r.opts {
 			if v, ok := outputValue(args, i, o.name); ok {
-				out = append(out, written{w: v, removes: o.removes})
+				out = append(out, written{w: v, removes: o.removes, dir: o.dir})
 			}
 		}
 	}
@@ -191,9 +203,21 @@ func outputValue(args []word, i int, name string) (word, bool) {
 			return next()
 		case k == 1:
 			return word{text: strings.TrimPrefix(t[2:], "="), lit: args[i].lit}, true
+		case isLetters(t[1:k]):
+			// -uo/etc/x: the letters before are flags, the rest the value
+			return word{text: t[k+1:], lit: args[i].lit}, true
 		}
 	}
 	return word{}, false
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // operandsOf returns the words of args that are no options (nor the
@@ -526,7 +550,7 @@ func (s *controlScope) outputControl(prog string, args []word) string {
 		if o.w.text == "<sed script>" {
 			continue
 		}
-		if why := s.pathHits(prog, []word{o.w}, o.removes); why != "" {
+		if why := s.pathHits(prog, []word{o.w}, o.removes || o.dir); why != "" {
 			return fmt.Sprintf("%s (a path it writes)", why)
 		}
 	}
