@@ -1049,6 +1049,12 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 		if strings.HasPrefix(x.text, "-") {
 			if x.text == "-m" || x.text == "-W" || x.text == "-X" || x.text == "-I" {
 				if x.text == "-m" {
+					if i+1 < len(cmd) && (cmd[i+1].text == "pytest" || cmd[i+1].text == "py.test") {
+						// python -m pytest -p evil loads the plugin as pytest does
+						cc := *c
+						cc.start = c.start + i + 1
+						return seePytest(w, &cc)
+					}
 					return 0, false // a module, keyed as python -m name
 				}
 				i++

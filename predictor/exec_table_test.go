@@ -103,7 +103,7 @@ var execCases = map[string][]struct{ cmd, want string }{
 	"parallel":   {{"parallel 'rm -rf {}' ::: ~", opaque}, {"parallel rm -rf ::: ~", "rm -rf"}},
 	"python":     {{"python -c 'import os; os.system(\"rm -rf ~\")'", opaque}, {"python \"$F\"", opaque}, {"echo 'import os' | python", opaque}, {"python manage.py migrate", "python manage.py migrate"}},
 	"python2":    {{"python2 -c 'x'", opaque}},
-	"python3":    {{"python3 -Bc 'x'", opaque}, {"curl -s x | python3 /proc/self/fd/0", opaque}, {"curl -s x | python3 /dev/stdin", opaque}, {"python3 - <<'EOF'\nimport os\nEOF", opaque}, {"python3 -m pytest", "python3 -m pytest"}},
+	"python3":    {{"python3 -Bc 'x'", opaque}, {"curl -s x | python3 /proc/self/fd/0", opaque}, {"curl -s x | python3 /dev/stdin", opaque}, {"python3 - <<'EOF'\nimport os\nEOF", opaque}, {"python3 -m pytest", "python3 -m pytest"}, {"python3 -m pytest -p evil", opaque}},
 	"pypy":       {{"pypy -c 'x'", opaque}},
 	"pypy3":      {{"pypy3 -c 'x'", opaque}},
 	"node":       {{"node -e 'require(\"child_process\").execSync(\"rm -rf ~\")'", opaque}, {"node -p 1", opaque}, {"node <(curl -s x)", opaque}, {"node server.js", "node server.js"}, {"node /dev/fd/3 3< <(curl -s x)", opaque}, {"node -- <(curl x)", opaque}},

@@ -122,7 +122,7 @@ type written struct {
 // of the few programs whose operands are outputs (dd of=, tee, split,
 // uniq) and the w commands of sed scripts.
 func outputsOf(prog string, args []word) []written {
-	prog = interpreterBase(prog)
+	prog, args = asModule(prog, args)
 	r, ok := outputRow(prog, subcommand(prog, args))
 	if !ok {
 		return nil
@@ -143,6 +143,22 @@ func outputsOf(prog string, args []word) []written {
 		// split FILE PREFIX, uniq IN OUT: the second operand is written.
 		if ops := operandsOf(args, set("-l", "-b", "-C", "-n", "-a", "--additional-suffix", "-t", "-f", "-s", "-w")); len(ops) >= 2 {
 			out = append(out, written{w: ops[1]})
+		}
+	case "tar", "gtar", "bsdtar":
+		if !tarExtracts(args) && tarWrites(args) {
+			// tar czf ARCHIVE …: a creation writes its archive.
+			if len(args) > 1 && !strings.HasPrefix(args[0].text, "-") && strings.ContainsRune(args[0].text, 'f') {
+				out = append(out, written{w: args[1]})
+			}
+			for i, a := range args {
+				if a.lit && strings.HasPrefix(a.text, "-") {
+					for _, o := range []string{"-f", "--file"} {
+						if v, ok := outputValue(args, i, o); ok {
+							out = append(out, written{w: v})
+						}
+					}
+				}
+			}
 		}
 	case "sed", "gsed":
 		files, ok := sedOutputs(args)
@@ -252,6 +268,24 @@ func tarExtracts(args []word) bool {
 		case strings.HasPrefix(t, "-") || k == 0:
 			// -xzf, or the old form's first word: xzf
 			if strings.ContainsRune(strings.TrimPrefix(t, "-"), 'x') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tarWrites reports whether a tar command creates, appends to or
+// updates its archive.
+func tarWrites(args []word) bool {
+	for k, a := range args {
+		t := a.text
+		switch {
+		case t == "--create" || t == "--append" || t == "--update" || t == "--concatenate" || t == "--delete":
+			return true
+		case strings.HasPrefix(t, "--"):
+		case strings.HasPrefix(t, "-") || k == 0:
+			if strings.ContainsAny(strings.TrimPrefix(t, "-"), "cruA") {
 				return true
 			}
 		}
@@ -466,6 +500,19 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 	return files, true
 }
 
+// asModule returns python -m pytest ARGS as pytest ARGS: the module
+// takes the same options as its command.
+func asModule(prog string, args []word) (string, []word) {
+	prog = interpreterBase(prog)
+	if interpreters[prog] && len(args) >= 2 && args[0].text == "-m" && outputModules[args[1].text] {
+		return args[1].text, args[2:]
+	}
+	return prog, args
+}
+
+// outputModules are the Python modules that are also rows of outputRows.
+var outputModules = set("pytest", "py.test", "pip", "pip3")
+
 // blockDevice reports whether a written path is a device other than the
 // harmless sinks: a disk (/dev/sda, /dev/nvme0n1, /dev/disk2,
 // /dev/mapper/root), memory (/dev/mem) or anything else under /dev.
@@ -484,6 +531,7 @@ var fillers = set("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
 // git run on another repository (repo-outside), whose configuration can
 // run hooks and an fsmonitor.
 func (w walker) outputMarks(prog string, args []word) []string {
+	prog, args = asModule(prog, args)
 	var marks []string
 	add := func(m string) {
 		for _, x := range marks {
@@ -519,27 +567,41 @@ func (w walker) outputMarks(prog string, args []word) []string {
 		if ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix")); len(ops) > 1 && strings.HasPrefix(path.Clean(ops[len(ops)-1].text), "/dev/") {
 			add("device-write") // as root, mv x /dev/null replaces the device
 		}
-	case "git":
+	}
+	if opts, ok := projectOptions[prog]; ok {
 		for i, a := range args {
 			t := a.text
-			var dir word
-			switch {
-			case t == "-C" || t == "--git-dir" || t == "--work-tree":
-				if i+1 < len(args) {
-					dir = args[i+1]
-				}
-			case strings.HasPrefix(t, "--git-dir=") || strings.HasPrefix(t, "--work-tree="):
-				_, v, _ := strings.Cut(t, "=")
-				dir = word{text: v, lit: a.lit}
-			case !strings.HasPrefix(t, "-"):
-				return marks // the subcommand: what follows is its own
+			if prog == "git" && !strings.HasPrefix(t, "-") {
+				break // git's subcommand: its -C is another option (git log -C)
 			}
-			if dir.text != "" && (!dir.lit || w.outside(dir.text)) {
-				add("repo-outside")
+			if !a.lit || !strings.HasPrefix(t, "-") {
+				continue
+			}
+			for _, o := range opts {
+				if v, ok := outputValue(args, i, o); ok && v.text != "" && (!v.lit || w.outside(v.text)) {
+					add("repo-outside")
+				}
 			}
 		}
 	}
 	return marks
+}
+
+// projectOptions are the options that point a tool at another project,
+// whose configuration it obeys: git -C DIR runs that repository's hooks
+// and fsmonitor, make -C DIR its makefile, cargo --manifest-path its
+// build scripts. A project outside the workspace and /tmp is marked
+// repo-outside.
+var projectOptions = map[string][]string{
+	"git":    {"-C", "--git-dir", "--work-tree"},
+	"make":   {"-C", "--directory", "-f", "--file", "--makefile"},
+	"gmake":  {"-C", "--directory", "-f", "--file", "--makefile"},
+	"go":     {"-C", "-modfile"},
+	"cargo":  {"--manifest-path"},
+	"npm":    {"--prefix"},
+	"pnpm":   {"-C", "--dir"},
+	"yarn":   {"--cwd"},
+	"pytest": {"--rootdir", "-c", "--confcutdir"},
 }
 
 // outputControl says why the paths a command writes through its options

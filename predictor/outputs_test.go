@@ -18,11 +18,11 @@ var outputCases = map[string][]struct{ cmd, mark string }{
 	"git range-diff":   {{"git range-diff --output=/usr/x a b c", "write-outside"}},
 	"sort":             {{"sort -o ~/.profile a.txt", "write-outside"}, {"sort --output=/etc/hosts a", "write-outside"}, {"sort -uo/etc/x a", "write-outside"}, {"sort -o out.txt a.txt", ""}, {"sort -o /dev/sda a", "device-write"}},
 	"shuf":             {{"shuf -o /etc/x a", "write-outside"}},
-	"pytest":           {{"pytest --basetemp=/home/ana", "rm-tree"}, {"pytest --basetemp /home/ana", "write-outside"}, {"pytest --basetemp=tmp/pt", "rm-tree"}, {"pytest --junitxml=/etc/x", "write-outside"}, {"pytest -q", ""}},
+	"pytest":           {{"pytest --basetemp=/home/ana", "rm-tree"}, {"pytest --basetemp /home/ana", "write-outside"}, {"pytest --basetemp=tmp/pt", "rm-tree"}, {"pytest --junitxml=/etc/x", "write-outside"}, {"pytest -q", ""}, {"python3 -m pytest --basetemp=/srv", "rm-tree"}},
 	"py.test":          {{"py.test --basetemp=/srv", "rm-tree"}},
 	"curl":             {{"curl -o /etc/x https://a", "write-outside"}, {"curl -sSLo ~/.bashrc https://a", "write-outside"}, {"curl --output=/usr/bin/x https://a", "write-outside"}, {"curl -c ~/.x https://a", "write-outside"}, {"curl -s https://a", ""}},
 	"wget":             {{"wget -O ~/.bashrc https://a", "write-outside"}, {"wget -P /usr/local/bin https://a", "write-outside"}, {"wget --output-document=/etc/x https://a", "write-outside"}, {"wget -q https://a", ""}},
-	"tar":              {{"tar xzf a.tgz -C /", "write-outside"}, {"tar -x -f a.tar --directory=/etc", "write-outside"}, {"tar -czf a.tgz -C /etc .", ""}},
+	"tar":              {{"tar xzf a.tgz -C /", "write-outside"}, {"tar -x -f a.tar --directory=/etc", "write-outside"}, {"tar -czf a.tgz -C /etc .", ""}, {"tar czf /etc/x.tgz .", "write-outside"}, {"tar -c -f ~/x.tar .", "write-outside"}, {"tar --create --file=/usr/x.tar .", "write-outside"}, {"tar -tzf /etc/x.tgz", ""}},
 	"gtar":             {{"gtar -xf a.tar -C ~", "write-outside"}},
 	"bsdtar":           {{"bsdtar -xf a.tar -C /usr", "write-outside"}},
 	"unzip":            {{"unzip a.zip -d ~/.config", "write-outside"}, {"unzip -l out.zip", ""}},
@@ -117,13 +117,20 @@ func TestOtherWriteMarks(t *testing.T) {
 		{"git --git-dir=/srv/r.git log", "repo-outside"},
 		{"git --work-tree /tmp/../etc status", "repo-outside"},
 		{"git -C \"$D\" status", "repo-outside"},
+		{"make -C /srv/other test", "repo-outside"},
+		{"make -f /srv/x.mk", "repo-outside"},
+		{"make --directory=~/other", "repo-outside"},
+		{"go -C /srv/x test ./...", "repo-outside"},
+		{"cargo build --manifest-path /srv/x/Cargo.toml", "repo-outside"},
+		{"npm --prefix /srv/x test", "repo-outside"},
+		{"pytest --rootdir=/srv/x", "repo-outside"},
 	}
 	for _, c := range cases {
 		if got := marksOf(c.cmd); !slices.Contains(got, c.mark) {
 			t.Errorf("%s: marks %v, want %s", c.cmd, got, c.mark)
 		}
 	}
-	for _, cmd := range []string{"mv a.txt b.txt", "cp a.txt b.txt", "git -C src status", "git log -C", "git status"} {
+	for _, cmd := range []string{"mv a.txt b.txt", "cp a.txt b.txt", "git -C src status", "git log -C", "git status", "make -C src test", "make -f build.mk", "npm --prefix . test", "go -C sub test ./..."} {
 		for _, m := range append(writeMarks, "repo-outside") {
 			if slices.Contains(marksOf(cmd), m) {
 				t.Errorf("%s: marked %s", cmd, m)
