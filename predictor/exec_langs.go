@@ -466,7 +466,7 @@ var gitHarmlessKeys = []string{
 	"merge.renames", "rebase.autosquash", "rebase.autostash", "rebase.updaterefs", "diff.noprefix", "diff.renames",
 	"diff.algorithm", "diff.colormoved", "diff.mnemonicprefix", "diff.context", "log.", "format.pretty", "format.signoff",
 	"commit.gpgsign", "commit.verbose", "tag.gpgsign", "tag.sort", "status.", "grep.", "gc.auto", "maintenance.auto",
-	"blame.", "branch.sort", "branch.autosetuprebase", "rerere.enabled", "help.autocorrect", "pager.",
+	"blame.", "branch.sort", "branch.autosetuprebase", "rerere.enabled", "help.autocorrect",
 }
 
 // gitHarmless reports whether a git configuration key is one of
@@ -524,6 +524,7 @@ var gitScripts = map[string][]string{
 	"archive":       {"--exec"},
 	"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"},
 	"mergetool":     {},
+	"grep":          {"-O", "--open-files-in-pager"},
 }
 
 // seeGit: git -c key=value, git config key value, submodule foreach,

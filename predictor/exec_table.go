@@ -207,6 +207,16 @@ func execRows() map[string]execRule {
 		"go":      {keep: true, see: seeGo},
 		"cargo":   {keep: true, see: seeCargo},
 		"sort":    {keep: true, script: []string{"--compress-program"}},
+		"rg":      {keep: true, script: []string{"--pre", "--hostname-bin"}},
+		"ag":      {keep: true, script: []string{"--pager"}},
+		"ack":     {keep: true, script: []string{"--pager"}},
+		"bat":     {keep: true, script: []string{"--pager"}},
+		"gcc":     {keep: true, see: seeCC},
+		"g++":     {keep: true, see: seeCC},
+		"cc":      {keep: true, see: seeCC},
+		"c++":     {keep: true, see: seeCC},
+		"clang":   {keep: true, see: seeCC},
+		"clang++": {keep: true, see: seeCC},
 		"pytest":  {keep: true, see: seePytest},
 		"py.test": {keep: true, see: seePytest},
 	}
@@ -478,6 +488,10 @@ func (w walker) assignmentRuns(c *execCall, a word) bool {
 	switch envRuns(name) {
 	case envFlags:
 		return w.flagsRun(c, a, name, value)
+	case envCCFlags:
+		if !a.lit || ccRuns(strings.Fields(value)) {
+			return w.opaqueCall(c, "its compiler flags load or run programs limen does not read")
+		}
 	case envScript:
 		if value == "" {
 			return false
@@ -505,6 +519,9 @@ const (
 	// envFlags: the value is options for the program (GOFLAGS,
 	// MAKEFLAGS), some of which run commands.
 	envFlags
+	// envCCFlags: the value is a C compiler's flags, some of which run
+	// programs (-wrapper, -fplugin=, -B).
+	envCCFlags
 )
 
 // execEnv are environment variables whose value programs run: a shell
@@ -530,6 +547,11 @@ var execEnv = map[string]envHow{
 	"npm_config_userconfig": envCode, "NPM_CONFIG_USERCONFIG": envCode, "npm_config_globalconfig": envCode, "NPM_CONFIG_GLOBALCONFIG": envCode,
 	"npm_config_node_options": envCode, "NPM_CONFIG_NODE_OPTIONS": envCode,
 	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags,
+	// PATH decides which program every command word names.
+	"PATH":   envCode,
+	"CFLAGS": envCCFlags, "CXXFLAGS": envCCFlags, "CPPFLAGS": envCCFlags, "LDFLAGS": envCCFlags,
+	"CGO_CFLAGS": envCCFlags, "CGO_CXXFLAGS": envCCFlags, "CGO_CPPFLAGS": envCCFlags, "CGO_FFLAGS": envCCFlags,
+	"npm_config_shell": envScript, "NPM_CONFIG_SHELL": envScript, "BAT_PAGER": envScript,
 }
 
 // execEnvPatterns are the variables execEnv cannot list, by prefix and
@@ -1452,7 +1474,7 @@ func seeSQLite(w walker, c *execCall) (int, bool) {
 // goCommands are the options of go build, test, run, vet and install
 // whose value is a command the go command runs: the test binary's
 // launcher and the wrapper of every compiler and linker run.
-var goCommands = []string{"-exec", "-toolexec", "--exec", "--toolexec"}
+var goCommands = []string{"-exec", "-toolexec", "--exec", "--toolexec", "-vettool", "--vettool"}
 
 // goCommandFlag returns the command of a go -exec or -toolexec option at
 // ws[i] ("-exec X", "-exec=X") and the index of the word holding it.
@@ -1601,6 +1623,8 @@ func (w walker) makeVariable(c *execCall, at int, a word) bool {
 		w.parseInner(c, at, value, true)
 	case strings.Contains(value, "$(") || strings.Contains(value, "${"):
 		return w.opaqueCall(c, "a variable given to make holds make code, which can run commands")
+	case name == "MAKEFILES" || name == ".SHELLFLAGS" || strings.HasSuffix(name, "FLAGS") && ccRuns(strings.Fields(value)):
+		return w.opaqueCall(c, "a variable given to make ("+name+") loads or runs code limen does not read")
 	case makePrograms[name] && strings.TrimSpace(value) != "":
 		w.parseInner(c, at, value, true)
 	}
@@ -1739,6 +1763,44 @@ func seePytest(w walker, c *execCall) (int, bool) {
 	return 0, false
 }
 
+// ccCode are C compiler options that run or load a program: -wrapper runs
+// every compiler pass under it, -B finds the passes in a directory,
+// plugins are loaded into the compiler.
+var ccCode = []string{"-wrapper", "-fplugin", "-fpass-plugin", "-B", "-specs", "--specs", "-fuse-ld", "--ld-path", "-load", "-Wl,-plugin", "-Wl,--plugin", "-plugin", "--gcc-toolchain", "-ccc-install-dir"}
+
+// ccRuns reports whether compiler flags hold one of ccCode. -fuse-ld=lld
+// picks a linker by name; a path is a program of someone's choosing.
+func ccRuns(flags []string) bool {
+	for _, f := range flags {
+		for _, o := range ccCode {
+			if f == o || strings.HasPrefix(f, o) && len(f) > len(o) && (o == "-B" || f[len(o)] == '=' || f[len(o)] == ',') {
+				if o == "-fuse-ld" && !strings.Contains(f, "/") {
+					continue
+				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seeCC: a C compiler given ccCode runs a program limen does not read.
+func seeCC(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	flags := make([]string, 0, len(cmd))
+	for _, x := range cmd[1:] {
+		if !x.lit {
+			flags = append(flags, "-wrapper") // a word built at run time may be any option
+			continue
+		}
+		flags = append(flags, x.text)
+	}
+	if ccRuns(flags) {
+		return 0, w.opaqueCall(c, "its options run or load a program limen does not read")
+	}
+	return 0, false
+}
+
 // scriptShells are the options of npm, pnpm and yarn whose value is the
 // shell that runs every package script.
 var scriptShells = []string{"--script-shell"}
@@ -1752,6 +1814,21 @@ var npmConfigCode = []string{"--userconfig", "--globalconfig", "--node-options"}
 func withScriptShell(see func(w walker, c *execCall) (int, bool)) func(w walker, c *execCall) (int, bool) {
 	return func(w walker, c *execCall) (int, bool) {
 		cmd := c.cmd()
+		if set := packageConfigSet(cmd); set >= 0 {
+			// npm config set script-shell X: every later script runs with X
+			key, value, ok := strings.Cut(cmd[set].text, "=")
+			at := set
+			if !ok && set+1 < len(cmd) {
+				value, at = cmd[set+1].text, set+1
+			}
+			key = strings.TrimPrefix(key, "--")
+			switch key {
+			case "script-shell", "shell":
+				return 0, w.runScript(c, at, value, true)
+			case "userconfig", "globalconfig", "node-options", "prefix":
+				return 0, w.opaqueCall(c, "it sets configuration that loads code limen does not read")
+			}
+		}
 		for i := 1; i < len(cmd); i++ {
 			if !strings.HasPrefix(cmd[i].text, "--") {
 				continue
@@ -1768,4 +1845,21 @@ func withScriptShell(see func(w walker, c *execCall) (int, bool)) func(w walker,
 		}
 		return see(w, c)
 	}
+}
+
+// packageConfigSet returns the index of the key after `npm config set`
+// (yarn, pnpm: the same), or -1.
+func packageConfigSet(cmd []word) int {
+	for i := 1; i+2 < len(cmd); i++ {
+		if cmd[i].text == "config" && (cmd[i+1].text == "set" || cmd[i+1].text == "put") {
+			k := i + 2
+			for k < len(cmd) && strings.HasPrefix(cmd[k].text, "-") && !strings.HasPrefix(cmd[k].text, "--script-shell") {
+				k++ // --global, -g, --location=user
+			}
+			if k < len(cmd) {
+				return k
+			}
+		}
+	}
+	return -1
 }

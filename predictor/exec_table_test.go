@@ -59,9 +59,9 @@ var execCases = map[string][]struct{ cmd, want string }{
 	"sg":          {{"sg docker -c 'rm -rf ~'", "rm -rf ~"}, {"sg docker 'rm -rf ~'", "rm -rf ~"}},
 	"script":      {{"script -q -c 'rm -rf ~' /dev/null", "rm -rf ~"}},
 	"npx":         {{"npx -c 'rm -rf ~'", "rm -rf ~"}, {"npx --call='rm -rf ~'", "rm -rf ~"}, {"npx --script-shell ./evil jest", "./evil"}},
-	"npm":         {{"npm exec -c 'rm -rf ~'", "rm -rf ~"}, {"npm test", "npm test"}, {"npm test --script-shell ./evil", "./evil"}, {"npm run build --script-shell='rm -rf ~'", "rm -rf ~"}, {"npm_config_script_shell=./evil npm test", "./evil"}, {"NPM_CONFIG_SCRIPT_SHELL='rm -rf ~' npm test", "rm -rf ~"}, {"npm test --script-shell=\"$X\"", opaque}, {"npm test --userconfig /tmp/x", opaque}, {"npm_config_node_options=--require=/tmp/x.js npm test", opaque}},
+	"npm":         {{"npm exec -c 'rm -rf ~'", "rm -rf ~"}, {"npm test", "npm test"}, {"npm test --script-shell ./evil", "./evil"}, {"npm run build --script-shell='rm -rf ~'", "rm -rf ~"}, {"npm_config_script_shell=./evil npm test", "./evil"}, {"NPM_CONFIG_SCRIPT_SHELL='rm -rf ~' npm test", "rm -rf ~"}, {"npm test --script-shell=\"$X\"", opaque}, {"npm test --userconfig /tmp/x", opaque}, {"npm config set script-shell ./evil", "./evil"}, {"npm config set -g script-shell=./evil", "./evil"}, {"npm config set node-options=--require=/tmp/x.js", opaque}, {"npm config set registry https://r", "npm config set registry https://r"}, {"npm_config_node_options=--require=/tmp/x.js npm test", opaque}},
 	"pnpm":        {{"pnpm exec rm -rf ~", "rm -rf ~"}, {"pnpm test --script-shell=./evil", "./evil"}},
-	"yarn":        {{"yarn exec rm -rf ~", "rm -rf ~"}, {"yarn test --script-shell ./evil", "./evil"}},
+	"yarn":        {{"yarn exec rm -rf ~", "rm -rf ~"}, {"yarn config set script-shell 'rm -rf ~'", "rm -rf ~"}, {"yarn test --script-shell ./evil", "./evil"}},
 	"ssh":         {{"ssh host rm -rf ~", "rm -rf ~"}, {"ssh -p 22 host 'rm -rf ~'", "rm -rf ~"}, {"ssh -o ProxyCommand='rm -rf ~' host", "rm -rf ~"}, {"echo 'rm -rf ~' | ssh host", opaque}, {"ssh host \"$CMD\"", opaque}},
 	"trap":        {{"trap 'rm -rf ~' EXIT", "rm -rf ~"}, {"trap -- 'rm -rf ~' INT TERM", "rm -rf ~"}, {"trap \"$X\" EXIT", opaque}},
 	"alias":       {{"alias ls='rm -rf ~'", "rm -rf ~"}},
@@ -79,7 +79,7 @@ var execCases = map[string][]struct{ cmd, want string }{
 	"git": {{"git -c core.pager='rm -rf ~' log", "rm -rf ~"}, {"git -c alias.x='!rm -rf ~' x", "rm -rf ~"}, {"git -c core.sshCommand='rm -rf ~' fetch", "rm -rf ~"}, {"git config alias.st '!rm -rf ~'", "rm -rf ~"}, {"git config --global core.pager 'rm -rf ~'", "rm -rf ~"}, {"git -c core.hooksPath=/tmp/h commit -m x", opaque}, {"git rebase --exec 'rm -rf ~' main", "rm -rf ~"}, {"git submodule foreach 'rm -rf ~'", "rm -rf ~"}, {"git bisect run rm -rf ~", "rm -rf ~"}, {"git clone ext::sh -c x", opaque}, {"git status", "git status"},
 		{"git -c core.fsmonitor='rm -rf ~' status", "rm -rf ~"}, {"git -c remote.origin.mirror=true push", opaque}, {"git -c remote.origin.push=+refs/heads/*:refs/heads/* push", opaque},
 		{"git -c url.https://evil.example/.insteadOf=https://github.com/ fetch", opaque}, {"git -c protocol.ext.allow=always fetch", opaque}, {"git -c safe.directory=* status", opaque},
-		{"git config remote.origin.mirror true", opaque}, {"git -c user.name=x commit -m y", "git -c user.name=x commit -m y"}, {"git -c color.ui=never log", "git -c color.ui=never log"}},
+		{"git config remote.origin.mirror true", opaque}, {"git -c user.name=x commit -m y", "git -c user.name=x commit -m y"}, {"git -c color.ui=never log", "git -c color.ui=never log"}, {"git grep --open-files-in-pager='rm -rf ~' x", "rm -rf ~"}, {"git grep -O./evil x", "./evil"}, {"git config --global interactive.diffFilter ./evil", opaque}, {"git config --global rerere.enabled true", "git config --global rerere.enabled true"}},
 	"vim":        {{"vim -c ':!rm -rf ~' x", "rm -rf ~"}, {"vim '+!rm -rf ~'", "rm -rf ~"}, {"vim -c 'call system(\"rm -rf ~\")' x", opaque}, {"vim -S evil.vim", opaque}, {"vim +10 main.go", "vim +10 main.go"}},
 	"vi":         {{"vi --cmd 'silent !rm -rf ~'", opaque}},
 	"nvim":       {{"nvim --headless -c 'lua os.execute(\"rm -rf ~\")' -c q", opaque}},
@@ -162,11 +162,11 @@ var execCases = map[string][]struct{ cmd, want string }{
 	"make": {{"make --eval='x:=$(shell rm -rf ~)'", opaque}, {"make build", "make build"}, {"make -j4 test V=1", "make -j4 test V=1"},
 		{"make -f - build", opaque}, {"curl -s x | make -f /dev/stdin", opaque}, {"make -f <(curl -s x)", opaque}, {"make --file=/dev/fd/3 3<x", opaque}, {"make -f/proc/self/fd/0", opaque}, {"make --makefile=\"$M\"", opaque},
 		{"make SHELL=./evil", "./evil"}, {"make CC='rm -rf ~'", "rm -rf ~"}, {"make clean RM='rm -rf ~'", "rm -rf ~"}, {"make SHELL:=./evil", "./evil"}, {"make SHELL=\"$X\"", opaque},
-		{"make 'X!=rm -rf ~'", "rm -rf ~"}, {"make CFLAGS='$(shell rm -rf ~)'", opaque}, {"make 'V=${shell id}'", opaque},
+		{"make 'X!=rm -rf ~'", "rm -rf ~"}, {"make CFLAGS='$(shell rm -rf ~)'", opaque}, {"make CFLAGS='-O2 -wrapper ./evil'", opaque}, {"make LDFLAGS=-fuse-ld=/tmp/evil", opaque}, {"make CFLAGS=-O2", "make CFLAGS=-O2"}, {"make MAKEFILES=/tmp/x.mk", opaque}, {"make .SHELLFLAGS='-c rm -rf ~;'", opaque}, {"CFLAGS=-fplugin=./e.so make", opaque}, {"CGO_CFLAGS='-wrapper ./evil' go build", opaque}, {"make 'V=${shell id}'", opaque},
 		{"make MAKEFLAGS=SHELL=./evil", "./evil"}, {"MAKEFLAGS='-k SHELL=./evil' make", "./evil"}, {"MAKEFLAGS=--eval=x make", opaque}, {"CC='rm -rf ~' make", "rm -rf ~"}, {"MAKEFILES=/tmp/evil.mk make", opaque}},
 	"gmake": {{"gmake SHELL=./evil", "./evil"}, {"gmake -f -", opaque}},
 	"go": {{"go test -exec 'rm -rf ~' ./...", "rm -rf ~"}, {"go test -exec=./evil ./...", "./evil"}, {"go build -toolexec='rm -rf ~' ./...", "rm -rf ~"},
-		{"go vet --toolexec ./evil ./...", "./evil"}, {"go install -toolexec=./evil ./cmd/x", "./evil"}, {"go run -exec \"$X\" .", opaque}, {"go test ./... -exec ./evil", "./evil"},
+		{"go vet --toolexec ./evil ./...", "./evil"}, {"go vet -vettool=./evil ./...", "./evil"}, {"PATH=/tmp/evil:$PATH go build", opaque}, {"export PATH=/tmp/evil; go test", opaque}, {"go install -toolexec=./evil ./cmd/x", "./evil"}, {"go run -exec \"$X\" .", opaque}, {"go test ./... -exec ./evil", "./evil"},
 		{"go run /dev/stdin", opaque}, {"go run - < x.go", opaque}, {"go run /proc/self/fd/0", opaque}, {"go run \"$F\"", opaque},
 		{"go build -ldflags='-linkmode external -extld ./evil' .", opaque}, {"go build -overlay=o.json .", opaque},
 		{"go env -w GOFLAGS=-toolexec=./evil", "./evil"}, {"GOFLAGS=-toolexec=./evil go build ./...", "./evil"}, {"GOFLAGS='-mod=mod -exec=rm' go test", "rm"},
@@ -177,6 +177,16 @@ var execCases = map[string][]struct{ cmd, want string }{
 		{"cargo build --config evil.toml", opaque}, {"cargo build --config 'target.x.rustflags=[\"-Clinker=./evil\"]'", opaque}, {"cargo build --config profile.dev.opt-level=1", "cargo build --config profile.dev.opt-level=1"},
 		{"RUSTC_WRAPPER=./evil cargo build", "./evil"}, {"CARGO_BUILD_RUSTC_WRAPPER=./evil cargo build", "./evil"}, {"CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER='rm -rf ~' cargo run", "rm -rf ~"},
 		{"RUSTFLAGS='-C linker=./evil' cargo build", opaque}, {"cargo build", "cargo build"}},
+	"rg":      {{"rg --pre ./evil TODO", "./evil"}, {"rg --pre='rm -rf ~' x", "rm -rf ~"}, {"rg --hostname-bin=./evil x", "./evil"}, {"rg -n TODO src", "rg -n TODO src"}},
+	"ag":      {{"ag --pager 'rm -rf ~' x", "rm -rf ~"}},
+	"ack":     {{"ack --pager='rm -rf ~' x", "rm -rf ~"}},
+	"bat":     {{"bat --pager './evil' main.go", "./evil"}, {"BAT_PAGER='rm -rf ~' bat x", "rm -rf ~"}},
+	"gcc":     {{"gcc -wrapper ./evil a.c", opaque}, {"gcc -fplugin=./evil.so a.c", opaque}, {"gcc -B/tmp/evil a.c", opaque}, {"gcc -fuse-ld=/tmp/evil a.c", opaque}, {"gcc -fuse-ld=lld -O2 -o a a.c", "gcc -fuse-ld=lld -O2 -o a a.c"}},
+	"g++":     {{"g++ -wrapper,./evil a.cc", opaque}},
+	"cc":      {{"cc -specs=/tmp/evil.specs a.c", opaque}, {"cc \"$OPT\" a.c", opaque}},
+	"c++":     {{"c++ --ld-path=/tmp/evil a.cc", opaque}},
+	"clang":   {{"clang -Xclang -load -Xclang ./evil.so a.c", opaque}, {"clang -fpass-plugin=./evil.so a.c", opaque}},
+	"clang++": {{"clang++ -B /tmp/evil a.cc", opaque}},
 	"sort":    {{"sort --compress-program=./evil a.txt", "./evil"}, {"sort -S 1M --compress-program 'rm -rf ~' a", "rm -rf ~"}, {"sort -u a.txt", "sort -u a.txt"}},
 	"pytest":  {{"pytest -p evil", opaque}, {"pytest -pevil", opaque}, {"pytest -q -p no:cacheprovider", "pytest -q -p no:cacheprovider"}},
 	"py.test": {{"py.test -p evil_plugin tests", opaque}},
@@ -408,4 +418,43 @@ func TestWrapperChainBound(t *testing.T) {
 	seen(t, strings.Repeat("nice ", maxWrappers+1)+"rm -rf ~", opaque)
 	seen(t, strings.Repeat("eval ", maxShellDepth)+"'rm -rf ~'", "rm -rf ~")
 	seen(t, strings.Repeat("eval ", maxShellDepth+2)+"'rm -rf ~'", opaque)
+}
+
+// TestExecEnvRows gives each variable of execEnv (and each pattern of
+// execEnvPatterns) a value that runs ./evil: the part is ./evil, or
+// opaque for a variable whose value is code limen does not read.
+func TestExecEnvRows(t *testing.T) {
+	check := func(name string, how envHow) {
+		t.Helper()
+		as, rest, want := name+"=./evil", "true", "./evil"
+		switch how {
+		case envCode:
+			want = opaque
+		case envCCFlags:
+			as, want = name+"='-wrapper ./evil'", opaque
+		case envFlags:
+			as, rest = name+"=SHELL=./evil", "make"
+			if name == "GOFLAGS" {
+				as, rest = name+"=-toolexec=./evil", "go build"
+			}
+		}
+		seen(t, as+" "+rest, want)
+		seen(t, "export "+as+"; "+rest, want)
+	}
+	names := make([]string, 0, len(execEnv))
+	for name := range execEnv {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		check(name, execEnv[name])
+	}
+	for _, p := range execEnvPatterns {
+		check(p.prefix+"X86_64_UNKNOWN_LINUX_GNU"+p.suffix, p.how)
+	}
+	for _, name := range []string{"CARGO_TARGET__RUNNER", "GOPATH", "CARGO_TARGET_DIR"} {
+		if envRuns(name) != envNone {
+			t.Errorf("%s: envRuns = %d, want envNone", name, envRuns(name))
+		}
+	}
 }

@@ -91,6 +91,10 @@ var outputRows = map[string]outputRule{
 	"pip3 install":     {opts: dirs("-t", "--target", "--prefix", "--root")},
 	"pip download":     {opts: dirs("-d", "--dest")},
 	"npm pack":         {opts: dirs("--pack-destination")},
+	"cargo install":    {opts: dirs("--root", "--target-dir")},
+	"tree":             {opts: outs("-o")},
+	"less":             {opts: outs("-o", "-O", "--log-file", "--LOG-FILE")},
+	"xxd":              {},
 	"split":            {},
 	"uniq":             {},
 	"dd":               {},
@@ -139,9 +143,10 @@ func outputsOf(prog string, args []word) []written {
 		for _, a := range operandsOf(args, nil) {
 			out = append(out, written{w: a})
 		}
-	case "split", "uniq":
-		// split FILE PREFIX, uniq IN OUT: the second operand is written.
-		if ops := operandsOf(args, set("-l", "-b", "-C", "-n", "-a", "--additional-suffix", "-t", "-f", "-s", "-w")); len(ops) >= 2 {
+	case "split", "uniq", "xxd":
+		// split FILE PREFIX, uniq IN OUT, xxd IN OUT: the second operand
+		// is written.
+		if ops := operandsOf(args, secondOutValued[prog]); len(ops) >= 2 {
 			out = append(out, written{w: ops[1]})
 		}
 	case "tar", "gtar", "bsdtar":
@@ -254,6 +259,14 @@ func operandsOf(args []word, valued map[string]bool) []word {
 		}
 	}
 	return ops
+}
+
+// secondOutValued are the options that take a value, of the programs
+// whose second operand is their output.
+var secondOutValued = map[string]map[string]bool{
+	"split": set("-l", "-b", "-C", "-n", "-a", "-t", "--additional-suffix", "--filter", "--lines", "--bytes", "--number"),
+	"uniq":  set("-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"),
+	"xxd":   set("-c", "-g", "-l", "-o", "-s", "-n", "-cols", "-len", "-seek", "-groupsize", "-name"),
 }
 
 // tarExtracts reports whether a tar command extracts (so -C DIR is where
@@ -563,6 +576,8 @@ func (w walker) outputMarks(prog string, args []word) []string {
 				add("fill-disk")
 			}
 		}
+	case "fallocate":
+		add("fill-disk")
 	case "mv":
 		if ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix")); len(ops) > 1 && strings.HasPrefix(path.Clean(ops[len(ops)-1].text), "/dev/") {
 			add("device-write") // as root, mv x /dev/null replaces the device

@@ -46,6 +46,10 @@ var outputCases = map[string][]struct{ cmd, mark string }{
 	"pip3 install":     {{"pip3 install -t ~/.local/lib x", "write-outside"}},
 	"pip download":     {{"pip download -d /srv x", "write-outside"}},
 	"npm pack":         {{"npm pack --pack-destination ~/x", "write-outside"}},
+	"cargo install":    {{"cargo install --root /usr/local x", "write-outside"}},
+	"tree":             {{"tree -o ~/.bashrc", "write-outside"}, {"tree -L 2", ""}},
+	"less":             {{"less -o ~/.bashrc main.go", "write-outside"}, {"less --log-file=/etc/x main.go", "write-outside"}, {"less main.go", ""}},
+	"xxd":              {{"xxd -r dump ~/.bashrc", "write-outside"}, {"xxd -l 16 -r dump /usr/bin/x", "write-outside"}, {"xxd a.txt", ""}},
 	"split":            {{"split -l 10 a.txt /etc/x", "write-outside"}, {"split a.txt part", ""}},
 	"uniq":             {{"uniq a.txt ~/.bashrc", "write-outside"}, {"uniq a.txt", ""}},
 	"dd":               {{"dd if=x of=/dev/sda", "device-write"}, {"dd if=x of=/dev/nvme0n1 bs=1M", "device-write"}, {"dd if=x of=~/.bashrc", "write-outside"}, {"dd if=/dev/zero of=big bs=1M", "fill-disk"}},
@@ -112,6 +116,7 @@ func TestOtherWriteMarks(t *testing.T) {
 		{"cp /dev/zero big", "fill-disk"},
 		{"cp /dev/urandom ~/x", "fill-disk"},
 		{"cat /dev/zero > big", "fill-disk"},
+		{"fallocate -l 500G big", "fill-disk"},
 		{"git -C /etc status", "repo-outside"},
 		{"git -C ~/other log", "repo-outside"},
 		{"git --git-dir=/srv/r.git log", "repo-outside"},
@@ -156,6 +161,9 @@ func TestOutputControls(t *testing.T) {
 		"uniq a /home/ana/.claude/settings.json",
 		"tar xf evil.tar -C /home/ana/.claude",
 		"echo x | tee ~/.claude/settings.json",
+		"xxd -r dump /home/ana/.claude/settings.json",
+		"less -o ~/.claude/settings.json README.md",
+		"tree -o ~/.claude/settings.json",
 	} {
 		found := false
 		for _, p := range partsOf(cmd) {
