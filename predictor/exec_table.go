@@ -244,6 +244,98 @@ func init() {
 	}
 	execTable["deno"] = execRule{see: seeDeno}
 	execTable["bun"] = execRule{code: interpreterCode["bun"], see: seeBun}
+	longOptions = buildLongOptions()
+}
+
+// longOptions are, for each program, the long options the tables name
+// (execTable's columns, the see functions' lists, outputRows,
+// projectOptions). GNU getopt_long, git, argparse and npm take any
+// unambiguous prefix of a long option, so `tar --to-com=CMD`, `sort
+// --out=F` and `git rebase --exe CMD` are those options: expandLong
+// spells them out before the tables are read.
+var longOptions map[string][]string
+
+func buildLongOptions() map[string][]string {
+	m := map[string][]string{}
+	add := func(prog string, names ...string) {
+		for _, n := range names {
+			if strings.HasPrefix(n, "--") && !contains(m[prog], n) {
+				m[prog] = append(m[prog], n)
+			}
+		}
+	}
+	for prog, r := range execTable {
+		add(prog, r.script...)
+		add(prog, r.code...)
+		add(prog, r.argvAfter...)
+		for n := range r.opts.valueLong {
+			add(prog, n)
+		}
+	}
+	for _, tar := range []string{"tar", "gtar", "bsdtar"} {
+		add(tar, tarScripts...)
+		add(tar, "--checkpoint-action", "--extract", "--create", "--append", "--update", "--file")
+	}
+	for _, opts := range gitScripts {
+		add("git", opts...)
+	}
+	add("git", "--git-dir", "--work-tree", "--exec-path", "--config-env")
+	for _, sed := range []string{"sed", "gsed"} {
+		add(sed, "--expression", "--file", "--in-place")
+	}
+	for _, pm := range []string{"npm", "npx", "pnpm", "yarn"} {
+		add(pm, scriptShells...)
+		add(pm, npmConfigCode...)
+	}
+	for key, r := range outputRows {
+		prog, _, _ := strings.Cut(key, " ")
+		for _, o := range r.opts {
+			add(prog, o.name)
+		}
+	}
+	for prog, opts := range projectOptions {
+		add(prog, opts...)
+	}
+	for _, make := range []string{"make", "gmake"} {
+		add(make, "--eval", "--file", "--makefile", "--directory")
+	}
+	add("cargo", "--config")
+	return m
+}
+
+// expandLong returns ws with each abbreviated long option of prog
+// (--to-com=x) spelled out (--to-command=x); ws itself when none is.
+func expandLong(prog string, ws []word) []word {
+	longs := longOptions[prog]
+	if len(longs) == 0 {
+		return ws
+	}
+	var out []word
+	for i, x := range ws {
+		if !x.lit || !strings.HasPrefix(x.text, "--") || len(x.text) < 3 {
+			continue
+		}
+		name, value, hasValue := strings.Cut(x.text, "=")
+		if contains(longs, name) {
+			continue
+		}
+		for _, l := range longs {
+			if strings.HasPrefix(l, name) {
+				if out == nil {
+					out = append([]word(nil), ws...)
+				}
+				out[i].text = l
+				if hasValue {
+					out[i].text += "=" + value
+				}
+				break
+			}
+		}
+	}
+	if out == nil {
+		return ws
+	}
+	return out
 }
 
 // execRuleFor returns the row of prog, with versioned interpreter names
@@ -275,6 +367,10 @@ func (c *execCall) cmd() []word { return c.words[c.start:] }
 // seeThrough applies prog's row: next > start is the index of the command
 // it runs (a wrapper); done means the parts were added.
 func (w walker) seeThrough(c *execCall) (next int, done bool) {
+	if long := expandLong(programName(c.words[c.start]), c.words[c.start:]); &long[0] != &c.words[c.start] {
+		// Seen as spelled out; the index of what it runs is the same.
+		c.words = append(append([]word(nil), c.words[:c.start]...), long...)
+	}
 	if c.rule.see != nil {
 		return c.rule.see(w, c)
 	}

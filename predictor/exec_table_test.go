@@ -458,3 +458,36 @@ func TestExecEnvRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLongOptionPrefixes: getopt_long, git, argparse and npm take any
+// unambiguous prefix of a long option, so the abbreviations are the
+// options the tables name.
+func TestLongOptionPrefixes(t *testing.T) {
+	for _, c := range []struct{ cmd, want string }{
+		{"tar --to-com='rm -rf ~' -cf x .", "rm -rf ~"},
+		{"tar --use-comp='rm -rf ~' -cf x .", "rm -rf ~"},
+		{"sort --compress=./evil a", "./evil"},
+		{"env --split='rm -rf ~'", "rm -rf ~"},
+		{"su --comm='rm -rf ~'", "rm -rf ~"},
+		{"git rebase --exe='rm -rf ~' main", "rm -rf ~"},
+		{"npm test --script-sh=./evil", "./evil"},
+		{"make --ev='$(shell id)'", opaque},
+		{"sed --expr='1e rm -rf ~' f", opaque},
+		{"tar --create --file=x.tar .", "tar --create --file=x.tar ."},
+	} {
+		seen(t, c.cmd, c.want)
+	}
+	for _, c := range []struct{ cmd, mark string }{
+		{"sort --out=/etc/x a", "write-outside"},
+		{"git diff --outp=/etc/x", "write-outside"},
+		{"pytest --basete=/srv", "rm-tree"},
+		{"wget --output-doc=/etc/x https://a", "write-outside"},
+	} {
+		if got := marksOf(c.cmd); !slices.Contains(got, c.mark) {
+			t.Errorf("%s: marks %v, want %s", c.cmd, got, c.mark)
+		}
+	}
+	if got := expandLong("sort", []word{{text: "--output=x", lit: true}, {text: "--unique", lit: true}}); got[0].text != "--output=x" || got[1].text != "--unique" {
+		t.Errorf("expandLong changed full or unknown options: %v", got)
+	}
+}

@@ -127,6 +127,7 @@ type written struct {
 // uniq) and the w commands of sed scripts.
 func outputsOf(prog string, args []word) []written {
 	prog, args = asModule(prog, args)
+	args = expandLong(prog, args)
 	r, ok := outputRow(prog, subcommand(prog, args))
 	if !ok {
 		return nil
@@ -545,6 +546,7 @@ var fillers = set("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
 // run hooks and an fsmonitor.
 func (w walker) outputMarks(prog string, args []word) []string {
 	prog, args = asModule(prog, args)
+	args = expandLong(prog, args)
 	var marks []string
 	add := func(m string) {
 		for _, x := range marks {
