@@ -204,10 +204,13 @@ func execRows() map[string]execRule {
 		// Options and variables whose value is a command, on build tools
 		// that are data otherwise: go test -exec X, cargo --config
 		// build.rustc-wrapper=X, sort --compress-program=X.
-		"go":      {keep: true, see: seeGo},
-		"cargo":   {keep: true, see: seeCargo},
-		"sort":    {keep: true, script: []string{"--compress-program"}},
-		"rg":      {keep: true, script: []string{"--pre", "--hostname-bin"}},
+		"go":    {keep: true, see: seeGo},
+		"cargo": {keep: true, see: seeCargo},
+		"sort":  {keep: true, script: []string{"--compress-program"}},
+		"rg":    {keep: true, script: []string{"--pre", "--hostname-bin"}},
+		// A config file or command sets any option, the output file too.
+		"curl":    {keep: true, code: []string{"-K", "--config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
+		"wget":    {keep: true, code: []string{"-e", "--execute", "--config"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
 		"ag":      {keep: true, script: []string{"--pager"}},
 		"ack":     {keep: true, script: []string{"--pager"}},
 		"bat":     {keep: true, script: []string{"--pager"}},

@@ -539,6 +539,9 @@ func blockDevice(p string) bool {
 // the disk.
 var fillers = set("/dev/zero", "/dev/urandom", "/dev/random", "/dev/full")
 
+// fillReaders copy what they read to a file or their output.
+var fillReaders = set("cp", "dd", "install", "rsync", "cat", "pv", "head", "tail")
+
 // outputMarks are the risk marks of the paths a command writes through
 // its options and scripts (write-outside, device-write, rm-tree), of a
 // copy from an endless device (fill-disk), of a move onto a device, and of
@@ -570,16 +573,21 @@ func (w walker) outputMarks(prog string, args []word) []string {
 			add("rm-tree")
 		}
 	}
-	switch prog {
-	case "cp", "dd", "install", "rsync", "cat", "pv", "head":
+	if fillReaders[prog] {
 		for _, a := range args {
 			v := strings.TrimPrefix(a.text, "if=")
 			if a.lit && fillers[v] {
 				add("fill-disk")
 			}
 		}
+	}
+	switch prog {
 	case "fallocate":
 		add("fill-disk")
+	case "cp", "install", "ln", "rsync":
+		if ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group")); len(ops) > 1 && blockDevice(ops[len(ops)-1].text) {
+			add("device-write")
+		}
 	case "mv":
 		if ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix")); len(ops) > 1 && strings.HasPrefix(path.Clean(ops[len(ops)-1].text), "/dev/") {
 			add("device-write") // as root, mv x /dev/null replaces the device

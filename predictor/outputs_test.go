@@ -117,6 +117,8 @@ func TestOtherWriteMarks(t *testing.T) {
 		{"cp /dev/urandom ~/x", "fill-disk"},
 		{"cat /dev/zero > big", "fill-disk"},
 		{"fallocate -l 500G big", "fill-disk"},
+		{"cp x.img /dev/sdb", "device-write"},
+		{"install -m 644 x /dev/nvme0n1", "device-write"},
 		{"git -C /etc status", "repo-outside"},
 		{"git -C ~/other log", "repo-outside"},
 		{"git --git-dir=/srv/r.git log", "repo-outside"},
