@@ -647,7 +647,9 @@ var execEnv = map[string]envHow{
 	"npm_config_node_options": envCode, "NPM_CONFIG_NODE_OPTIONS": envCode,
 	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags,
 	// PATH decides which program every command word names.
-	"PATH":   envCode,
+	"PATH": envCode,
+	// pytest loads these plugins and options; git obeys that repository.
+	"PYTEST_ADDOPTS": envCode, "PYTEST_PLUGINS": envCode, "GIT_DIR": envCode, "GIT_WORK_TREE": envCode, "GIT_COMMON_DIR": envCode,
 	"CFLAGS": envCCFlags, "CXXFLAGS": envCCFlags, "CPPFLAGS": envCCFlags, "LDFLAGS": envCCFlags,
 	"CGO_CFLAGS": envCCFlags, "CGO_CXXFLAGS": envCCFlags, "CGO_CPPFLAGS": envCCFlags, "CGO_FFLAGS": envCCFlags,
 	"npm_config_shell": envScript, "NPM_CONFIG_SHELL": envScript, "BAT_PAGER": envScript,
@@ -1934,6 +1936,12 @@ func withScriptShell(see func(w walker, c *execCall) (int, bool)) func(w walker,
 			}
 			if cmd[i].text == "--" {
 				break
+			}
+			if name, _, _ := strings.Cut(cmd[i].text, "="); strings.Contains(name, "_") {
+				// npm reads --script_shell as --script-shell
+				long := append([]word(nil), cmd...)
+				long[i].text = strings.ReplaceAll(name, "_", "-") + strings.TrimPrefix(cmd[i].text, name)
+				cmd = expandLong("npm", long)
 			}
 			if v, at, ok := optionValue(cmd, i, scriptShells); ok {
 				return 0, w.runScript(c, at, v, true)
