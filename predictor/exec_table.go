@@ -306,6 +306,12 @@ func buildLongOptions() map[string][]string {
 	return m
 }
 
+// fullOptions are options, spelled out, that are also the start of an
+// option the tables name: npm --global is not --globalconfig.
+var fullOptions = map[string][]string{
+	"npm": {"--global"}, "npx": {"--global"}, "pnpm": {"--global"}, "yarn": {"--global"},
+}
+
 // expandLong returns ws with each abbreviated long option of prog
 // (--to-com=x) spelled out (--to-command=x); ws itself when none is.
 func expandLong(prog string, ws []word) []word {
@@ -319,7 +325,7 @@ func expandLong(prog string, ws []word) []word {
 			continue
 		}
 		name, value, hasValue := strings.Cut(x.text, "=")
-		if contains(longs, name) {
+		if contains(longs, name) || contains(fullOptions[prog], name) {
 			continue
 		}
 		for _, l := range longs {

@@ -476,6 +476,8 @@ func TestLongOptionPrefixes(t *testing.T) {
 		{"make --ev='$(shell id)'", opaque},
 		{"sed --expr='1e rm -rf ~' f", opaque},
 		{"tar --create --file=x.tar .", "tar --create --file=x.tar ."},
+		{"npm install uuid --global", "npm install uuid --global"},
+		{"npm test --globalc=/tmp/x", opaque},
 	} {
 		seen(t, c.cmd, c.want)
 	}
