@@ -1,6 +1,7 @@
 package predictor
 
 import (
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -303,6 +304,14 @@ func buildLongOptions() map[string][]string {
 		add(make, "--eval", "--file", "--makefile", "--directory")
 	}
 	add("cargo", "--config")
+	for prog := range m {
+		// Shortest first, so that --outp is --output, not git
+		// format-patch's --output-directory: the same on every run.
+		sort.Slice(m[prog], func(i, j int) bool {
+			a, b := m[prog][i], m[prog][j]
+			return len(a) < len(b) || len(a) == len(b) && a < b
+		})
+	}
 	return m
 }
 
