@@ -192,7 +192,40 @@ func outputsOf(prog string, args []word) []written {
 			}
 		}
 	}
+	if dir, ok := changedDir(prog, args); ok {
+		// git -C ~ diff --output=.claude/settings.json writes below ~.
+		for k := range out {
+			if t := out[k].w.text; t != "" && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "~") {
+				out[k].w = word{text: strings.TrimSuffix(dir.text, "/") + "/" + t, lit: dir.lit && out[k].w.lit}
+			}
+		}
+	}
 	return out
+}
+
+// changedDir returns the directory git -C DIR (or make -C DIR) runs in,
+// against which the relative paths it writes resolve.
+func changedDir(prog string, args []word) (word, bool) {
+	if prog != "git" && prog != "make" && prog != "gmake" {
+		return word{}, false
+	}
+	var dir word
+	found := false
+	for i := 0; i+1 < len(args); i++ {
+		t := args[i].text
+		if prog == "git" && !strings.HasPrefix(t, "-") {
+			break
+		}
+		if t == "-C" || t == "--directory" {
+			d := args[i+1]
+			if found && !strings.HasPrefix(d.text, "/") && !strings.HasPrefix(d.text, "~") {
+				d = word{text: dir.text + "/" + d.text, lit: dir.lit && d.lit} // -C a -C b is a/b
+			}
+			dir, found = d, true
+			i++
+		}
+	}
+	return dir, found
 }
 
 // outputValue returns the value of option name at args[i]: "-o F",

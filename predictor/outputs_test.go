@@ -163,6 +163,8 @@ func TestOutputControls(t *testing.T) {
 		"uniq a /home/ana/.claude/settings.json",
 		"tar xf evil.tar -C /home/ana/.claude",
 		"echo x | tee ~/.claude/settings.json",
+		"git -C ~ diff --output=.claude/settings.json",
+		"git -C /home -C ana log --output .local/share/limen/limen.db",
 		"xxd -r dump /home/ana/.claude/settings.json",
 		"less -o ~/.claude/settings.json README.md",
 		"tree -o ~/.claude/settings.json",
