@@ -188,6 +188,7 @@ func TestHelpIsCobraStyle(t *testing.T) {
 		fs.String("on-ask", "prompt", onAskHelp)
 		fs.Duration("timeout", defaultTimeout, timeoutHelp)
 		fs.String("socket", "", socketHelp)
+		fs.String("server-uid", "", serverUIDHelp)
 		fs.BoolP("help", "h", false, "help for limen-hook")
 		fs.BoolP("version", "v", false, "version for limen-hook")
 		return fs
@@ -214,6 +215,7 @@ func TestHelpIsCobraStyle(t *testing.T) {
 		{args: []string{"--timeout=abc"}, msg: `invalid argument "abc" for "--timeout" flag: give a duration such as 5s or 50s`},
 		{args: []string{"---x"}, msg: "bad flag syntax: ---x"},
 		{args: []string{"--format", "codex", "--on-ask=wait", "--timeout", "2s", "--socket=/s"}},
+		{args: []string{"--server-uid", "1000", "--format=codex"}},
 		{args: []string{"-format", "codex", "-timeout=2s"}}, // one dash, as older installations wrote it
 		{args: []string{"--format", "codex", "--", "--colour"}},
 		{args: []string{"--format=gemini", "positional", "--colour"}},
@@ -245,7 +247,7 @@ func TestHelpIsCobraStyle(t *testing.T) {
 				t.Fatalf("pflag refuses %q: %v", args, err)
 			}
 			f := func(name string) string { return fs.Lookup(name).Value.String() }
-			if err != nil || o.format != f("format") || o.onAsk != f("on-ask") || o.timeout.String() != f("timeout") || o.socket != f("socket") {
+			if err != nil || o.format != f("format") || o.onAsk != f("on-ask") || o.timeout.String() != f("timeout") || o.socket != f("socket") || o.serverUID != f("server-uid") {
 				t.Errorf("%q = %+v, %v; pflag has %s %s %s %s", tt.args, o, err, f("format"), f("on-ask"), f("timeout"), f("socket"))
 			}
 		}
