@@ -81,7 +81,8 @@ func newDoctorCmd(a *app) *cobra.Command {
                CLI's settings.json): limen-hook exists and runs, the format is
                the runtime's, onFailure is "block" (Claude Code), Codex trusts
                the hook as it is now, and the runtime waits longer than
-               limen-hook's own --timeout
+               limen-hook's own --timeout; Claude Code's "type": "http" hooks
+               to limend's hook API get the same checks but the binary's
 
 Every warning and failure comes with the command or edit that fixes it.
 With --json it prints {"ok": BOOL, "checks": [{"check", "level" (ok, warn

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -108,6 +110,10 @@ type hookSite struct {
 	matcher      *string
 	handler      map[string]any
 	command      string
+	// http is a hook that POSTs to limend's hook API at url (Claude Code's
+	// "type": "http") instead of running limen-hook.
+	http bool
+	url  string
 }
 
 func (s hookSite) where() string {
@@ -150,10 +156,12 @@ func readHookSites(rt *hookRuntime, file string) ([]hookSite, error) {
 			for hi, h := range handlers {
 				handler, _ := h.(map[string]any)
 				command, _ := handler["command"].(string)
-				if !strings.Contains(command, hookMarker) {
+				hookURL, _ := handler["url"].(string)
+				isHTTP := handler["type"] == "http" && strings.Contains(hookURL, "/v1/hooks/")
+				if !isHTTP && !strings.Contains(command, hookMarker) {
 					continue
 				}
-				sites = append(sites, hookSite{rt: rt, file: file, event: event, group: gi, index: hi, matcher: matcher, handler: handler, command: command})
+				sites = append(sites, hookSite{rt: rt, file: file, event: event, group: gi, index: hi, matcher: matcher, handler: handler, command: command, url: hookURL, http: isHTTP})
 			}
 		}
 	}
@@ -226,20 +234,43 @@ func parseHookCommand(command string) (hookArgs, error) {
 	return h, nil
 }
 
+// parseHookURL reads a hook API URL as a command line: its last path
+// segment is the format, and ?wait= the time limend may hold the request
+// (none: it answers at once, so the runtime's timeout needs only a margin).
+func parseHookURL(raw string) (hookArgs, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return hookArgs{}, err
+	}
+	h := hookArgs{bin: raw, format: path.Base(u.Path)}
+	if w := u.Query().Get("wait"); w != "" {
+		if h.timeout, err = time.ParseDuration(w); err != nil {
+			return h, fmt.Errorf("?wait=%s is not a duration", w)
+		}
+	}
+	return h, nil
+}
+
 // defaultHookTimeout is limen-hook's own --timeout default.
 const defaultHookTimeout = 5 * time.Second
 
 func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	where := s.where()
 	fixFile := func(what string) string {
-		if cmd := s.rt.install; cmd != nil {
+		if cmd := s.rt.install; cmd != nil && !s.http { // install writes command hooks only
 			if c := cmd(d.home, d.cwd, s.file); c != "" {
 				return c
 			}
 		}
 		return "edit " + s.file + ": " + what
 	}
-	h, err := parseHookCommand(s.command)
+	var h hookArgs
+	var err error
+	if s.http {
+		h, err = parseHookURL(s.url)
+	} else {
+		h, err = parseHookCommand(s.command)
+	}
 	if err != nil {
 		d.add("hook", levelFail, where+": cannot read its command "+strconvQuote(s.command)+": "+err.Error(), fixFile("fix limen's hook command"))
 		return
@@ -261,7 +292,9 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	// none that a project directory (a repository someone else wrote)
 	// brings along.
 	inProject := strings.HasPrefix(bin, filepath.Clean(d.cwd)+string(filepath.Separator))
-	if filepath.Base(bin) != hookMarker || inProject {
+	if s.http {
+		bin = s.url // no binary: limend answers the POST itself
+	} else if filepath.Base(bin) != hookMarker || inProject {
 		why := "its command does not start with limen-hook"
 		if inProject {
 			why = bin + " is inside this project, and doctor does not run what a project brings"
@@ -312,10 +345,14 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	}
 	if rtTimeout < h.timeout+time.Second {
 		want := int64(math.Ceil(float64(h.timeout+5*time.Second) / float64(s.rt.unit)))
-		bad(fmt.Sprintf("%s waits %v%s, not longer than limen-hook's --timeout %v: it kills limen-hook before its answer", s.rt.name, rtTimeout, written, h.timeout),
+		deadline := "limen-hook's --timeout"
+		if s.http {
+			deadline = "the URL's ?wait="
+		}
+		bad(fmt.Sprintf("%s waits %v%s, not longer than %s %v: it gives up before limen's answer", s.rt.name, rtTimeout, written, deadline, h.timeout),
 			fixFile(fmt.Sprintf(`set "timeout": %d on limen's hook`, want)))
 	}
-	if h.socket != "" {
+	if h.socket != "" && !s.http {
 		if want := hookfmt.HTTPSocketFor(d.socket); h.socket != want {
 			d.add("hook", levelWarn, where+": it asks the limend at "+h.socket+", not this one ("+want+")",
 				fixFile("use --socket "+want+", or run limenctl doctor --socket with the gRPC socket beside it"))
@@ -325,7 +362,11 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 		red = true
 	}
 	if !red {
-		d.add("hook", levelOK, where+": runs "+bin+" --format "+h.format+fmt.Sprintf(", %v before the runtime's %v", h.timeout, rtTimeout), "")
+		verb := "runs " + bin + " --format " + h.format
+		if s.http {
+			verb = "posts to " + s.url
+		}
+		d.add("hook", levelOK, where+": "+verb+fmt.Sprintf(", %v before the runtime's %v", h.timeout, rtTimeout), "")
 	}
 }
 

@@ -115,6 +115,12 @@ func TestDoctorGreen(t *testing.T) {
 	if hooks != 3 {
 		t.Errorf("%d hooks checked; want Claude Code's, Codex's and Gemini CLI's:\n%s", hooks, out)
 	}
+	// An http hook as docs/integrations.md writes it is green too.
+	writeJSON(t, filepath.Join(s.project, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+		map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "http", "url": "http://127.0.0.1:7412/v1/hooks/claude-code", "timeout": 10, "onFailure": "block"}}}}}})
+	if out, _, code := s.doctor(t); code != exitOK || !strings.Contains(out, "posts to http://127.0.0.1:7412/v1/hooks/claude-code") {
+		t.Errorf("doctor with an http hook = %d:\n%s", code, out)
+	}
 	for _, want := range []string{"ok    limend    running at " + s.l.Config.Socket, "ok    socket    " + s.l.Config.Socket + " is yours, mode 0600", "ok    database  " + s.l.Config.DB + " is yours"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)
@@ -151,6 +157,18 @@ func TestDoctorRed(t *testing.T) {
 				map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "sh -c 'rm -rf ~; limen-hook --format gemini'"}}}}}})
 		}, func(s *scratch) []string {
 			return []string{"its command does not start with limen-hook: doctor did not run it"}
+		}},
+		{"http hook without onFailure", func(t *testing.T, s *scratch) {
+			writeJSON(t, filepath.Join(s.project, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+				map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "http", "url": "http://127.0.0.1:7412/v1/hooks/claude-code", "timeout": 10}}}}}})
+		}, func(s *scratch) []string {
+			return []string{"Claude Code hook in " + filepath.Join(s.project, ".claude", "settings.json"), `"onFailure" is "", not "block"`}
+		}},
+		{"http hook waits past the runtime's timeout", func(t *testing.T, s *scratch) {
+			writeJSON(t, filepath.Join(s.project, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+				map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "http", "url": "http://127.0.0.1:7412/v1/hooks/claude-code?wait=50s", "timeout": 10, "onFailure": "block"}}}}}})
+		}, func(s *scratch) []string {
+			return []string{"Claude Code waits 10s", "not longer than the URL's ?wait= 50s", `fix: edit ` + filepath.Join(s.project, ".claude", "settings.json") + `: set "timeout": 55`}
 		}},
 		{"onFailure missing", func(t *testing.T, s *scratch) {
 			entry, _ := hookEntry(s.hookBin, "prompt", 0, "")
