@@ -75,7 +75,7 @@ It exits 3 when limend cannot be reached, so it works as a probe.`,
 			fmt.Fprintf(w, "limend\t%s at %s\n", h.GetStatus(), c.Socket())
 			fmt.Fprintf(w, "policy\tversion %d, set by %s\n", pol.GetPolicy().GetVersion(), pol.GetPolicy().GetAuthor())
 			fmt.Fprintf(w, "pending asks\t%d\n", len(pend.GetAsks()))
-			fmt.Fprintf(w, "limenctl\t%s\n", mine)
+			fmt.Fprintf(w, "limenctl version\t%s\n", mine)
 			fmt.Fprintf(w, "limend version\t%s\n", versionText(daemonVersion))
 			w.Flush()
 			if warn := versionWarning(mine, daemonVersion); warn != "" {

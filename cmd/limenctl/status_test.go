@@ -20,7 +20,7 @@ func TestStatusShowsBothVersions(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("status = %d, %q", code, errOut)
 	}
-	for _, want := range []string{"limenctl        " + mine.String(), "limend version  " + mine.String()} {
+	for _, want := range []string{"limenctl version  " + mine.String(), "limend version    " + mine.String()} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
