@@ -403,7 +403,9 @@ func Parse(doc string) (*Policy, error) {
 			seen[cd.Name] = i
 		}
 		c := Class{Name: cd.Name, Costs: cd.Costs.fill(p.Costs)}
-		add(where, c.Costs.Validate())
+		// Only the costs the class writes: those it inherits from [costs]
+		// are reported there, once, not again for every class.
+		add(where, cd.Costs.fill(DefaultCosts).Validate())
 		c.Rules = rules(where+"match", Ask, cd.Match)
 		c.Except = rules(where+"except", Ask, cd.Except)
 		keys := func(field string, globs []string) ([]string, []keyGlob) {
@@ -456,6 +458,10 @@ func decodeError(err error) error {
 	if errors.As(err, &de) {
 		row, col := de.Position()
 		msg := strings.TrimPrefix(de.Error(), "toml: ")
+		if strings.Contains(msg, "value out of range") {
+			// 1e400: a number, but beyond what a float64 holds.
+			msg = "the number is too large for limen to compute with (the largest is about 1.8e308); only the ratios of the costs matter, so write a smaller one, such as 20"
+		}
 		if k := de.Key(); len(k) > 0 {
 			return fmt.Errorf("line %d column %d: %s: %s", row, col, strings.Join(k, "."), msg)
 		}
