@@ -83,6 +83,8 @@ func newDoctorCmd(a *app) *cobra.Command {
                the hook as it is now, and the runtime waits longer than
                limen-hook's own --timeout; Claude Code's "type": "http" hooks
                to limend's hook API get the same checks but the binary's
+  runtime      the version of each runtime with limen's hook (claude, codex,
+               gemini on $PATH) against the one docs/integrations.md verified
 
 Every warning and failure comes with the command or edit that fixes it.
 With --json it prints {"ok": BOOL, "checks": [{"check", "level" (ok, warn

@@ -28,3 +28,18 @@ func TestCodexHookHash(t *testing.T) {
 		}
 	}
 }
+
+// TestOlderVersion: dotted versions compare number by number.
+func TestOlderVersion(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"2.1.327", "2.1.328", true}, {"2.1.328", "2.1.328", false}, {"2.1.400", "2.1.328", false},
+		{"2.10.0", "2.9.9", false}, {"0.61", "0.61.0", false}, {"0.9.0", "0.61.0", true}, {"3", "2.1.328", false},
+	} {
+		if got := olderVersion(tt.a, tt.b); got != tt.want {
+			t.Errorf("olderVersion(%s, %s) = %v; want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

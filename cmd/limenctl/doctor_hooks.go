@@ -170,6 +170,8 @@ func readHookSites(rt *hookRuntime, file string) ([]hookSite, error) {
 
 func (d *doctor) checkHooks(ctx context.Context) {
 	found := false
+	installed := map[string]bool{}
+	defer func() { d.checkRuntimeVersions(ctx, installed) }()
 	for i := range hookRuntimes {
 		rt := &hookRuntimes[i]
 		for _, file := range rt.files(d.home, d.cwd) {
@@ -184,6 +186,7 @@ func (d *doctor) checkHooks(ctx context.Context) {
 			}
 			for _, s := range sites {
 				found = true
+				installed[rt.name] = true
 				d.checkHook(ctx, s)
 			}
 		}

@@ -37,6 +37,12 @@ func newScratch(t *testing.T) *scratch {
 	// A limen-hook that answers --version as this build does.
 	s.hookBin = filepath.Join(s.home, "bin", "limen-hook")
 	writeFile(t, s.hookBin, "#!/bin/sh\n[ \"$1\" = --version ] && printf '%s\\n' 'limen-hook "+version.Get().String()+"'\n", 0o755)
+	// The runtimes, at versions no older than docs/integrations.md's, and
+	// no other claude, codex or gemini than these.
+	t.Setenv("PATH", filepath.Dir(s.hookBin)+":/usr/bin:/bin")
+	for bin, out := range map[string]string{"claude": "2.1.330 (Claude Code)", "codex": "codex-cli 0.50.0", "gemini": "0.61.0"} {
+		writeFile(t, filepath.Join(filepath.Dir(s.hookBin), bin), "#!/bin/sh\necho '"+out+"'\n", 0o755)
+	}
 	httpSock := hookfmt.HTTPSocketFor(l.Config.Socket)
 
 	entry, _ := hookEntry(s.hookBin, "prompt", 0, httpSock)
@@ -110,6 +116,11 @@ func TestDoctorGreen(t *testing.T) {
 		}
 		if c.Check == "hook" {
 			hooks++
+		}
+	}
+	for _, want := range []string{"ok    runtime   Claude Code 2.1.330, at least the 2.1.328 limen was verified with", "ok    runtime   Codex 0.50.0: limen's Codex answers were checked against Codex's published hook schemas", "ok    runtime   Gemini CLI 0.61.0, at least"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
 		}
 	}
 	if hooks != 3 {
@@ -329,6 +340,12 @@ func TestDoctorWarnings(t *testing.T) {
 				os.Remove(f)
 			}
 		}, []string{"WARN  hook      no agent runtime's settings run limen-hook", "fix: limenctl hook install claude-code"}},
+		{"Claude Code older than verified", func(t *testing.T, s *scratch) {
+			writeFile(t, filepath.Join(filepath.Dir(s.hookBin), "claude"), "#!/bin/sh\necho '2.0.9 (Claude Code)'\n", 0o755)
+		}, []string{"WARN  runtime   Claude Code 2.0.9 is older than 2.1.328", `"onFailure" was verified with 2.1.328`, "fix: claude update"}},
+		{"Gemini CLI that will not say its version", func(t *testing.T, s *scratch) {
+			writeFile(t, filepath.Join(filepath.Dir(s.hookBin), "gemini"), "#!/bin/sh\nexit 1\n", 0o755)
+		}, []string{"gemini --version did not say a version (exit status 1)", "fix: npm install -g @google/gemini-cli@latest"}},
 		{"hook asks another limend", func(t *testing.T, s *scratch) {
 			entry, _ := hookEntry(s.hookBin, "prompt", 0, "/elsewhere/limend-http.sock")
 			writeJSON(t, s.claude, map[string]any{"hooks": map[string]any{"PreToolUse": []any{entry}}})
