@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -76,6 +77,13 @@ func dial(socket string, serverUID uint32, configured bool) (*Client, error) {
 			return dialChecked(ctx, socket, serverUID, configured)
 		}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)),
+		// A Unix socket that refuses costs nothing to try again: retry
+		// within a second, not gRPC's default of up to two minutes, so a
+		// TUI or an await is back moments after limend restarts.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           backoff.Config{BaseDelay: 100 * time.Millisecond, Multiplier: 1.6, Jitter: 0.2, MaxDelay: time.Second},
+			MinConnectTimeout: time.Second,
+		}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("dial limend at %s: %w", socket, err)

@@ -128,7 +128,7 @@ match = [
   "Bash(git push * +*)", "Bash(git push *--delete*)", "Bash(git push * -d *)", "Bash(git push * :* *)", "Bash(git push -d *)",
   "Bash(git push *--mirror*)", "Bash(git push *--prune*)", "Bash(git reset --hard *)", "Bash(git clean -*f*)",
   "Bash(git branch -D *)", "Bash(git checkout -- *)", "Bash(git filter-branch *)",
-  "Bash(git checkout .)", "Bash(git restore .)", "Bash(git restore --staged --worktree *)", "Bash(git stash clear)",
+  "Bash(git checkout .)", "Bash(git checkout HEAD *)", "Bash(git checkout * .)", "Bash(git restore .)", "Bash(git restore --staged --worktree *)", "Bash(git stash clear)",
   "Bash(git stash drop*)", "Bash(git fetch * +*)", "Bash(git update-ref -d *)", "Bash(git reflog expire *)",
   "Bash(psql *DROP *)", "Bash(psql *drop *)", "Bash(psql *TRUNCATE *)", "Bash(psql *truncate *)",
   "Bash(mysql *DROP *)", "Bash(mysql *drop *)", "Bash(mysql *TRUNCATE *)", "Bash(mysql *truncate *)",

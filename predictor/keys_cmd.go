@@ -187,6 +187,36 @@ func (w walker) argMarks(prog string, args []word) []string {
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
 		marks = append(marks, "write-outside")
 	}
+	if copiers[prog] && last != "" && runsConfig(last) || removers[prog] && anyRunsConfig(args) || prog == "tee" && anyRunsConfig(args) {
+		// .git/config, .git/hooks/*, .gitattributes, node_modules/.bin/*,
+		// .npmrc, .curlrc, a shell's rc file: files whose content an
+		// ordinary, approved command then runs.
+		marks = append(marks, "runs-config")
+	}
+	if prog == "mv" && last != "" && !isRemoteTarget(last) && w.leavesWorkspace(last) && len(args) > 1 {
+		marks = append(marks, "moves-out") // mv src /tmp/gone takes the project's files away
+	}
+	if (prog == "cp" || prog == "install") && len(args) > 1 {
+		for _, a := range args[:len(args)-1] {
+			if a.text == "/dev/null" {
+				marks = append(marks, "truncates") // cp /dev/null src/app.js empties it
+				break
+			}
+		}
+	}
+	if prog == "git" && len(args) > 0 {
+		if sub := subcommand(prog, args); sub == "push" || sub == "pull" || sub == "fetch" {
+			for i, a := range args {
+				if i > 0 && subcommandPrograms["git"][args[i-1].text] {
+					continue // the value of -C, --git-dir …
+				}
+				if t := a.text; a.lit && !strings.HasPrefix(t, "-") && (strings.Contains(t, "://") || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || isRemoteTarget(t) && strings.Contains(t, "@")) {
+					marks = append(marks, "remote-url") // a remote named by URL, not one of the repository's
+					break
+				}
+			}
+		}
+	}
 	if removers[prog] && !slices.Contains(marks, "write-outside") {
 		// mv takes its sources away and rm, shred, chmod … change what
 		// they name: any operand outside the workspace is a write there
@@ -220,6 +250,43 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 	}
 	return marks
+}
+
+// runsConfigNames are files whose content ordinary commands run or obey:
+// git's and the shells' configuration and hooks, package managers' rc
+// files, test bootstraps. An agent that copies over one of them makes an
+// approved `git status` or `npm test` run what it wrote.
+var runsConfigNames = set(".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
+	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc", ".pythonrc",
+	"conftest.py", "sitecustomize.py", "usercustomize.py", ".pre-commit-config.yaml", "package.json", "Makefile", "makefile", "GNUmakefile",
+	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml")
+
+// runsConfigDirs hold files that are run or obeyed as they are.
+var runsConfigDirs = []string{".git/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
+	".config/systemd/", ".config/autostart/", ".config/git/", "LaunchAgents/", ".direnv/"}
+
+// runsConfig reports whether writing or removing p changes what an
+// ordinary command runs.
+func runsConfig(p string) bool {
+	p = path.Clean(p)
+	if runsConfigNames[path.Base(p)] || p == ".git" || strings.HasSuffix(p, "/.git") {
+		return true
+	}
+	for _, d := range runsConfigDirs {
+		if strings.HasPrefix(p, d) || strings.Contains(p, "/"+d) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyRunsConfig(args []word) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a.text, "-") && runsConfig(a.text) {
+			return true
+		}
+	}
+	return false
 }
 
 // removers change or take away every file they name, not only their last
@@ -274,6 +341,19 @@ func isRemoteTarget(t string) bool {
 	return true
 }
 
+// leavesWorkspace reports whether a path lies outside the working
+// directory, /tmp included: what is moved there is gone from the project.
+func (w walker) leavesWorkspace(t string) bool {
+	if w.outside(t) {
+		return true
+	}
+	if strings.HasPrefix(t, "/") {
+		c := path.Clean(t)
+		return w.cwd == "" || c != w.cwd && !strings.HasPrefix(c, w.cwd+"/")
+	}
+	return false
+}
+
 // outside reports whether a path operand lies outside the working
 // directory and /tmp.
 func (w walker) outside(t string) bool {
@@ -283,6 +363,8 @@ func (w walker) outside(t string) bool {
 			return true
 		}
 		t = w.home + t[1:]
+	case strings.HasPrefix(t, "~"):
+		return true // ~root/.bashrc: a home directory, never the workspace
 	case !strings.HasPrefix(t, "/"):
 		return strings.HasPrefix(path.Clean(t), "..")
 	}
@@ -393,4 +475,77 @@ func readMark(target word) string {
 		return "secret-file"
 	}
 	return ""
+}
+
+// configEnvNames move where a program reads its configuration from (HOME=src
+// git status reads src/.gitconfig, CURL_HOME=src curl reads src/.curlrc):
+// to a file the agent may have written.
+var configEnvNames = set("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "CURL_HOME", "WGETRC", "GIT_CONFIG",
+	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "NPM_CONFIG_USERCONFIG",
+	"NPM_CONFIG_GLOBALCONFIG", "npm_config_userconfig", "npm_config_globalconfig", "YARN_RC_FILENAME", "PIP_CONFIG_FILE",
+	"CARGO_HOME", "GOENV", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "NODE_PATH", "BASH_ENV", "ENV", "ZDOTDIR", "INPUTRC",
+	"MAKEFILES", "DOCKER_CONFIG", "KUBECONFIG", "SSH_CONFIG", "GNUPGHOME")
+
+// configEnv reports whether the assignments before a command (words that
+// are NAME=value) move where it reads configuration from.
+func configEnv(before []word) bool {
+	for _, w := range before {
+		if name, _, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && configEnvNames[name] {
+			return true
+		}
+		if name, _, ok := strings.Cut(w.text, "="); ok && strings.HasPrefix(name, "GIT_CONFIG_") {
+			return true
+		}
+	}
+	return false
+}
+
+// readsPatchFromStdin reports whether git apply or git am would apply a
+// patch read from its input: curl … | git apply changes the project with
+// what a server sent.
+func readsPatchFromStdin(prog, sub string, args []word) bool {
+	if prog != "git" || sub != "apply" && sub != "am" && sub != "apply --index" {
+		return false
+	}
+	for _, a := range args[1:] {
+		if a.text == "-" {
+			return true
+		}
+		if !strings.HasPrefix(a.text, "-") && a.text != sub {
+			return false // a patch file
+		}
+	}
+	return true
+}
+
+// makefileMarks: make run on a makefile other than the project's own
+// (-f FILE, --file=FILE, -fFILE, or through MAKEFLAGS) runs what that file
+// says, which an approval of make in the project says nothing about.
+func makefileMarks(before, args []word) []string {
+	standard := set("Makefile", "makefile", "GNUmakefile", "./Makefile", "./makefile", "./GNUmakefile")
+	other := func(f string) bool { return f != "" && !standard[f] }
+	for i, a := range args {
+		t := a.text
+		switch {
+		case (t == "-f" || t == "--file" || t == "--makefile") && i+1 < len(args):
+			if other(args[i+1].text) {
+				return []string{"other-makefile"}
+			}
+		case strings.HasPrefix(t, "--file=") || strings.HasPrefix(t, "--makefile="):
+			_, f, _ := strings.Cut(t, "=")
+			if other(f) {
+				return []string{"other-makefile"}
+			}
+		case strings.HasPrefix(t, "-f") && len(t) > 2 && !strings.HasPrefix(t, "--"):
+			if other(t[2:]) {
+				return []string{"other-makefile"}
+			}
+		}
+	}
+	for _, w := range before {
+		if v, ok := strings.CutPrefix(w.text, "MAKEFLAGS="); ok && (strings.Contains(v, "-f") || strings.Contains(v, "--file") || strings.Contains(v, "--makefile")) {
+			return []string{"other-makefile"}
+		}
+	}
+	return nil
 }

@@ -26,6 +26,7 @@ var riskyTable = map[string]map[string]string{
 		"-o": "-o", "--output": "-o", "-O": "-o", "--remote-name": "-o", "-k": "-k", "--insecure": "-k"},
 	"wget":              {"--post-data": "--post", "--post-file": "--post", "-O": "-O", "--output-document": "-O"},
 	"rsync":             {"--delete": "--delete", "--delete-after": "--delete", "--delete-before": "--delete", "--delete-during": "--delete", "--remove-source-files": "--remove-source-files"},
+	"git add":           {"-f": "-f", "--force": "-f"}, // adds what .gitignore keeps out (.env)
 	"git push":          {"-f": "-f", "--force": "-f", "--force-with-lease": "--force-with-lease", "--force-if-includes": "--force-with-lease", "-d": "-d", "--delete": "-d", "--mirror": "--mirror", "--no-verify": "--no-verify", "--prune": "--prune", "--all": "--all"},
 	"git reset":         {"--hard": "--hard", "--merge": "--merge", "--keep": "--keep"},
 	"git clean":         {"-f": "-f", "--force": "-f", "-d": "-d", "-x": "-x", "-X": "-x"},
@@ -122,7 +123,21 @@ func riskyFlags(prog, sub string, args []word) []string {
 		if name, _, ok := strings.Cut(t, "="); ok {
 			t = name
 		}
-		if lookup(t) || strings.HasPrefix(t, "--") {
+		if lookup(t) {
+			continue
+		}
+		if strings.HasPrefix(t, "--") {
+			// Long options may be abbreviated (git push --mirro, --delet):
+			// a prefix of a risky option is that option.
+			if len(t) >= 4 {
+				for _, table := range []map[string]string{bySub, byProg} {
+					for f, c := range table {
+						if strings.HasPrefix(f, "--") && strings.HasPrefix(f, t) {
+							out = append(out, c)
+						}
+					}
+				}
+			}
 			continue
 		}
 		if (prog == "sed" || prog == "perl") && strings.HasPrefix(t, "-i") {

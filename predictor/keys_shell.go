@@ -673,6 +673,15 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	if ctx.input || computedArgs(cmd[1:]) {
 		marks = append(marks, computedMark)
 	}
+	if configEnv(words[:start]) {
+		marks = append(marks, "config-env")
+	}
+	if ctx.piped && readsPatchFromStdin(prog, sub, cmd[1:]) {
+		marks = append(marks, "<pipe")
+	}
+	if prog == "make" || prog == "gmake" {
+		marks = append(marks, makefileMarks(words[:start], cmd[1:])...)
+	}
 	if envDump(prog, cmd[1:]) {
 		marks = append(marks, envDumpMark)
 	}

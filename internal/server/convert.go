@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/user"
 	"path/filepath"
 	"strings"
@@ -83,6 +84,13 @@ func NewSelf(sockets []string, db string, pid int) *predictor.Self {
 		if s = abs(s); s != "" {
 			self.Sockets = append(self.Sockets, s)
 		}
+	}
+	// limen's programs wherever they were installed: limend's own binary
+	// and limen-hook and limenctl beside it (a red-team pass replaced a
+	// limen-hook installed outside the usual bin directories).
+	if exe, err := os.Executable(); err == nil && pid == os.Getpid() {
+		dir := filepath.Dir(exe)
+		self.Files = append(self.Files, exe, filepath.Join(dir, "limen-hook"), filepath.Join(dir, "limenctl"))
 	}
 	return self
 }
