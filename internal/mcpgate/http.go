@@ -729,3 +729,18 @@ func flushCopy(w http.ResponseWriter, r io.Reader) {
 		}
 	}
 }
+
+// CheckListen validates the HTTP gate's listen address: loopback, or any
+// address when the gate serves TLS (the client's credentials cross the
+// network through it). It reports whether the address is loopback.
+func CheckListen(addr string, tls bool) (loopback bool, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return false, fmt.Errorf("mcp gate: --listen %q: give host:port, such as --listen 127.0.0.1:8931", addr)
+	}
+	loopback = host != "" && isLoopback(host)
+	if !loopback && !tls {
+		return false, fmt.Errorf("mcp gate: --listen %q is not a loopback address: the gate would take other machines' requests, and their credentials, in clear text; listen on 127.0.0.1, or give --tls-cert and --tls-key", addr)
+	}
+	return loopback, nil
+}

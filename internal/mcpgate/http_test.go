@@ -606,3 +606,26 @@ func TestCheckUpstream(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckListen(t *testing.T) {
+	for _, tt := range []struct {
+		addr          string
+		tls, ok, loop bool
+	}{
+		{"127.0.0.1:8931", false, true, true},
+		{"localhost:8931", false, true, true},
+		{"[::1]:8931", false, true, true},
+		{"127.0.0.1:0", false, true, true},
+		{":8931", false, false, false},
+		{"0.0.0.0:8931", false, false, false},
+		{"10.0.0.5:8931", false, false, false},
+		{"0.0.0.0:8931", true, true, false},
+		{"127.0.0.1", false, false, false},
+		{"127.0.0.1:", false, false, false},
+	} {
+		loop, err := mcpgate.CheckListen(tt.addr, tt.tls)
+		if (err == nil) != tt.ok || loop != tt.loop {
+			t.Errorf("CheckListen(%q, tls=%v) = %v, %v; want loopback=%v ok=%v", tt.addr, tt.tls, loop, err, tt.loop, tt.ok)
+		}
+	}
+}
