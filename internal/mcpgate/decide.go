@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,7 +80,23 @@ func parseCall(params json.RawMessage) (call, error) {
 	return c, nil
 }
 
-// uniqueKeys fails on JSON that repeats a key in any object, at any depth.
+// foldKey is key with each rune replaced by the smallest rune of its
+// Unicode case-folding orbit: two keys that Go's encoding/json would match
+// to the same field ("name", "NAME", "paramſ" for "params") fold alike.
+func foldKey(key string) string {
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		return least
+	}, key)
+}
+
+// uniqueKeys fails on JSON that repeats a key in any object, at any depth,
+// ignoring case: encoding/json (the gate's reader) matches field names
+// ignoring case, and a server's reader may not, so {"name":"read",
+// "Name":"delete"} could be decided as one tool and run as another.
 func uniqueKeys(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -97,10 +115,11 @@ func uniqueKeys(data []byte) error {
 					return err
 				}
 				key, _ := k.(string)
-				if seen[key] {
-					return fmt.Errorf("key %q appears twice in one object: send each key once", key)
+				folded := foldKey(key)
+				if seen[folded] {
+					return fmt.Errorf("key %q appears twice in one object (keys are compared ignoring case, as Go's encoding/json matches them): send each key once", key)
 				}
-				seen[key] = true
+				seen[folded] = true
 				if err := walk(); err != nil {
 					return err
 				}

@@ -389,8 +389,8 @@ func TestHTTPGateCredentials(t *testing.T) {
 	}
 	header["Authorization"] = token
 	resp, got := post(t, gate, body, header)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(got, "read done: /tmp/a") {
-		t.Fatalf("with credentials the client got %d %s; want the tool's result", resp.StatusCode, got)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(got, "read done: /tmp/a") || !strings.Contains(got, `"resultType":"complete"`) {
+		t.Fatalf("with credentials the client got %d %s; want the tool's complete result", resp.StatusCode, got)
 	}
 	if s := up.seen(); s[len(s)-1].auth != token {
 		t.Errorf("the upstream got Authorization %q; want the client's, as sent", s[len(s)-1].auth)
@@ -472,6 +472,7 @@ func TestHTTPGateRefusesBeforeUpstream(t *testing.T) {
 		{"a rebound Host", http.MethodGet, "", nil, "evil.example:80", http.StatusForbidden, "loopback"},
 		{"a batch in 2025-06-18", http.MethodPost, "[" + call + "]", map[string]string{"Mcp-Protocol-Version": "2025-06-18"}, "", http.StatusBadRequest, "no JSON-RPC batches"},
 		{"a key given twice", http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call","params":{"name":"delete"}}`, nil, "", http.StatusBadRequest, "appears twice"},
+		{"a method given twice in another case", http.MethodPost, `{"jsonrpc":"2.0","id":1,"METHOD":"tools/call","method":"tools/list","params":{"name":"delete"}}`, nil, "", http.StatusBadRequest, "appears twice"},
 		{"headers that name another tool", http.MethodPost, call, map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "delete"}, "", http.StatusBadRequest, "Mcp-Name"},
 		{"headers that name another method", http.MethodPost, call, map[string]string{"Mcp-Method": "tools/list"}, "", http.StatusBadRequest, "Mcp-Method"},
 		{"a blocked call", http.MethodPost, strings.Replace(call, `"read"`, `"delete"`, 1), map[string]string{"Mcp-Protocol-Version": "2026-07-28"}, "", http.StatusOK, `"resultType":"complete"`},
