@@ -219,9 +219,9 @@ func serveHTTPGate(ctx context.Context, log *slog.Logger, f *httpGateFlags, opts
 	if tls {
 		scheme = "https"
 	}
-	// The log says where the client goes; the upstream's URL is the
-	// operator's own, and holds no credentials (CheckUpstream).
-	log.Info(fmt.Sprintf("mcp-gate listening on %s://%s/mcp", scheme, ln.Addr()), "upstream", up.Redacted(), "name", opts.Name)
+	// The log says where the client goes, and names the upstream without
+	// its query (which may hold a key).
+	log.Info(fmt.Sprintf("mcp-gate listening on %s://%s/mcp", scheme, ln.Addr()), "upstream", mcpgate.Endpoint(up), "name", opts.Name)
 	srv := &http.Server{Handler: gate, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	served := make(chan error, 1)
 	go func() {

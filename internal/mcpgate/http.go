@@ -92,9 +92,9 @@ func CheckUpstream(u *url.URL) error {
 	case u.Scheme == "https" && u.Host != "":
 	case u.Scheme == "http" && u.Host != "" && isLoopback(u.Hostname()):
 	case u.Scheme == "http" && u.Host != "":
-		return fmt.Errorf("mcp gate: upstream %s: http:// only to a loopback address (the client's Authorization header would cross the network in clear text); use https://", u.Redacted())
+		return fmt.Errorf("mcp gate: upstream %s: http:// only to a loopback address (the client's Authorization header would cross the network in clear text); use https://", Endpoint(u))
 	default:
-		return fmt.Errorf("mcp gate: upstream %q: give the server's MCP URL, such as https://api.example.com/mcp", u.Redacted())
+		return fmt.Errorf("mcp gate: upstream %q: give the server's MCP URL, such as https://api.example.com/mcp", Endpoint(u))
 	}
 	if u.User != nil {
 		return errors.New("mcp gate: upstream: leave credentials out of the URL; the client's Authorization header is passed on")
@@ -661,15 +661,33 @@ func (g *HTTPGate) send(ctx context.Context, r *http.Request, body []byte) (*htt
 		rd = bytes.NewReader(body)
 	}
 	u := *g.opts.Upstream
-	if r.URL.RawQuery != "" {
+	switch {
+	case u.RawQuery == "":
 		u.RawQuery = r.URL.RawQuery
+	case r.URL.RawQuery != "":
+		u.RawQuery += "&" + r.URL.RawQuery
 	}
 	req, err := http.NewRequestWithContext(ctx, r.Method, u.String(), rd)
 	if err != nil {
 		return nil, err
 	}
 	copyRequestHeader(req.Header, r.Header)
-	return g.opts.Client.Do(req)
+	resp, err := g.opts.Client.Do(req)
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		// The URL's query may hold a key: the error names the endpoint
+		// without it, as the gate's log does.
+		return nil, fmt.Errorf("%s %s: %w", r.Method, Endpoint(g.opts.Upstream), uerr.Err)
+	}
+	return resp, err
+}
+
+// Endpoint is u without its query, fragment or user: what the gate may
+// log of the upstream's URL.
+func Endpoint(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment, c.RawFragment = nil, "", false, "", ""
+	return c.String()
 }
 
 // hopByHop are the headers that describe one connection, not the

@@ -630,3 +630,72 @@ func TestCheckListen(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPGateStreamDeadline: an upstream that starts its SSE stream and
+// then hangs: the client gets what was sent, then limen's refusal at the
+// deadline, and the upstream request is cancelled. Also: the upstream's
+// query (a key, here) is kept and never logged.
+func TestHTTPGateStreamDeadline(t *testing.T) {
+	c := startLimend(t)
+	cancelled := make(chan struct{})
+	var query string
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		query = r.URL.RawQuery
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message\nid: e1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"p\",\"progress\":1}}\n\n")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(cancelled)
+	}))
+	defer hang.Close()
+	logs := &syncBuffer{}
+	gate := gateFor(t, c, hang.URL+"/mcp?key=k3y-s3cret", logs, func(o *mcpgate.HTTPOptions) { o.CallTimeout = 300 * time.Millisecond })
+	body, header := statelessCall(9, "read")
+	resp, got := post(t, gate+"?client=1", body, header)
+	progress := strings.Index(got, "notifications/progress")
+	refusal := strings.Index(got, "did not answer within 300ms")
+	if resp.StatusCode != http.StatusOK || progress < 0 || refusal < progress || !strings.Contains(got, "id: e1\n") {
+		t.Fatalf("got %d:\n%s\nwant the server's event as sent, then limen's refusal", resp.StatusCode, got)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the upstream request was not cancelled after the refusal")
+	}
+	if query != "key=k3y-s3cret&client=1" {
+		t.Errorf("the upstream got query %q; want its own and then the client's", query)
+	}
+	if strings.Contains(logs.String(), "k3y-s3cret") {
+		t.Errorf("the gate's log holds the upstream's key:\n%s", logs)
+	}
+}
+
+// TestHTTPGateOAuthMetadata: a client that looks up OAuth metadata next to
+// the gate's URL gets the upstream's.
+func TestHTTPGateOAuthMetadata(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/.well-known/oauth-protected-resource/v1/mcp" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"resource":"https://server.example/v1/mcp","authorization_servers":["https://auth.example"]}`)
+	}))
+	defer up.Close()
+	gate := strings.TrimSuffix(gateFor(t, refuseAll{}, up.URL+"/v1/mcp", nil, nil), "/mcp")
+	for path, want := range map[string]int{
+		"/.well-known/oauth-protected-resource/mcp": http.StatusOK,
+		"/.well-known/other":                        http.StatusNotFound,
+	} {
+		resp, err := http.Get(gate + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || (want == http.StatusOK && !strings.Contains(string(b), "authorization_servers")) {
+			t.Errorf("GET %s: %d %s; want %d and the upstream's document", path, resp.StatusCode, b, want)
+		}
+	}
+}
