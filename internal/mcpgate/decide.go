@@ -212,8 +212,8 @@ func toolError(version, text string) json.RawMessage {
 // result untouched (byte for byte) otherwise.
 func completed(result json.RawMessage) json.RawMessage {
 	var fields map[string]json.RawMessage
-	if json.Unmarshal(result, &fields) != nil {
-		return result
+	if json.Unmarshal(result, &fields) != nil || fields == nil {
+		return result // not an object (null included): not the gate's to mend
 	}
 	if _, ok := fields["resultType"]; ok {
 		return result
