@@ -699,3 +699,42 @@ func TestHTTPGateOAuthMetadata(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPGateRelaysAsSent: what the upstream answers reaches the client
+// byte for byte (whitespace and unknown fields included), except a
+// stateless tools/call result without resultType, which gains it.
+func TestHTTPGateRelaysAsSent(t *testing.T) {
+	c := startLimend(t)
+	answers := map[string]struct{ contentType, body string }{
+		"tools/list": {"application/json", `{"jsonrpc":"2.0", "id":1,"result":{"tools":[], "x-future": {"a" :1},"resultType":"complete"}}`},
+		"json call":  {"application/json", `{"jsonrpc":"2.0","id":2,"result":{"content":[],"x-future":true}}`},
+		"sse call":   {"text/event-stream", "event: message\nid: 9\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[],\"x\":[1]}}\n\n"},
+	}
+	var next string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		a := answers[next]
+		w.Header().Set("Content-Type", a.contentType)
+		w.Header().Set("X-Upstream", "kept")
+		io.WriteString(w, a.body)
+	}))
+	defer up.Close()
+	gate := gateFor(t, c, up.URL+"/mcp", nil, nil)
+	h26 := map[string]string{"Mcp-Protocol-Version": "2026-07-28"}
+
+	next = "tools/list"
+	resp, got := post(t, gate, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+clientMeta+`}}`, h26)
+	if got != answers[next].body || resp.Header.Get("X-Upstream") != "kept" {
+		t.Errorf("tools/list: the client got %q (X-Upstream %q); want the upstream's bytes and headers", got, resp.Header.Get("X-Upstream"))
+	}
+	next = "json call"
+	body, header := statelessCall(2, "read")
+	if _, got := post(t, gate, body, header); got != `{"id":2,"jsonrpc":"2.0","result":{"content":[],"x-future":true,"resultType":"complete"}}` {
+		t.Errorf("a JSON call result without resultType: the client got %s", got)
+	}
+	next = "sse call"
+	body, header = statelessCall(3, "read")
+	if _, got := post(t, gate, body, header); got != "event: message\nid: 9\ndata: {\"id\":3,\"jsonrpc\":\"2.0\",\"result\":{\"content\":[],\"x\":[1],\"resultType\":\"complete\"}}\n\n" {
+		t.Errorf("an SSE call result without resultType: the client got %q", got)
+	}
+}

@@ -13,11 +13,19 @@
 //     the TUI) up to AskTimeout. Approved is forwarded; denied, expired,
 //     a deadline or limend down is a block for that call, never an allow.
 //
-// The gate runs as a child of the agent runtime and calls Decide over
-// limend's socket, so limend records the gate and the runtime above it
-// (SO_PEERCRED, pid and start time): from then on no process under that
+// The stdio gate runs as a child of the agent runtime and calls Decide
+// over limend's socket, so limend records the gate and the runtime above
+// it (SO_PEERCRED, pid and start time): from then on no process under that
 // runtime, including the MCP server the gate starts, can answer an ask
-// or change the policy (internal/server/runtimes.go).
+// or change the policy (internal/server/runtimes.go). The HTTP gate is
+// started on its own (a service, a terminal); limend records it the same
+// way, and the agents reach it over loopback TCP, which carries no
+// process identity: what keeps them from answering their own asks is the
+// runtime's own registration (its hook) and limen's policy.
+//
+// Neither gate logs or sends to limend more of a request than the tool's
+// name and arguments: credentials (Authorization, cookies, session ids)
+// pass through the HTTP gate untouched and unrecorded.
 //
 // Tools are named as Claude Code names them, mcp__<server>__<tool>, so the
 // same policy rules cover a server whether it is reached through Claude
