@@ -58,6 +58,41 @@ const maxBody = 16 << 20
 // (Authorization) and the server's stream (GET) pass through.
 type HTTPGate struct {
 	opts HTTPOptions
+
+	mu sync.Mutex
+	// waits are the tools/calls limen is deciding, by session and id, so
+	// that the client's notifications/cancelled (a POST of its own) ends
+	// the wait: a call the client gave up on is never forwarded.
+	waits map[string]*httpWait
+}
+
+type httpWait struct {
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+// waitKey names a call for notifications/cancelled: the session (empty in
+// the stateless revision) and the id. Ids are only unique per client, so
+// one client may cancel another's wait with the same id: that refuses a
+// call, never allows one.
+func waitKey(r *http.Request, id json.RawMessage) string {
+	return r.Header.Get("Mcp-Session-Id") + "\x00" + idKey(id)
+}
+
+// cancelWait ends the wait for the call a notifications/cancelled names.
+func (g *HTTPGate) cancelWait(r *http.Request, params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.RequestID) == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if w := g.waits[waitKey(r, p.RequestID)]; w != nil {
+		w.cancelled = true
+		w.cancel()
+	}
 }
 
 // NewHTTPGate checks opts and returns the gate.
@@ -79,7 +114,7 @@ func NewHTTPGate(opts HTTPOptions) (*HTTPGate, error) {
 			return nil, fmt.Errorf("mcp gate: allowed origin %q: give scheme://host[:port], such as https://app.example.com", o)
 		}
 	}
-	return &HTTPGate{opts: opts}, nil
+	return &HTTPGate{opts: opts, waits: map[string]*httpWait{}}, nil
 }
 
 // CheckUpstream refuses an upstream URL the gate cannot forward to, or
@@ -344,6 +379,9 @@ func (g *HTTPGate) post(w http.ResponseWriter, r *http.Request) {
 	dropped := make([]bool, len(msgs))
 	var wg sync.WaitGroup
 	for i, m := range msgs {
+		if m.method == "notifications/cancelled" {
+			g.cancelWait(r, m.params)
+		}
 		if m.method != methodCallTool {
 			continue
 		}
@@ -352,15 +390,31 @@ func (g *HTTPGate) post(w http.ResponseWriter, r *http.Request) {
 			dropped[i] = true
 			continue
 		}
+		ctx, cancel := context.WithCancel(r.Context())
+		wait := &httpWait{cancel: cancel}
+		key := waitKey(r, m.id)
+		g.mu.Lock()
+		g.waits[key] = wait
+		g.mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := decide(r.Context(), &g.opts.Options, m.params, m.version)
+			defer cancel()
+			d := decide(ctx, &g.opts.Options, m.params, m.version)
+			g.mu.Lock()
+			if g.waits[key] == wait {
+				delete(g.waits, key)
+			}
+			cancelled := wait.cancelled
+			g.mu.Unlock()
 			switch {
 			case d.err != nil:
 				refused[i] = &answer{m.id, response(m.id, nil, d.err)}
 			case !d.allow:
 				refused[i] = &answer{m.id, response(m.id, d.result, nil)}
+			case cancelled:
+				// Allowed as the client cancelled it: not forwarded.
+				refused[i] = &answer{m.id, response(m.id, toolError(m.version, "the client cancelled the call before limen's gate forwarded it; the tool was not called."), nil)}
 			}
 		}()
 	}

@@ -738,3 +738,61 @@ func TestHTTPGateRelaysAsSent(t *testing.T) {
 		t.Errorf("an SSE call result without resultType: the client got %q", got)
 	}
 }
+
+// TestHTTPGateCancelledWait: a client that cancels a call while limen
+// waits for a person (notifications/cancelled, a POST of its own) ends the
+// wait, and the call is never forwarded, even if approved afterwards.
+func TestHTTPGateCancelledWait(t *testing.T) {
+	c := startLimend(t)
+	var mu sync.Mutex
+	var bodies []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer up.Close()
+	gate := gateFor(t, c, up.URL+"/mcp", nil, func(o *mcpgate.HTTPOptions) { o.AskTimeout = time.Minute })
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	watch, err := c.API.WatchPending(ctx, &limenv1.WatchPendingRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, header := statelessCall(42, "write")
+	done := make(chan string, 1)
+	go func() {
+		_, got := post(t, gate, body, header)
+		done <- got
+	}()
+	var askID string
+	for askID == "" {
+		ev, err := watch.Recv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.GetKind() == limenv1.WatchPendingResponse_KIND_ADDED {
+			askID = ev.GetAsk().GetAskId()
+		}
+	}
+	post(t, gate, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42}}`, map[string]string{"Mcp-Protocol-Version": "2026-07-28"})
+	var got string
+	select {
+	case got = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled call still waits for limen")
+	}
+	if !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `"id":42`) {
+		t.Errorf("the cancelled call was answered %s; want a refusal", got)
+	}
+	c.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: askID, Choice: limenv1.Choice_CHOICE_APPROVE})
+	post(t, gate, `{"jsonrpc":"2.0","method":"notifications/marker"}`, nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(bodies) != 2 || strings.Contains(strings.Join(bodies, "\n"), `"tools/call"`) {
+		t.Errorf("the upstream got %q; want the cancellation and the marker, never the call", bodies)
+	}
+}
