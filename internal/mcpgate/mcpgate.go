@@ -86,6 +86,7 @@ func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) 
 	if err := opts.check(); err != nil {
 		return err
 	}
+	outer := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	up, err := upstream.Connect(ctx)
@@ -121,7 +122,7 @@ func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) 
 	<-clientDone
 	<-serverDone
 	r.calls.Wait()
-	if serverGone && ctx.Err() == nil {
+	if serverGone && outer.Err() == nil {
 		return fmt.Errorf("the MCP server %s closed its side", opts.Name)
 	}
 	return nil

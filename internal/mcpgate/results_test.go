@@ -312,3 +312,28 @@ func TestResultsAsTheServerSentThem(t *testing.T) {
 		}
 	})
 }
+
+// TestServerGoneIsAnError: a server that exits under the client ends the
+// gate with an error naming it (limenctl prints it with a hint), and a
+// client that leaves ends it cleanly.
+func TestServerGoneIsAnError(t *testing.T) {
+	downClient, downGate := mcp.NewInMemoryTransports()
+	upGate, upServer := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpgate.Run(t.Context(), downGate, upGate, mcpgate.Options{Name: "raw", Decider: refuseAll{}})
+	}()
+	agent, err := downClient.Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+	server, err := upServer.Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server.Close()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "the MCP server raw closed its side") {
+		t.Errorf("Run after the server left = %v; want an error naming the server", err)
+	}
+}
