@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/limenhq/limen/internal/paths"
+	"github.com/limenhq/limen/internal/serverpeer"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -36,8 +38,27 @@ type Client struct {
 
 // Dial connects to limend's Unix socket; an empty socket means the default
 // ($LIMEN_SOCKET, else $XDG_RUNTIME_DIR/limen/limend.sock). It does not wait
-// for the daemon: the first call reports whether it is there.
+// for the daemon: the first call reports whether it is there. limend must
+// run as the caller's own uid, or as $LIMEN_SERVER_UID when that is set
+// (see DialServer); a LIMEN_SERVER_UID that is not a uid is an error.
 func Dial(socket string) (*Client, error) {
+	uid, set, err := serverpeer.Expected("")
+	if err != nil {
+		return nil, fmt.Errorf("dial limend: %w", err)
+	}
+	return dial(socket, uid, set)
+}
+
+// DialServer is Dial for a limend that runs as serverUID (or as the
+// caller's own uid). Every connection is checked before anything is sent
+// on it: a socket that another uid serves (someone else's process that
+// bound limen's path first) is not used, and every call fails with an
+// error that names the uid found, so Decide and DecideAndWait return ask.
+func DialServer(socket string, serverUID uint32) (*Client, error) {
+	return dial(socket, serverUID, true)
+}
+
+func dial(socket string, serverUID uint32, configured bool) (*Client, error) {
 	if socket == "" {
 		var err error
 		if socket, err = paths.Socket(); err != nil {
@@ -51,12 +72,49 @@ func Dial(socket string) (*Client, error) {
 	}
 	conn, err := grpc.NewClient("unix://"+socket,
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			return dialChecked(ctx, socket, serverUID, configured)
+		}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(16<<20)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("dial limend at %s: %w", socket, err)
 	}
 	return &Client{conn: conn, API: limenv1.NewDecisionServiceClient(conn), Health: healthpb.NewHealthClient(conn), socket: socket}, nil
+}
+
+// dialChecked connects to socket and returns the connection only if the
+// kernel says our own uid, or serverUID if configured, is listening on it.
+func dialChecked(ctx context.Context, socket string, serverUID uint32, configured bool) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return nil, err
+	}
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("limend's socket %s is not a Unix socket", socket)
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	var uid uint32
+	var uidErr error
+	if err := raw.Control(func(fd uintptr) { uid, uidErr = serverpeer.UID(int(fd)) }); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if uidErr == nil {
+		uidErr = serverpeer.CheckUID(socket, uid, serverUID, configured)
+	}
+	if uidErr != nil {
+		c.Close()
+		return nil, uidErr
+	}
+	return c, nil
 }
 
 // Socket returns the socket the client dials.

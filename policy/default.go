@@ -69,9 +69,9 @@ block = [
   "Edit(~/.claude/settings*.json)", "Edit(./.claude/settings*.json)",
   "Edit(~/.codex/**)", "Edit(~/.gemini/settings.json)", "Edit(./.gemini/settings.json)",
   "Bash(rm -rf /)",
-  "Bash(rm -rf /*)",
+  "Bash(rm -rf /\\*)",  # the root glob itself, not every absolute path
   "Bash(rm -fr /)",
-  "Bash(rm -fr /*)",
+  "Bash(rm -fr /\\*)",
   "Bash(rm -rf ~)",
   "Bash(rm -rf ~/)",
   "Bash(rm -fr ~)",
@@ -118,6 +118,7 @@ name = "destructive"
 costs = { allow = 200.0, block = 2.0, ask = 1.0 }
 # Risky flags appear sorted in brackets in the keys: "Bash:rm [-f -r]".
 keys = [
+  "Bash:*[*every-file*]",  # rm *, mv * /tmp: every file of a directory
   "Bash:rm [*-r*]", "Bash:sudo rm [*-r*]", "Bash:git push [*-f*]", "Bash:sudo git push [*-f*]",
 ]
 match = [
@@ -127,6 +128,8 @@ match = [
   "Bash(git push * +*)", "Bash(git push *--delete*)", "Bash(git push * -d *)", "Bash(git push * :* *)", "Bash(git push -d *)",
   "Bash(git push *--mirror*)", "Bash(git push *--prune*)", "Bash(git reset --hard *)", "Bash(git clean -*f*)",
   "Bash(git branch -D *)", "Bash(git checkout -- *)", "Bash(git filter-branch *)",
+  "Bash(git checkout .)", "Bash(git restore .)", "Bash(git restore --staged --worktree *)", "Bash(git stash clear)",
+  "Bash(git stash drop*)", "Bash(git fetch * +*)", "Bash(git update-ref -d *)", "Bash(git reflog expire *)",
   "Bash(psql *DROP *)", "Bash(psql *drop *)", "Bash(psql *TRUNCATE *)", "Bash(psql *truncate *)",
   "Bash(mysql *DROP *)", "Bash(mysql *drop *)", "Bash(mysql *TRUNCATE *)", "Bash(mysql *truncate *)",
   "Bash(sqlite3 *DROP *)", "Bash(sqlite3 *drop *)",
@@ -151,6 +154,8 @@ match = [
   "Bash(scp *)", "Bash(sftp *)", "Bash(ftp *)", "Bash(rsync *:*)",
   "Bash(nc *)", "Bash(ncat *)", "Bash(netcat *)", "Bash(socat *)", "Bash(telnet *)",
   "Bash(ssh *)",
+  # Serving the working directory (its .env included) to the network.
+  "Bash(python -m http.server*)", "Bash(python3 -m http.server*)", "Bash(php -S *)", "Bash(npx serve*)", "Bash(npx http-server*)",
 ]
 
 # Edits outside the workspace (other projects, dotfiles) are not under

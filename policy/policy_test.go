@@ -297,3 +297,18 @@ func TestLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// TestShippedRootGlobRule: the shipped block of `rm -rf /*` is the root
+// glob itself; `rm -rf /tmp/build-cache` is for learning (and limen's
+// controls) to decide, not a rule that blocks every absolute path.
+func TestShippedRootGlobRule(t *testing.T) {
+	pol := Default()
+	env := Env{Cwd: "/home/ana/shop", Home: "/home/ana"}
+	for cmd, blocked := range map[string]bool{"rm -rf /*": true, "rm -fr /*": true, "rm -rf /": true, "rm -rf /tmp/build-cache": false, "rm -rf /srv/app/dist": false} {
+		parts := predictor.Parts(predictor.Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: env.Cwd})
+		r, ok := pol.RulesFor(parts, env)
+		if got := ok && r.Verdict == Block; got != blocked {
+			t.Errorf("%s: blocked by a shipped rule = %v (%s); want %v", cmd, got, r.Pattern, blocked)
+		}
+	}
+}

@@ -112,3 +112,21 @@ func MarkLevel(l Ladder) int {
 	}
 	return -1
 }
+
+// ReadsSecret reports whether a part reads something its ladder classes as
+// a secret: a file tool's path or glob ("Read:secret", "Grep:secret"), or
+// a shell command that names a secret file or dumps the environment (the
+// secret-file and secret-env marks). Secrets differ one from another (a
+// project's .env is not ~/.ssh/id_rsa), so approving one read says nothing
+// about the next.
+func ReadsSecret(p Part) bool {
+	for _, k := range p.Keys[1:min(len(p.Keys), 4)] {
+		if strings.HasSuffix(k, ":"+ClassSecret) || strings.Contains(k, ":"+ClassSecret+":") {
+			return true
+		}
+		if strings.HasSuffix(k, "]") && (strings.Contains(k, "secret-file") || strings.Contains(k, "secret-env")) {
+			return true
+		}
+	}
+	return false
+}

@@ -420,7 +420,36 @@ func (s *controlScope) resolve(t string) string {
 	if !strings.HasPrefix(t, "/") && s.cwd != "" {
 		t = s.cwd + "/" + t
 	}
-	return path.Clean(t)
+	return path.Clean(procThrough(t, s.cwd))
+}
+
+// procThrough sees through /proc/<pid>/root, a process's root directory
+// (/proc/self/root/home/ana/.claude is /home/ana/.claude), and
+// /proc/<pid>/cwd, its working directory (taken to be cwd: for another
+// process it could be anywhere, and cwd is the likeliest). It runs before
+// the path is cleaned: /proc/self/cwd/.. is the parent of the working
+// directory, not /proc/self.
+func procThrough(p, cwd string) string {
+	for i := 0; i < 4; i++ {
+		rest, ok := strings.CutPrefix(p, "/proc/")
+		if !ok {
+			return p
+		}
+		_, sub, ok := strings.Cut(rest, "/")
+		if !ok {
+			return p
+		}
+		dir, below, _ := strings.Cut(sub, "/")
+		switch {
+		case dir == "root":
+			p = "/" + below
+		case dir == "cwd" && cwd != "":
+			p = cwd + "/" + below
+		default:
+			return p
+		}
+	}
+	return p
 }
 
 // expandHome replaces the home variables a non-literal word may use, and
@@ -880,6 +909,9 @@ func (s *controlScope) wordHit(w word, above bool) (pathHit, bool) {
 // pathControl checks the paths a command names.
 func (s *controlScope) pathControl(prog string, args []word) string {
 	if why := renamesLimen(prog, args); why != "" {
+		return why
+	}
+	if why := s.outputControl(prog, args); why != "" {
 		return why
 	}
 	if pathReaders[prog] || prog == "git" && pathReaderSubs[prog+" "+subcommand(prog, args)] {

@@ -357,7 +357,12 @@ func sedRuns(s string) bool {
 			}
 			d := s[i]
 			i++
-			if !delimited(d) || !delimited(d) {
+			// Two delimited sections: the regex, then the
+			// replacement (delimited moves past each).
+			if !delimited(d) {
+				return true
+			}
+			if !delimited(d) {
 				return true
 			}
 			if c == 'y' {
@@ -447,12 +452,46 @@ func gitExec(key string) envHow {
 	return envNone
 }
 
+// gitHarmlessKeys are git configuration keys (or sections, ending in a
+// dot) that run nothing and send nothing elsewhere: who commits, how
+// output looks, how merges are shown. Any other key given with -c or
+// written with git config makes the part opaque: git has hundreds, and
+// many run programs (core.fsmonitor), fetch or push elsewhere
+// (url.*.insteadOf, remote.*.mirror) or turn off checks (safe.directory).
+var gitHarmlessKeys = []string{
+	"user.name", "user.email", "user.signingkey", "author.", "committer.", "color.", "advice.", "column.", "i18n.",
+	"core.quotepath", "core.autocrlf", "core.filemode", "core.ignorecase", "core.abbrev", "core.safecrlf", "core.eol",
+	"core.whitespace", "core.precomposeunicode", "core.longpaths", "init.defaultbranch", "pull.rebase", "pull.ff",
+	"push.default", "push.autosetupremote", "fetch.prune", "fetch.prunetags", "merge.conflictstyle", "merge.ff",
+	"merge.renames", "rebase.autosquash", "rebase.autostash", "rebase.updaterefs", "diff.noprefix", "diff.renames",
+	"diff.algorithm", "diff.colormoved", "diff.mnemonicprefix", "diff.context", "log.", "format.pretty", "format.signoff",
+	"commit.gpgsign", "commit.verbose", "tag.gpgsign", "tag.sort", "status.", "grep.", "gc.auto", "maintenance.auto",
+	"blame.", "branch.sort", "branch.autosetuprebase", "rerere.enabled", "help.autocorrect",
+}
+
+// gitHarmless reports whether a git configuration key is one of
+// gitHarmlessKeys.
+func gitHarmless(key string) bool {
+	k := strings.ToLower(key)
+	for _, h := range gitHarmlessKeys {
+		if k == h || strings.HasSuffix(h, ".") && strings.HasPrefix(k, h) {
+			return true
+		}
+	}
+	return false
+}
+
 // gitSetting handles one key=value git setting, given with -c or written
 // with git config: a value that runs a command is parsed (an alias runs
 // only when it starts with !), a value that points at code is opaque.
 func (w walker) gitSetting(c *execCall, at int, key, value string, lit bool) {
 	how := gitExec(key)
 	if how == envNone {
+		if !gitHarmless(key) {
+			// remote.origin.mirror, url.*.insteadOf, protocol.*,
+			// safe.directory …: what it changes is not read here.
+			w.opaqueCall(c, "it sets git configuration ("+key+") that limen does not know to be harmless")
+		}
 		return
 	}
 	if !lit || how == envCode {
@@ -485,6 +524,7 @@ var gitScripts = map[string][]string{
 	"archive":       {"--exec"},
 	"filter-branch": {"--env-filter", "--tree-filter", "--index-filter", "--parent-filter", "--msg-filter", "--commit-filter", "--tag-name-filter"},
 	"mergetool":     {},
+	"grep":          {"-O", "--open-files-in-pager"},
 }
 
 // seeGit: git -c key=value, git config key value, submodule foreach,
@@ -708,9 +748,7 @@ func seeContainer(w walker, c *execCall) (int, bool) {
 	if entry >= 0 {
 		words := append([]word(nil), c.words[:c.start+entry]...)
 		e := cmd[entry]
-		if strings.HasPrefix(e.text, "--entrypoint=") {
-			e.text = e.text[len("--entrypoint="):]
-		}
+		e.text = strings.TrimPrefix(e.text, "--entrypoint=")
 		words = append(words, e)
 		if i < len(cmd) {
 			words = append(words, cmd[i:]...)

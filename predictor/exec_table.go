@@ -1,6 +1,7 @@
 package predictor
 
 import (
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -113,10 +114,10 @@ func execRows() map[string]execRule {
 		"runuser": {priv: true, script: []string{"-c", "--command", "--session-command"}, opts: optSpec{valueShort: "sgGuw", valueLong: set("--shell", "--group", "--supp-group", "--user", "--whitelist-environment")}, see: seeRunuser},
 		"sg":      {script: []string{"-c"}, how: operandsScript, skip: 1},
 		"script":  {script: []string{"-c", "--command"}, opts: optSpec{valueShort: "EBIOTo", valueLong: set("--echo", "--log-io", "--log-in", "--log-out", "--log-timing", "--output-limit")}},
-		"npx":     {script: []string{"-c", "--call"}, see: seeNpx},
-		"npm":     {script: []string{"-c", "--call"}, see: seeNpmExec},
-		"pnpm":    {see: seePnpmExec},
-		"yarn":    {see: seePnpmExec},
+		"npx":     {script: []string{"-c", "--call"}, see: withScriptShell(seeNpx)},
+		"npm":     {script: []string{"-c", "--call"}, see: withScriptShell(seeNpmExec)},
+		"pnpm":    {see: withScriptShell(seePnpmExec)},
+		"yarn":    {see: withScriptShell(seePnpmExec)},
 		"ssh":     {keep: true, how: operandsScript, skip: 1, opts: optSpec{valueShort: "BbcDEeFIiJLlmOopQRSWw"}, see: seeSSH},
 		"trap":    {see: seeTrap},
 		"alias":   {see: seeAlias},
@@ -198,7 +199,30 @@ func execRows() map[string]execRule {
 		"mariadb":    {keep: true, code: []string{"-e", "--execute"}, see: seeSQLClient},
 		"sqlite3":    {keep: true, see: seeSQLite},
 		"lldb":       {code: []string{"-o", "--one-line", "-O", "--one-line-before-file", "-s", "--source", "-S", "--source-before-file", "-k", "--one-line-on-crash"}, argvAfter: []string{"--"}},
-		"make":       {code: []string{"--eval", "-E"}},
+		"make":       {code: []string{"--eval", "-E"}, see: seeMake},
+		"gmake":      {code: []string{"--eval", "-E"}, see: seeMake},
+
+		// Options and variables whose value is a command, on build tools
+		// that are data otherwise: go test -exec X, cargo --config
+		// build.rustc-wrapper=X, sort --compress-program=X.
+		"go":    {keep: true, see: seeGo},
+		"cargo": {keep: true, see: seeCargo},
+		"sort":  {keep: true, script: []string{"--compress-program"}},
+		"rg":    {keep: true, script: []string{"--pre", "--hostname-bin"}},
+		// A config file or command sets any option, the output file too.
+		"curl":    {keep: true, code: []string{"-K", "--config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
+		"wget":    {keep: true, code: []string{"-e", "--execute", "--config"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
+		"ag":      {keep: true, script: []string{"--pager"}},
+		"ack":     {keep: true, script: []string{"--pager"}},
+		"bat":     {keep: true, script: []string{"--pager"}},
+		"gcc":     {keep: true, see: seeCC},
+		"g++":     {keep: true, see: seeCC},
+		"cc":      {keep: true, see: seeCC},
+		"c++":     {keep: true, see: seeCC},
+		"clang":   {keep: true, see: seeCC},
+		"clang++": {keep: true, see: seeCC},
+		"pytest":  {keep: true, see: seePytest},
+		"py.test": {keep: true, see: seePytest},
 	}
 }
 
@@ -224,6 +248,112 @@ func init() {
 	}
 	execTable["deno"] = execRule{see: seeDeno}
 	execTable["bun"] = execRule{code: interpreterCode["bun"], see: seeBun}
+	longOptions = buildLongOptions()
+}
+
+// longOptions are, for each program, the long options the tables name
+// (execTable's columns, the see functions' lists, outputRows,
+// projectOptions). GNU getopt_long, git, argparse and npm take any
+// unambiguous prefix of a long option, so `tar --to-com=CMD`, `sort
+// --out=F` and `git rebase --exe CMD` are those options: expandLong
+// spells them out before the tables are read.
+var longOptions map[string][]string
+
+func buildLongOptions() map[string][]string {
+	m := map[string][]string{}
+	add := func(prog string, names ...string) {
+		for _, n := range names {
+			if strings.HasPrefix(n, "--") && !contains(m[prog], n) {
+				m[prog] = append(m[prog], n)
+			}
+		}
+	}
+	for prog, r := range execTable {
+		add(prog, r.script...)
+		add(prog, r.code...)
+		add(prog, r.argvAfter...)
+		for n := range r.opts.valueLong {
+			add(prog, n)
+		}
+	}
+	for _, tar := range []string{"tar", "gtar", "bsdtar"} {
+		add(tar, tarScripts...)
+		add(tar, "--checkpoint-action", "--extract", "--create", "--append", "--update", "--file")
+	}
+	for _, opts := range gitScripts {
+		add("git", opts...)
+	}
+	add("git", "--git-dir", "--work-tree", "--exec-path", "--config-env")
+	for _, sed := range []string{"sed", "gsed"} {
+		add(sed, "--expression", "--file", "--in-place")
+	}
+	for _, pm := range []string{"npm", "npx", "pnpm", "yarn"} {
+		add(pm, scriptShells...)
+		add(pm, npmConfigCode...)
+	}
+	for key, r := range outputRows {
+		prog, _, _ := strings.Cut(key, " ")
+		for _, o := range r.opts {
+			add(prog, o.name)
+		}
+	}
+	for prog, opts := range projectOptions {
+		add(prog, opts...)
+	}
+	for _, make := range []string{"make", "gmake"} {
+		add(make, "--eval", "--file", "--makefile", "--directory")
+	}
+	add("cargo", "--config")
+	for prog := range m {
+		// Shortest first, so that --outp is --output, not git
+		// format-patch's --output-directory: the same on every run.
+		sort.Slice(m[prog], func(i, j int) bool {
+			a, b := m[prog][i], m[prog][j]
+			return len(a) < len(b) || len(a) == len(b) && a < b
+		})
+	}
+	return m
+}
+
+// fullOptions are options, spelled out, that are also the start of an
+// option the tables name: npm --global is not --globalconfig.
+var fullOptions = map[string][]string{
+	"npm": {"--global"}, "npx": {"--global"}, "pnpm": {"--global"}, "yarn": {"--global"},
+}
+
+// expandLong returns ws with each abbreviated long option of prog
+// (--to-com=x) spelled out (--to-command=x); ws itself when none is.
+func expandLong(prog string, ws []word) []word {
+	longs := longOptions[prog]
+	if len(longs) == 0 {
+		return ws
+	}
+	var out []word
+	for i, x := range ws {
+		if !x.lit || !strings.HasPrefix(x.text, "--") || len(x.text) < 3 {
+			continue
+		}
+		name, value, hasValue := strings.Cut(x.text, "=")
+		if contains(longs, name) || contains(fullOptions[prog], name) {
+			continue
+		}
+		for _, l := range longs {
+			if strings.HasPrefix(l, name) {
+				if out == nil {
+					out = append([]word(nil), ws...)
+				}
+				out[i].text = l
+				if hasValue {
+					out[i].text += "=" + value
+				}
+				break
+			}
+		}
+	}
+	if out == nil {
+		return ws
+	}
+	return out
 }
 
 // execRuleFor returns the row of prog, with versioned interpreter names
@@ -255,6 +385,10 @@ func (c *execCall) cmd() []word { return c.words[c.start:] }
 // seeThrough applies prog's row: next > start is the index of the command
 // it runs (a wrapper); done means the parts were added.
 func (w walker) seeThrough(c *execCall) (next int, done bool) {
+	if long := expandLong(programName(c.words[c.start]), c.words[c.start:]); &long[0] != &c.words[c.start] {
+		// Seen as spelled out; the index of what it runs is the same.
+		c.words = append(append([]word(nil), c.words[:c.start]...), long...)
+	}
 	if c.rule.see != nil {
 		return c.rule.see(w, c)
 	}
@@ -465,7 +599,13 @@ func (w walker) opaqueCall(c *execCall, why string) bool {
 // GIT_SSH_COMMAND='…' git fetch runs its value, LD_PRELOAD=x.so cmd runs x.
 func (w walker) assignmentRuns(c *execCall, a word) bool {
 	name, value, _ := strings.Cut(a.text, "=")
-	switch execEnv[name] {
+	switch envRuns(name) {
+	case envFlags:
+		return w.flagsRun(c, a, name, value)
+	case envCCFlags:
+		if !a.lit || ccRuns(strings.Fields(value)) {
+			return w.opaqueCall(c, "its compiler flags load or run programs limen does not read")
+		}
 	case envScript:
 		if value == "" {
 			return false
@@ -490,6 +630,12 @@ const (
 	envNone envHow = iota
 	envScript
 	envCode
+	// envFlags: the value is options for the program (GOFLAGS,
+	// MAKEFLAGS), some of which run commands.
+	envFlags
+	// envCCFlags: the value is a C compiler's flags, some of which run
+	// programs (-wrapper, -fplugin=, -B).
+	envCCFlags
 )
 
 // execEnv are environment variables whose value programs run: a shell
@@ -503,6 +649,86 @@ var execEnv = map[string]envHow{
 	"BASH_ENV": envCode, "ENV": envCode, "ZDOTDIR": envCode, "PERL5OPT": envCode, "NODE_OPTIONS": envCode,
 	"PYTHONSTARTUP": envCode, "PYTHONINSPECT": envCode, "RUBYOPT": envCode, "GIT_CONFIG_GLOBAL": envCode,
 	"GIT_CONFIG_PARAMETERS": envCode, "GIT_CONFIG_COUNT": envCode, "GIT_EXEC_PATH": envCode, "GIT_TEMPLATE_DIR": envCode,
+	// Build tools run the programs these name: make's implicit rules and
+	// cgo run $CC, cargo runs its rustc wrapper, npm its script shell.
+	"CC": envScript, "CXX": envScript, "LD": envScript, "AR": envScript, "AS": envScript, "CPP": envScript, "FC": envScript,
+	"RM": envScript, "RUSTC_WRAPPER": envScript, "RUSTC_WORKSPACE_WRAPPER": envScript, "RUSTC": envScript, "RUSTDOC": envScript,
+	"CARGO_BUILD_RUSTC_WRAPPER": envScript, "CARGO_BUILD_RUSTC_WORKSPACE_WRAPPER": envScript, "CARGO_BUILD_RUSTC": envScript,
+	"CARGO_BUILD_RUSTDOC": envScript, "CARGO_REGISTRY_CREDENTIAL_PROVIDER": envScript,
+	"npm_config_script_shell": envScript, "NPM_CONFIG_SCRIPT_SHELL": envScript, "YARN_SCRIPT_SHELL": envScript,
+	"RUSTFLAGS": envCode, "CARGO_ENCODED_RUSTFLAGS": envCode, "CARGO_BUILD_RUSTFLAGS": envCode, "CARGO_HOME": envCode,
+	"GOROOT": envCode, "GOENV": envCode, "CGO_LDFLAGS": envCode, "MAKEFILES": envCode,
+	"npm_config_userconfig": envCode, "NPM_CONFIG_USERCONFIG": envCode, "npm_config_globalconfig": envCode, "NPM_CONFIG_GLOBALCONFIG": envCode,
+	"npm_config_node_options": envCode, "NPM_CONFIG_NODE_OPTIONS": envCode,
+	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags,
+	// PATH decides which program every command word names.
+	"PATH": envCode,
+	// pytest loads these plugins and options; git obeys that repository.
+	"PYTEST_ADDOPTS": envCode, "PYTEST_PLUGINS": envCode, "GIT_DIR": envCode, "GIT_WORK_TREE": envCode, "GIT_COMMON_DIR": envCode,
+	"CFLAGS": envCCFlags, "CXXFLAGS": envCCFlags, "CPPFLAGS": envCCFlags, "LDFLAGS": envCCFlags,
+	"CGO_CFLAGS": envCCFlags, "CGO_CXXFLAGS": envCCFlags, "CGO_CPPFLAGS": envCCFlags, "CGO_FFLAGS": envCCFlags,
+	"npm_config_shell": envScript, "NPM_CONFIG_SHELL": envScript, "BAT_PAGER": envScript,
+}
+
+// execEnvPatterns are the variables execEnv cannot list, by prefix and
+// suffix: CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER.
+var execEnvPatterns = []struct {
+	prefix, suffix string
+	how            envHow
+}{
+	{"CARGO_TARGET_", "_RUNNER", envScript},
+	{"CARGO_TARGET_", "_LINKER", envScript},
+	{"CARGO_TARGET_", "_RUSTFLAGS", envCode},
+	{"CARGO_REGISTRIES_", "_CREDENTIAL_PROVIDER", envScript},
+}
+
+// envRuns says what a program does with the value of environment
+// variable name.
+func envRuns(name string) envHow {
+	if how, ok := execEnv[name]; ok {
+		return how
+	}
+	for _, p := range execEnvPatterns {
+		if strings.HasPrefix(name, p.prefix) && strings.HasSuffix(name, p.suffix) && len(name) > len(p.prefix)+len(p.suffix) {
+			return p.how
+		}
+	}
+	return envNone
+}
+
+// flagsRun handles GOFLAGS='-toolexec=X' and MAKEFLAGS='SHELL=X': the
+// options in the value are checked as if they were given on the command
+// line. It reports whether the part was made opaque.
+func (w walker) flagsRun(c *execCall, a word, name, value string) bool {
+	if strings.TrimSpace(value) == "" {
+		return false
+	}
+	if !a.lit {
+		return w.opaqueCall(c, "its "+name+" are built when it runs")
+	}
+	fields := strings.Fields(value)
+	ws := make([]word, len(fields))
+	for i, f := range fields {
+		ws[i] = word{text: f, lit: true}
+	}
+	if name == "GOFLAGS" {
+		for i := range ws {
+			if v, _, ok := goCommandFlag(ws, i); ok {
+				w.parseInner(c, 0, v, true)
+			}
+		}
+		return false
+	}
+	// MAKEFLAGS: single letters (ks), options and variable overrides.
+	for i, f := range ws {
+		if makeFileFromInput(ws, i) || strings.HasPrefix(f.text, "--eval") || f.text == "-E" {
+			return w.opaqueCall(c, "its "+name+" give make code limen does not read")
+		}
+		if isMakeAssignment(f.text) && w.makeVariable(c, 0, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // seeSudo: sudo -s and sudo -i run their operands through a shell, as
@@ -961,6 +1187,12 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 		if strings.HasPrefix(x.text, "-") {
 			if x.text == "-m" || x.text == "-W" || x.text == "-X" || x.text == "-I" {
 				if x.text == "-m" {
+					if i+1 < len(cmd) && (cmd[i+1].text == "pytest" || cmd[i+1].text == "py.test") {
+						// python -m pytest -p evil loads the plugin as pytest does
+						cc := *c
+						cc.start = c.start + i + 1
+						return seePytest(w, &cc)
+					}
 					return 0, false // a module, keyed as python -m name
 				}
 				i++
@@ -1353,4 +1585,403 @@ func seeSQLite(w walker, c *execCall) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// goCommands are the options of go build, test, run, vet and install
+// whose value is a command the go command runs: the test binary's
+// launcher and the wrapper of every compiler and linker run.
+var goCommands = []string{"-exec", "-toolexec", "--exec", "--toolexec", "-vettool", "--vettool"}
+
+// goCommandFlag returns the command of a go -exec or -toolexec option at
+// ws[i] ("-exec X", "-exec=X") and the index of the word holding it.
+func goCommandFlag(ws []word, i int) (string, int, bool) {
+	t := ws[i].text
+	for _, o := range goCommands {
+		switch {
+		case t == o:
+			if i+1 < len(ws) {
+				return ws[i+1].text, i + 1, true
+			}
+			return "", i, true
+		case strings.HasPrefix(t, o+"="):
+			return t[len(o)+1:], i, true
+		}
+	}
+	return "", 0, false
+}
+
+// goBuilds are the go subcommands that build and run what they build.
+var goBuilds = set("build", "test", "run", "vet", "install", "generate", "list", "get", "tool")
+
+// seeGo: go test -exec X and go build -toolexec X run X (on every test
+// binary, every compiler run); -ldflags=-extld=X runs X as the linker;
+// go run /dev/stdin runs code read from its input; go env -w GOFLAGS=…
+// sets such options for every later go command.
+func seeGo(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	i := 1
+	for i < len(cmd) && strings.HasPrefix(cmd[i].text, "-") {
+		if cmd[i].text == "-C" {
+			i++
+		}
+		i++
+	}
+	if i >= len(cmd) {
+		return 0, false
+	}
+	sub := cmd[i].text
+	if sub == "env" {
+		for k := i + 1; k < len(cmd); k++ {
+			if cmd[k].text == "-w" {
+				for _, x := range cmd[k+1:] {
+					if name, value, ok := strings.Cut(x.text, "="); ok && !strings.HasPrefix(x.text, "-") {
+						if w.assignmentRuns(c, word{text: name + "=" + value, lit: x.lit}) {
+							return 0, true
+						}
+					}
+				}
+			}
+		}
+		return 0, false
+	}
+	if !goBuilds[sub] {
+		return 0, false
+	}
+	done := false
+	first := true
+	for k := i + 1; k < len(cmd); k++ {
+		x := cmd[k]
+		if v, at, ok := goCommandFlag(cmd, k); ok {
+			if w.runScript(c, at, v, true) {
+				done = true
+			}
+			continue
+		}
+		if strings.HasPrefix(x.text, "-") && (strings.Contains(x.text, "ldflags") || strings.Contains(x.text, "gccgoflags")) {
+			v := x.text
+			if !strings.Contains(v, "=") && k+1 < len(cmd) {
+				v = cmd[k+1].text
+			}
+			if strings.Contains(v, "extld") || !x.lit {
+				return 0, w.opaqueCall(c, "its linker flags name a program it runs")
+			}
+			continue
+		}
+		if x.text == "-overlay" || strings.HasPrefix(x.text, "-overlay=") || strings.HasPrefix(x.text, "--overlay") {
+			return 0, w.opaqueCall(c, "an overlay replaces the source it builds with files limen does not read")
+		}
+		if sub == "run" && first && (x.text == "-" || !strings.HasPrefix(x.text, "-")) {
+			// The first operand is the program: go run /dev/stdin and go
+			// run - build code from the input.
+			first = false
+			if !x.lit || readsStdinPath(x.text) {
+				return 0, w.opaqueCall(c, "it runs code read from its input or built when it runs")
+			}
+		}
+	}
+	return 0, done
+}
+
+// makePrograms are make's variables whose value is a program make runs:
+// the shell of every recipe and the tools of its implicit rules.
+var makePrograms = set("SHELL", "MAKESHELL", ".SHELLFLAGS", "CC", "CXX", "CPP", "LD", "AR", "AS", "FC", "RM", "MAKE",
+	"YACC", "LEX", "M2C", "PC", "CO", "GET", "LINT", "MAKEINFO", "TEX", "TEXI2DVI", "WEAVE", "CWEAVE", "TANGLE", "CTANGLE", "GO", "CARGO", "PYTHON", "NPM", "INSTALL")
+
+// isMakeAssignment reports whether a make operand is a variable
+// assignment: NAME=v, NAME:=v, NAME::=v, NAME?=v, NAME+=v, NAME!=cmd.
+func isMakeAssignment(t string) bool {
+	k := strings.IndexByte(t, '=')
+	if k <= 0 {
+		return false
+	}
+	name := strings.TrimRight(t[:k], ":?+!")
+	return name != "" && !strings.ContainsAny(name, " \t/")
+}
+
+// makeFileFromInput reports whether ws[i] is make's -f with a makefile
+// read from the input or a descriptor: -f -, --file=/dev/stdin, -f <(…).
+func makeFileFromInput(ws []word, i int) bool {
+	t := ws[i].text
+	var v word
+	switch {
+	case t == "-f" || t == "--file" || t == "--makefile":
+		if i+1 >= len(ws) {
+			return false
+		}
+		v = ws[i+1]
+	case strings.HasPrefix(t, "--file=") || strings.HasPrefix(t, "--makefile="):
+		_, f, _ := strings.Cut(t, "=")
+		v = word{text: f, lit: ws[i].lit}
+	case strings.HasPrefix(t, "-f") && !strings.HasPrefix(t, "--"):
+		v = word{text: t[2:], lit: ws[i].lit}
+	default:
+		return false
+	}
+	return !v.lit || v.glob || readsStdinPath(v.text)
+}
+
+// makeVariable handles a make variable override at index at of the
+// command: a program's variable (SHELL=X, CC=X) runs X; X!=cmd runs cmd
+// when make starts; any value with $( or ${ is make code that can call
+// $(shell …). It reports whether the part was made opaque.
+func (w walker) makeVariable(c *execCall, at int, a word) bool {
+	k := strings.IndexByte(a.text, '=')
+	name, value := a.text[:k], a.text[k+1:]
+	shellAssign := strings.HasSuffix(name, "!")
+	name = strings.TrimRight(name, ":?+!")
+	switch {
+	case !a.lit:
+		if makePrograms[name] || shellAssign {
+			return w.opaqueCall(c, "the program make is told to run is built when it runs")
+		}
+		return false
+	case shellAssign:
+		w.parseInner(c, at, value, true)
+	case strings.Contains(value, "$(") || strings.Contains(value, "${"):
+		return w.opaqueCall(c, "a variable given to make holds make code, which can run commands")
+	case name == "MAKEFILES" || name == ".SHELLFLAGS" || strings.HasSuffix(name, "FLAGS") && ccRuns(strings.Fields(value)):
+		return w.opaqueCall(c, "a variable given to make ("+name+") loads or runs code limen does not read")
+	case makePrograms[name] && strings.TrimSpace(value) != "":
+		w.parseInner(c, at, value, true)
+	}
+	return false
+}
+
+// seeMake: make -f - reads its makefile from the input; SHELL=X, CC=X
+// and the other program variables run X; X!=cmd runs cmd; MAKEFLAGS in
+// the command holds the same.
+func seeMake(w walker, c *execCall) (int, bool) {
+	if _, done := w.seeColumns(c); done {
+		return 0, true
+	}
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		x := cmd[i]
+		if makeFileFromInput(cmd, i) {
+			return 0, w.opaqueCall(c, "it reads its makefile from its input, which limen cannot read")
+		}
+		if strings.HasPrefix(x.text, "-") {
+			continue
+		}
+		if isMakeAssignment(x.text) {
+			if name, value, _ := strings.Cut(x.text, "="); name == "MAKEFLAGS" || name == "MFLAGS" {
+				if w.flagsRun(c, x, name, value) {
+					return 0, true
+				}
+				continue
+			}
+			if w.makeVariable(c, i, x) {
+				return 0, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// cargoCommandKeys are the cargo configuration keys whose value is a
+// program cargo runs.
+var cargoCommandKeys = []struct{ prefix, suffix string }{
+	{"build.rustc-wrapper", ""}, {"build.rustc-workspace-wrapper", ""}, {"build.rustc", ""}, {"build.rustdoc", ""},
+	{"target.", ".runner"}, {"target.", ".linker"}, {"host.", ".runner"}, {"host.", ".linker"},
+	{"registry.credential-provider", ""}, {"registries.", ".credential-provider"}, {"credential-alias.", ""},
+}
+
+// cargoHarmlessKeys are configuration keys (or their tables) that run
+// nothing: how much to build in parallel, what profile, how to print.
+var cargoHarmlessKeys = []string{"profile.", "build.jobs", "build.incremental", "build.target", "term.", "net.retry", "net.offline",
+	"http.timeout", "http.multiplexing", "future-incompat-report.", "cargo-new.", "resolver."}
+
+// seeCargo: cargo --config KEY=VALUE sets configuration for this run; a
+// key naming a program (build.rustc-wrapper, target.*.runner) runs its
+// value, and a key limen does not know to be harmless (env.*, a
+// config file, target.*.rustflags) makes the part opaque.
+func seeCargo(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	done := false
+	for i := 1; i < len(cmd); i++ {
+		t := cmd[i].text
+		var kv word
+		at := i
+		switch {
+		case t == "--config" && i+1 < len(cmd):
+			kv, at = cmd[i+1], i+1
+			i++
+		case strings.HasPrefix(t, "--config="):
+			kv = word{text: t[len("--config="):], lit: cmd[i].lit}
+		case t == "--":
+			return 0, done
+		default:
+			continue
+		}
+		key, value, ok := strings.Cut(kv.text, "=")
+		key = strings.TrimSpace(strings.Trim(strings.TrimSpace(key), `"`))
+		value = strings.Trim(strings.TrimSpace(value), `"'`)
+		if !kv.lit || !ok {
+			// A config file (or one built at run time) can set any key.
+			return 0, w.opaqueCall(c, "its --config names settings limen cannot read")
+		}
+		if cargoRuns(key) {
+			if strings.HasPrefix(value, "[") || strings.HasPrefix(value, "{") {
+				// a TOML array or table of words: not a shell line
+				return 0, w.opaqueCall(c, "its --config "+key+" names a program as TOML limen does not read")
+			}
+			if w.runScript(c, at, value, true) {
+				done = true
+			}
+			continue
+		}
+		harmless := false
+		for _, h := range cargoHarmlessKeys {
+			if key == strings.TrimSuffix(h, ".") || strings.HasPrefix(key, h) {
+				harmless = true
+			}
+		}
+		if !harmless || strings.Contains(key, "rustflags") {
+			return 0, w.opaqueCall(c, "its --config "+key+" is a setting limen does not know to be harmless")
+		}
+	}
+	return 0, done
+}
+
+// cargoRuns reports whether a cargo configuration key names a program.
+func cargoRuns(key string) bool {
+	for _, k := range cargoCommandKeys {
+		if k.suffix == "" && key == k.prefix || k.suffix == "" && strings.HasSuffix(k.prefix, ".") && strings.HasPrefix(key, k.prefix) {
+			return true
+		}
+		if k.suffix != "" && strings.HasPrefix(key, k.prefix) && strings.HasSuffix(key, k.suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// seePytest: pytest -p NAME loads a plugin, code limen does not read
+// (-p no:NAME turns one off and runs nothing).
+func seePytest(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		t := cmd[i].text
+		var v string
+		switch {
+		case t == "-p" && i+1 < len(cmd):
+			v = cmd[i+1].text
+			i++
+		case strings.HasPrefix(t, "-p") && !strings.HasPrefix(t, "--"):
+			v = t[2:]
+		default:
+			continue
+		}
+		if !strings.HasPrefix(v, "no:") {
+			return 0, w.opaqueCall(c, "it loads a plugin ("+v+"), code limen does not read")
+		}
+	}
+	return 0, false
+}
+
+// ccCode are C compiler options that run or load a program: -wrapper runs
+// every compiler pass under it, -B finds the passes in a directory,
+// plugins are loaded into the compiler.
+var ccCode = []string{"-wrapper", "-fplugin", "-fpass-plugin", "-B", "-specs", "--specs", "-fuse-ld", "--ld-path", "-load", "-Wl,-plugin", "-Wl,--plugin", "-plugin", "--gcc-toolchain", "-ccc-install-dir"}
+
+// ccRuns reports whether compiler flags hold one of ccCode. -fuse-ld=lld
+// picks a linker by name; a path is a program of someone's choosing.
+func ccRuns(flags []string) bool {
+	for _, f := range flags {
+		for _, o := range ccCode {
+			if f == o || strings.HasPrefix(f, o) && len(f) > len(o) && (o == "-B" || f[len(o)] == '=' || f[len(o)] == ',') {
+				if o == "-fuse-ld" && !strings.Contains(f, "/") {
+					continue
+				}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seeCC: a C compiler given ccCode runs a program limen does not read.
+func seeCC(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	flags := make([]string, 0, len(cmd))
+	for _, x := range cmd[1:] {
+		if !x.lit {
+			flags = append(flags, "-wrapper") // a word built at run time may be any option
+			continue
+		}
+		flags = append(flags, x.text)
+	}
+	if ccRuns(flags) {
+		return 0, w.opaqueCall(c, "its options run or load a program limen does not read")
+	}
+	return 0, false
+}
+
+// scriptShells are the options of npm, pnpm and yarn whose value is the
+// shell that runs every package script.
+var scriptShells = []string{"--script-shell"}
+
+// npmConfigCode are npm options that load configuration or code from a
+// file limen does not read.
+var npmConfigCode = []string{"--userconfig", "--globalconfig", "--node-options"}
+
+// withScriptShell wraps a package manager's see function: npm test
+// --script-shell X runs the test script with X, so X is what runs.
+func withScriptShell(see func(w walker, c *execCall) (int, bool)) func(w walker, c *execCall) (int, bool) {
+	return func(w walker, c *execCall) (int, bool) {
+		cmd := c.cmd()
+		if set := packageConfigSet(cmd); set >= 0 {
+			// npm config set script-shell X: every later script runs with X
+			key, value, ok := strings.Cut(cmd[set].text, "=")
+			at := set
+			if !ok && set+1 < len(cmd) {
+				value, at = cmd[set+1].text, set+1
+			}
+			key = strings.TrimPrefix(key, "--")
+			switch key {
+			case "script-shell", "shell":
+				return 0, w.runScript(c, at, value, true)
+			case "userconfig", "globalconfig", "node-options", "prefix":
+				return 0, w.opaqueCall(c, "it sets configuration that loads code limen does not read")
+			}
+		}
+		for i := 1; i < len(cmd); i++ {
+			if !strings.HasPrefix(cmd[i].text, "--") {
+				continue
+			}
+			if cmd[i].text == "--" {
+				break
+			}
+			if name, _, _ := strings.Cut(cmd[i].text, "="); strings.Contains(name, "_") {
+				// npm reads --script_shell as --script-shell
+				long := append([]word(nil), cmd...)
+				long[i].text = strings.ReplaceAll(name, "_", "-") + strings.TrimPrefix(cmd[i].text, name)
+				cmd = expandLong("npm", long)
+			}
+			if v, at, ok := optionValue(cmd, i, scriptShells); ok {
+				return 0, w.runScript(c, at, v, true)
+			}
+			if _, _, ok := optionValue(cmd, i, npmConfigCode); ok {
+				return 0, w.opaqueCall(c, "it loads configuration or code limen does not read")
+			}
+		}
+		return see(w, c)
+	}
+}
+
+// packageConfigSet returns the index of the key after `npm config set`
+// (yarn, pnpm: the same), or -1.
+func packageConfigSet(cmd []word) int {
+	for i := 1; i+2 < len(cmd); i++ {
+		if cmd[i].text == "config" && (cmd[i+1].text == "set" || cmd[i+1].text == "put") {
+			k := i + 2
+			for k < len(cmd) && strings.HasPrefix(cmd[k].text, "-") && !strings.HasPrefix(cmd[k].text, "--script-shell") {
+				k++ // --global, -g, --location=user
+			}
+			if k < len(cmd) {
+				return k
+			}
+		}
+	}
+	return -1
 }

@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -19,37 +20,6 @@ func set(s ...string) map[string]bool {
 		m[x] = true
 	}
 	return m
-}
-
-// skipOptions returns the index of the first word at or after i that is
-// not an option of spec (or the option terminator "--").
-func skipOptions(words []word, i int, spec optSpec) int {
-	for i < len(words) {
-		w := words[i]
-		if !w.lit || len(w.text) < 2 || w.text[0] != '-' {
-			return i
-		}
-		if w.text == "--" {
-			return i + 1
-		}
-		if strings.HasPrefix(w.text, "--") {
-			if !strings.Contains(w.text, "=") && spec.valueLong[w.text] {
-				i++
-			}
-			i++
-			continue
-		}
-		for k := 1; k < len(w.text); k++ {
-			if strings.IndexByte(spec.valueShort, w.text[k]) >= 0 {
-				if k == len(w.text)-1 {
-					i++ // the value is the next word
-				}
-				break
-			}
-		}
-		i++
-	}
-	return i
 }
 
 func isAssignment(s string) bool {
@@ -228,6 +198,16 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 		}
 	}
+	if removers[prog] {
+		// rm *, rm -f -- */*, mv * /tmp: every file of a directory, not
+		// the build file an approval of rm was about.
+		for _, a := range args {
+			if a.glob && !strings.HasPrefix(a.text, "-") && strings.Trim(path.Base(a.text), "*.") == "" {
+				marks = append(marks, "every-file")
+				break
+			}
+		}
+	}
 	if !secret && readsTrees(prog, args) {
 		// A recursive read of a directory that holds credentials (grep -r
 		// token ~/.config, tar czf x ~) reads them, though no operand
@@ -338,10 +318,59 @@ func envDump(prog string, args []word) bool {
 		}
 	case "compgen":
 		return false
+	case "jq", "gojq", "jaq":
+		// env and $ENV in a jq program are the environment.
+		for _, a := range args {
+			if !strings.HasPrefix(a.text, "-") && (jqEnv.MatchString(a.text)) {
+				return true
+			}
+		}
+	case "make", "gmake":
+		for _, a := range args {
+			if a.text == "-p" || a.text == "--print-data-base" || strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "p") && len(a.text) < 6 {
+				return true // the database holds every variable, the environment's included
+			}
+		}
+	case "npm", "pnpm", "yarn", "bun":
+		// npm run env prints the environment scripts run with.
+		for i, a := range args {
+			if a.text == "env" && i > 0 && (args[i-1].text == "run" || args[i-1].text == "run-script") {
+				return true
+			}
+		}
 	}
 	for _, a := range args {
 		if environFile(a.text) {
 			return true
+		}
+	}
+	return secretVars(args)
+}
+
+var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_.$])(env|\$ENV|\$__loc__)\b`)
+
+// secretVarName matches the names people give the variables that hold
+// credentials: $GITHUB_TOKEN, $AWS_SECRET_ACCESS_KEY, $DB_PASSWORD.
+var secretVarName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|COOKIE|SESSION_?ID|^AWS_|^GH_|^GITHUB_|^NPM_|^OPENAI_|^ANTHROPIC_|^GOOGLE_APPLICATION|^AZURE_|^VAULT_|^DOCKER_PASS|^PGPASS|^MYSQL_PWD)`)
+
+var paramRef = regexp.MustCompile(`\$\{?!?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// secretVars reports whether an argument expands a variable whose name
+// says it holds a credential (echo $AWS_SECRET_ACCESS_KEY, curl
+// "https://x/?k=$GITHUB_TOKEN"), or expands variables indirectly (${!v}),
+// which can read any.
+func secretVars(args []word) bool {
+	for _, a := range args {
+		if a.lit && !a.computed {
+			continue
+		}
+		if strings.Contains(a.text, "${!") {
+			return true
+		}
+		for _, m := range paramRef.FindAllStringSubmatch(a.text, -1) {
+			if secretVarName.MatchString(m[1]) {
+				return true
+			}
 		}
 	}
 	return false

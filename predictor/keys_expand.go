@@ -152,12 +152,13 @@ type field struct {
 	b      strings.Builder
 	glob   bool // holds an unquoted pattern character
 	quoted bool // holds a quoted part: kept even when empty
+	guess  bool // holds a guessed expansion (${x:-word}, x unknown)
 	any    bool // holds unquoted text
 }
 
 func (f *field) done(out []word) []word {
 	if f.any || f.quoted {
-		out = append(out, word{text: f.b.String(), lit: true, glob: f.glob})
+		out = append(out, word{text: f.b.String(), lit: true, glob: f.glob, computed: f.guess})
 	}
 	*f = field{}
 	return out
@@ -187,20 +188,22 @@ func (w walker) expandParts(parts []syntax.WordPart, split bool, out []word) ([]
 				case *syntax.Lit:
 					unescape(&f.b, q.Value, true)
 				case *syntax.ParamExp:
-					v, ok := w.param(q)
+					v, ok, guess := w.param(q)
 					if !ok {
 						return out, false
 					}
+					f.guess = f.guess || guess
 					f.b.WriteString(v)
 				default:
 					return out, false
 				}
 			}
 		case *syntax.ParamExp:
-			v, ok := w.param(p)
+			v, ok, guess := w.param(p)
 			if !ok || split && w.vars != nil && w.vars.ifs {
 				return out, false
 			}
+			f.guess = f.guess || guess
 			if !split {
 				f.b.WriteString(v)
 				f.any = f.any || v != ""
@@ -265,20 +268,41 @@ func (f *field) lit(s string) {
 // param returns the value of a parameter expansion the script set
 // literally earlier, or false. Only plain $name and ${name} are known;
 // ${name:=x} and the like assign, so the name is forgotten.
-func (w walker) param(pe *syntax.ParamExp) (string, bool) {
+//
+// ${x:-word}, ${x-word}, ${x:+word} and ${x+word} of an x the script did
+// not set read as word, a guess (guess is true): what an attacker writes
+// there is what they mean to run (git push origin ${x:-+main}), so it is
+// keyed and ruled on as if the shell took it, and marked as computed.
+func (w walker) param(pe *syntax.ParamExp) (v string, ok, guess bool) {
 	if pe.Param == nil {
-		return "", false
+		return "", false, false
 	}
 	if pe.Exp != nil && (pe.Exp.Op == syntax.AssignUnset || pe.Exp.Op == syntax.AssignUnsetOrNull) {
 		w.vars.forget(pe.Param.Value)
-		return "", false
+		return "", false, false
 	}
 	if pe.Flags != nil || pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.NestedParam != nil || pe.Index != nil ||
-		len(pe.Modifiers) > 0 || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 || pe.Exp != nil ||
+		len(pe.Modifiers) > 0 || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 ||
 		pe.Split != syntax.OptUnset || pe.GlobSubst != syntax.OptUnset || pe.RcExpand != syntax.OptUnset {
-		return "", false
+		return "", false, false
 	}
-	return w.vars.get(pe.Param.Value)
+	if pe.Exp != nil {
+		switch pe.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		default:
+			return "", false, false
+		}
+		if _, known := w.vars.get(pe.Param.Value); known || pe.Exp.Word == nil {
+			return "", false, false
+		}
+		fs, ok := w.expandParts(pe.Exp.Word.Parts, false, nil)
+		if !ok || len(fs) != 1 {
+			return "", false, false
+		}
+		return fs[0].text, true, true
+	}
+	v, ok = w.vars.get(pe.Param.Value)
+	return v, ok, false
 }
 
 // ansiC decodes the body of a $'…' string as bash does; a NUL ends it.

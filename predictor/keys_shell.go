@@ -99,6 +99,9 @@ type shellCtx struct {
 	marks  []string // risk marks of enclosing redirections
 	cond   bool     // runs only sometimes (after && or ||, in a branch or loop): what it assigns is not known after
 	stdin  bool     // an enclosing statement redirects standard input
+	// input says the command gets more arguments from its input (the
+	// command xargs runs): what it acts on is only known when it runs.
+	input bool
 }
 
 // parse parses src as a script and walks it; false means it did not parse.
@@ -220,7 +223,7 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		w.pseudo(c.Variant.Value, w.source(c), s.Redirs, ctx.withMarks(declMarks(c)))
 		// export GIT_SSH_COMMAND='rm -rf ~' is run by the git after it.
 		for _, a := range c.Args {
-			if a.Name != nil && a.Value != nil && execEnv[a.Name.Value] != envNone {
+			if a.Name != nil && a.Value != nil && envRuns(a.Name.Value) != envNone {
 				v := w.word(a.Value)
 				as := word{text: a.Name.Value + "=" + v.text, lit: v.lit}
 				w.assignmentRuns(&execCall{words: []word{as}, start: 1, ctx: ctx, rs: s.Redirs, priv: ctx.priv}, as)
@@ -400,6 +403,26 @@ type word struct {
 	text string
 	lit  bool
 	glob bool
+	// computed: part of the text is a guess at what the shell computes
+	// (${x:-word} with x unknown reads as word), so the word's value is
+	// not certain though it is keyed as text.
+	computed bool
+}
+
+// computedMark marks a command some of whose arguments are only known
+// when it runs ("$X", $(…), a guessed ${x:-word}, what xargs appends):
+// approving `git push origin feature` says nothing about `git push origin
+// ${x:-+main}`, nor `cat README.md` about `xargs cat`.
+const computedMark = "computed-args"
+
+// computedArgs reports whether any argument is not a certain literal.
+func computedArgs(args []word) bool {
+	for _, a := range args {
+		if !a.lit || a.computed {
+			return true
+		}
+	}
+	return false
 }
 
 // unescape removes shell backslash quoting: every backslash outside double
@@ -603,7 +626,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 			return
 		}
 		head := words[start]
-		if !head.lit || head.glob || head.text == "" {
+		if !head.lit || head.glob || head.computed || head.text == "" {
 			// $a, "$(echo rm)", ${IFS}, r?: what runs is only known when
 			// it runs.
 			w.opaque(joinWords(words[start:]), "its program ("+head.text+") is only known when it runs", ctx.marks)
@@ -634,6 +657,9 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 		if rule.priv {
 			priv = prog
 		}
+		if prog == "xargs" {
+			ctx.input = true
+		}
 		start = next
 	}
 	cmd := words[start:]
@@ -641,7 +667,12 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	sub := subcommand(prog, cmd[1:])
 	marks := riskyFlags(prog, sub, cmd[1:])
 	marks = append(marks, w.argMarks(prog, cmd[1:])...)
+	marks = append(marks, installMarks(prog, sub, cmd[1:])...)
+	marks = append(marks, w.outputMarks(prog, cmd[1:])...)
 	marks = append(marks, ctx.marks...)
+	if ctx.input || computedArgs(cmd[1:]) {
+		marks = append(marks, computedMark)
+	}
 	if envDump(prog, cmd[1:]) {
 		marks = append(marks, envDumpMark)
 	}

@@ -89,6 +89,11 @@ var credentialFiles = []credentialFile{
 	{kind: "keychain", patterns: []string{"**/*.keychain", "**/*.keychain-db", "/library/keychains/"}, example: "~/Library/Keychains/login.keychain-db"},
 	{kind: "agent runtime", patterns: []string{"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json", "~/.gemini/google_accounts.json", "~/.gemini/mcp-oauth-tokens.json", "~/.config/anthropic/"},
 		example: "~/.codex/auth.json"},
+	// limen's own records: every command an agent was asked about, the
+	// answers and their notes, which tell an agent what this person lets
+	// through.
+	{kind: "limen's records", patterns: []string{"~/.local/share/limen/", "~/.local/state/limen/", "~/library/application support/limen/limen.db"},
+		example: "~/.local/share/limen/limen.db"},
 	{kind: "process environment", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem"}, example: "/proc/self/environ"},
 	{kind: "maven, gradle, composer, nuget", patterns: []string{"~/.m2/settings.xml", "~/.m2/settings-security.xml", "**/gradle.properties",
 		"~/.composer/auth.json", "~/.config/composer/auth.json", "**/auth.json", "~/.nuget/nuget/nuget.config"}, example: "~/.gradle/gradle.properties"},
@@ -342,6 +347,44 @@ func holdsSecrets(p, cwd, home string) bool {
 // the credential patterns w says; with dotglob, wildcards match hidden
 // names too.
 func matchSecrets(p, cwd, home string, w which, dotglob bool) bool {
+	q := secretQuery{p, cwd, home, w, dotglob}
+	secretMemo.Lock()
+	got, ok := secretMemo.m[q]
+	secretMemo.Unlock()
+	if ok {
+		return got
+	}
+	got = matchSecretsNow(p, cwd, home, w, dotglob)
+	secretMemo.Lock()
+	if secretMemo.m == nil || len(secretMemo.m) >= secretMemoMax {
+		secretMemo.m = make(map[secretQuery]bool, 256)
+	}
+	secretMemo.m[q] = got
+	secretMemo.Unlock()
+	return got
+}
+
+// secretMemo remembers matchSecrets' answers. An answer depends only on
+// the arguments and the fixed credential tables, and the same operands
+// come back in action after action (src/*.go, README.md, ~/.config):
+// matching a glob against every credential pattern costs microseconds, a
+// lookup tens of nanoseconds. It is bounded: when full it starts again
+// empty, so an agent cannot grow it.
+var secretMemo struct {
+	sync.Mutex
+	m map[secretQuery]bool
+}
+
+const secretMemoMax = 1 << 14
+
+type secretQuery struct {
+	p, cwd, home string
+	w            which
+	dotglob      bool
+}
+
+// matchSecretsNow is matchSecrets without the memo.
+func matchSecretsNow(p, cwd, home string, w which, dotglob bool) bool {
 	p = strings.TrimSpace(p)
 	if p == "" {
 		return false

@@ -164,29 +164,76 @@ func (s *Store) runBatcher() {
 		armed bool // timer running for the queued batch
 	)
 	timer.Stop()
+	// held are the records of commits that failed, retried before the
+	// next ones (the newest maxHeld of them; older ones are dropped).
+	var held []logItem
+	// failed is the last commit's failure while held is not empty: Flush
+	// and Close report it once rather than once per retry.
+	var failed error
 	commit := func(batch []logItem) {
-		if len(batch) == 0 {
+		if len(batch) == 0 && len(held) == 0 {
 			return
 		}
-		skipped, err := s.writeBatch(batch)
-		if err != nil {
-			// Outcomes in the lost batch stay in memory for readers and
-			// are applied from the answer log at the next Open; the mark
-			// never passes them (see outcomeMark).
-			errs = append(errs, fmt.Errorf("write %d decision records: %w", len(batch), err))
-		} else {
-			s.outcomes.remove(batch)
+		all := batch
+		if len(held) > 0 {
+			held = append(held, batch...)
+			all = held
 		}
-		errs = append(errs, skipped...)
+		skipped, err := s.writeBatch(all)
+		if err == nil {
+			s.outcomes.remove(all)
+			errs = append(errs, skipped...)
+			s.commitWorked(countRecords(all))
+			clear(held)
+			held, failed = held[:0], nil
+			return
+		}
+		// Outcomes not written stay in memory for readers and are applied
+		// from the answer log at the next Open; the mark never passes them
+		// (see outcomeMark). The decision records are kept for the next
+		// try, and limend is told, so that no allow goes out unrecorded.
+		failed = fmt.Errorf("write %d decision records: %w", countRecords(all), err)
+		lost := 0
+		if limit := maxHeldBatches * s.opts.MaxBatch; len(all) > limit {
+			lost = countRecords(all[:len(all)-limit])
+			all = all[len(all)-limit:]
+		}
+		n := copy(held[:cap(held)], all) // all may be a suffix of held
+		if n < len(all) {
+			held = append(held[:n], all[n:]...)
+		} else {
+			clear(held[n:cap(held)])
+			held = held[:n]
+		}
+		s.commitFailed(err, countRecords(held), lost)
 	}
 	for {
 		fired := false
+		// Say so when LogErr found the disk full, or room again, since
+		// the last time round.
+		s.report(countRecords(held))
+		if !armed && s.LogErr() != nil {
+			// A failing log is retried even when no record comes to
+			// retry it, so that limend recovers by itself.
+			timer.Reset(probeEvery * s.opts.FlushInterval)
+			armed = true
+		}
 		select {
 		case <-s.log.wake:
 		case <-timer.C:
 			armed, fired = false, true
 		}
 		now, any := s.log.due()
+		if fired && !now && !any && s.LogErr() != nil {
+			if len(held) > 0 {
+				commit(nil) // retry what failed
+			} else if err := s.probeLog(); err != nil {
+				s.commitFailed(err, 0, 0)
+			} else {
+				s.commitWorked(0)
+			}
+			continue
+		}
 		if !now && !fired {
 			if any && !armed {
 				timer.Reset(s.opts.FlushInterval)
@@ -205,7 +252,7 @@ func (s *Store) runBatcher() {
 			case item.flushed != nil:
 				commit(batch)
 				batch = batch[len(batch):]
-				item.flushed <- errors.Join(errs...)
+				item.flushed <- errors.Join(append(errs, failed)...)
 				errs = nil
 			case item.err != nil:
 				errs = append(errs, item.err)
@@ -217,7 +264,7 @@ func (s *Store) runBatcher() {
 		clear(items) // drop references to the records
 		spare = items
 		if closed {
-			s.batcherErr = errors.Join(errs...)
+			s.batcherErr = errors.Join(append(errs, failed)...)
 			return
 		}
 	}
@@ -231,6 +278,9 @@ func (s *Store) runBatcher() {
 // and Open skips it too), costs nothing else in the batch: it is skipped
 // and its error returned.
 func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
+	if err := s.writeFault(); err != nil {
+		return nil, err
+	}
 	tx, err := s.db.Begin(true)
 	if err != nil {
 		return nil, err
@@ -285,6 +335,26 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 	s.mark = mark
 	return skipped, nil
 }
+
+// countRecords is how many decision records (not outcomes, which the
+// answer log keeps) batch holds.
+func countRecords(batch []logItem) int {
+	n := 0
+	for _, item := range batch {
+		if item.outcome == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// probeEvery is how many FlushIntervals a failing decision log waits
+// between retries when no new records come to retry it with.
+const probeEvery = 4
+
+// maxHeldBatches is how many MaxBatch of records a failing decision log
+// keeps for its retries; beyond that the oldest are dropped.
+const maxHeldBatches = 4
 
 // appendFill is the bbolt fill percent for trees whose keys are appended.
 const appendFill = 0.9

@@ -72,6 +72,30 @@
 // and time) and moves the mark: nothing a person answered is lost, and a
 // decision record is the same as if it had been written at once.
 //
+// # Damaged files and full disks
+//
+// Open reads the whole file once (every bucket, key and value) and checks
+// that its pages fit in it, so a truncated or corrupt file is refused at
+// start with ErrCorrupt and the fix (move it aside, or restore a backup)
+// instead of a panic now or a fault later; bbolt's panics and the memory
+// faults of reading past a truncated file are recovered. A file of 0 bytes
+// is refused with ErrEmpty: bbolt would quietly make a new database of it
+// over the lost history. Limen does not move either aside by itself, so
+// that a person sees it: limend stays down, and its clients ask.
+//
+// A store that cannot be written must not let allows out unrecorded, and
+// the decision log is written behind the decisions, so LogErr says when it
+// cannot be: from a commit that failed until one succeeds, and while the
+// file system has less than Options.MinFreeSpace (1 MiB) available, which
+// LogErr itself looks at (statfs) at most once a millisecond. limend turns
+// every allow into ask while LogErr is not nil, and reports NOT_SERVING;
+// Options.OnLogHealth hears of each change once. So on a disk that fills
+// up the allows stop within a millisecond rather than at a failed commit
+// one batch later. The records of failed commits are kept (the newest
+// 4×MaxBatch; older ones are dropped and counted) and retried with the
+// next batch, or every few FlushIntervals when none comes: they are
+// written late rather than lost, unless limend stops first.
+//
 // # Caveats
 //
 // The decision log is eventually durable, as said above; call Flush when a

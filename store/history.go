@@ -45,7 +45,7 @@ func (s *Store) History(q HistoryQuery) ([]*limenv1.Decision, error) {
 		var k, v []byte
 		if q.BeforeID == 0 {
 			k, v = c.Last()
-		} else if k, v = c.Seek(u64(q.BeforeID)); k == nil {
+		} else if k, _ = c.Seek(u64(q.BeforeID)); k == nil {
 			k, v = c.Last() // every key is below BeforeID
 		} else {
 			k, v = c.Prev() // Seek lands on the first key >= BeforeID

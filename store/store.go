@@ -54,6 +54,20 @@ type Options struct {
 	// NoSync skips fsync on every commit. It is for benchmarks only: with it
 	// an acknowledged answer can be lost.
 	NoSync bool
+	// OnLogHealth, if set, is called by the batcher when the decision log
+	// starts failing and when it recovers (see LogHealth). It runs on the
+	// batcher's goroutine and must not call back into the store.
+	OnLogHealth func(LogHealth)
+	// MinFreeSpace is the space (bytes) the database's file system must
+	// have available when a batch of decision records starts; below it
+	// LogErr reports ErrLowSpace, so allows stop before commits fail.
+	// Default 1 MiB; negative turns the check off.
+	MinFreeSpace int64
+	// WriteFault, if set, is asked before every commit of the decision log
+	// (and every probe of a failing one); an error fails that commit as a
+	// full disk would. It is for tests of what a store that cannot be
+	// written does.
+	WriteFault func() error
 }
 
 func (o Options) withDefaults() Options {
@@ -65,6 +79,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 512
+	}
+	if o.MinFreeSpace == 0 {
+		o.MinFreeSpace = 1 << 20
 	}
 	return o
 }
@@ -94,6 +111,7 @@ type Store struct {
 	log         *logQueue
 	batcherDone chan struct{}
 	batcherErr  error // set by the batcher before batcherDone closes
+	health      logHealth
 
 	// answerMu serialises Answer and Expire with handing the outcome to
 	// memory, so that a second answer, or an expiry, of the same ask finds
@@ -116,11 +134,23 @@ func Open(path string, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync})
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
+		// bbolt would make a new database of it, over the lost history.
+		return nil, fmt.Errorf("open store: %w", &emptyError{path: path})
+	}
+	var db *bolt.DB
+	err := guardCorrupt(path, func() (err error) {
+		db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout, NoSync: opts.NoSync})
+		return err
+	})
 	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open store: %w", &lockedError{path: path})
 	}
 	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, asCorrupt(path, err))
+	}
+	if err := guardCorrupt(path, func() error { return verify(db, path) }); err != nil {
+		_ = db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	s := &Store{
@@ -130,7 +160,7 @@ func Open(path string, opts Options) (*Store, error) {
 		log:         newLogQueue(opts.MaxBatch),
 		batcherDone: make(chan struct{}),
 	}
-	if err := s.init(); err != nil {
+	if err := guardCorrupt(path, s.init); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"github.com/limenhq/limen/internal/serverpeer"
 )
 
 // limen-hook does its I/O with plain blocking system calls, each bounded
@@ -18,8 +20,11 @@ import (
 // errDeadline is a blocking call that ran into the deadline.
 var errDeadline = errors.New("deadline reached")
 
-// dialUnix connects to limend's socket before the deadline.
-func dialUnix(socket string, deadline time.Time) (int, error) {
+// dialUnix connects to limend's socket before the deadline, and hands the
+// connection over only if the uid serving it is ours or serverUID (the
+// --server-uid flag; empty: $LIMEN_SERVER_UID): one getsockopt, before
+// anything is sent, and the environment is read only on a mismatch.
+func dialUnix(socket, serverUID string, deadline time.Time) (int, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return -1, &os.SyscallError{Syscall: "socket", Err: err}
@@ -43,6 +48,14 @@ func dialUnix(socket string, deadline time.Time) (int, error) {
 			return -1, err
 		}
 		return -1, &os.PathError{Op: "connect", Path: socket, Err: err}
+	}
+	uid, err := serverpeer.UID(fd)
+	if err == nil {
+		err = serverpeer.Check(socket, uid, serverUID)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return -1, err
 	}
 	return fd, nil
 }

@@ -45,6 +45,8 @@ const flagDefaults = `  -format string
     	` + formatHelp + ` (default "claude-code")
   -on-ask string
     	` + onAskHelp + ` (default "prompt")
+  -server-uid string
+    	` + serverUIDHelp + `
   -socket string
     	` + socketHelp + `
   -timeout duration
@@ -56,6 +58,8 @@ const (
 	onAskHelp   = "prompt: print ask at once; wait: wait for an answer in limen until --timeout"
 	socketHelp  = "limend's HTTP socket (default $LIMEN_HTTP_SOCKET, else beside $LIMEN_SOCKET, else $XDG_RUNTIME_DIR/limen/limend-http.sock)"
 	timeoutHelp = "print ask and exit at this deadline; keep it below the runtime's hook timeout"
+	// The check itself is in internal/serverpeer, run on every connection.
+	serverUIDHelp = "the uid limend runs as; a socket served by any other user is not believed (default $LIMEN_SERVER_UID, else your own uid)"
 
 	defaultTimeout = 5 * time.Second
 )
@@ -64,10 +68,11 @@ const (
 var errHelp = errors.New("help requested")
 
 type options struct {
-	format  string
-	onAsk   string
-	timeout time.Duration
-	socket  string
+	format    string
+	onAsk     string
+	timeout   time.Duration
+	socket    string
+	serverUID string
 }
 
 // parseFlags reads the command line. On an error it has already printed
@@ -110,6 +115,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			dst = &o.onAsk
 		case "socket":
 			dst = &o.socket
+		case "server-uid":
+			dst = &o.serverUID
 		case "timeout":
 		case "help", "h":
 			io.WriteString(stderr, usage+flagDefaults)

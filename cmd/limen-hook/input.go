@@ -73,11 +73,10 @@ type objectScanner struct {
 	inString bool
 	escape   bool
 	strStart int // offset of the current string's opening quote
-	// At the top level: whether the next string is a key, whether the
-	// current string is hook_event_name's value, and whether the last key
-	// was hook_event_name.
-	wantKey, isEvent, afterEventKey bool
-	event                           string
+	// At the top level: whether the next string is a key, and whether
+	// the last key was hook_event_name.
+	wantKey, afterEventKey bool
+	event                  string
 }
 
 // scan goes on from where it stopped; it returns the offset just past the

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
+	"github.com/limenhq/limen/internal/serverpeer"
 )
 
 func main() {
@@ -94,6 +95,12 @@ func run(args []string, stdin int, stdout, stderr io.Writer) int {
 			return 0
 		}
 	}
+	if o.serverUID != "" {
+		if _, _, err := serverpeer.Expected(o.serverUID); err != nil {
+			out.fail(errors.New("limen-hook is misconfigured: " + err.Error() + "; fix the hook command in the runtime's settings"))
+			return 0
+		}
+	}
 	decide(o, f, time.Now().Add(o.timeout), stdin, out)
 	return 0
 }
@@ -136,7 +143,15 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 			path += "?wait=" + strconv.FormatInt(ms, 10) + "ms"
 		}
 	}
-	r, err := post(o.socket, path, call, deadline)
+	r, err := post(o.socket, o.serverUID, path, call, deadline)
+	if _, ok := err.(*serverpeer.MismatchError); ok {
+		out.fail(err) // not unreachable: someone else is there
+		return
+	}
+	if _, ok := err.(*serverpeer.ConfigError); ok {
+		out.fail(errors.New("limen-hook is misconfigured: " + err.Error()))
+		return
+	}
 	if err == errDeadline {
 		out.fail(errors.New("limend did not answer within limen-hook's --timeout of " + o.timeout.String()))
 		return
@@ -199,8 +214,8 @@ func (r reply) check(event string) error {
 // post sends one HTTP/1.1 request over the Unix socket and reads the reply,
 // all before the deadline. limend's replies are small and carry a
 // Content-Length, so a full HTTP client is not needed.
-func post(socket, path string, body []byte, deadline time.Time) (reply, error) {
-	fd, err := dialUnix(socket, deadline)
+func post(socket, serverUID, path string, body []byte, deadline time.Time) (reply, error) {
+	fd, err := dialUnix(socket, serverUID, deadline)
 	if err != nil {
 		return reply{}, err
 	}

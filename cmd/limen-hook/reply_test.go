@@ -183,6 +183,7 @@ func TestUsageIsFlagPackage(t *testing.T) {
 		fs.String("on-ask", "prompt", onAskHelp)
 		fs.Duration("timeout", defaultTimeout, timeoutHelp)
 		fs.String("socket", "", socketHelp)
+		fs.String("server-uid", "", serverUIDHelp)
 		return fs
 	}
 	for _, args := range [][]string{

@@ -62,6 +62,10 @@ type Config struct {
 	TrustedGateways []string
 	// TLS secures TCP; without it TCP is loopback-only and anonymous.
 	TLS TLS
+	// LogWriteFault, if set, fails every commit of the decision log while
+	// it returns an error, as a full disk would (tests; see
+	// store.Options.WriteFault).
+	LogWriteFault func() error
 }
 
 // DefaultConfig returns the configuration limend runs with when given no
@@ -102,6 +106,39 @@ type Daemon struct {
 
 	serveErr chan error
 	stopOnce sync.Once
+
+	// healthMu orders the health updates of Start and of the batcher.
+	healthMu  sync.Mutex
+	started   bool  // Start got to the end
+	logFailed error // the decision log's failure, while it fails
+}
+
+// updateHealth applies change and then reports SERVING once Start is done
+// and while the decision log can be written, NOT_SERVING otherwise, for
+// the whole server and for the DecisionService alike.
+func (d *Daemon) updateHealth(change func()) {
+	d.healthMu.Lock()
+	defer d.healthMu.Unlock()
+	change()
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if d.started && d.logFailed == nil {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	d.health.SetServingStatus("", st)
+	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, st)
+}
+
+// logHealth is the store's report that the decision log started failing
+// or recovered: logged once each way, and shown on health.
+func (d *Daemon) logHealth(h store.LogHealth) {
+	if h.Err != nil {
+		d.log.Error("limen cannot write its decision log (disk full?): every allow is ask until it can; health is NOT_SERVING",
+			"db", d.cfg.DB, "records_unwritten", h.Unwritten, "records_dropped", h.Dropped, "err", h.Err)
+	} else {
+		d.log.Warn("the decision log can be written again: allows resume and health is SERVING",
+			"db", d.cfg.DB, "records_written_late", h.Unwritten, "records_dropped", h.Dropped)
+	}
+	d.updateHealth(func() { d.logFailed = h.Err })
 }
 
 // Start opens the store and starts serving. It returns once the daemon
@@ -120,15 +157,20 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 			return nil, err
 		}
 	}
+	if err := checkPrivate(cfg); err != nil {
+		return nil, err
+	}
 	// The store first: its lock tells a second limend to go away before it
 	// touches the first one's socket.
 	_, statErr := os.Stat(cfg.DB)
 	newDB := errors.Is(statErr, fs.ErrNotExist)
-	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout})
+	d := &Daemon{cfg: cfg, log: log, serveErr: make(chan error, 4), health: health.NewServer()}
+	d.updateHealth(func() {})
+	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout, OnLogHealth: d.logHealth, WriteFault: cfg.LogWriteFault})
 	if err != nil {
 		return nil, err // store.Open names the operation and the file
 	}
-	d := &Daemon{cfg: cfg, log: log, store: st, serveErr: make(chan error, 4)}
+	d.store = st
 	fail := func(err error) (*Daemon, error) {
 		for _, l := range append(d.lis, d.httpLis...) {
 			l.Close()
@@ -167,9 +209,6 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		// falls back to new goroutines whenever they are all busy.
 		grpc.NumStreamWorkers(uint32(64*runtime.NumCPU())),
 	)
-	d.health = health.NewServer()
-	d.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
-	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
 	healthpb.RegisterHealthServer(d.grpc, d.health)
 	limenv1.RegisterDecisionServiceServer(d.grpc, d.svc)
 	reflection.Register(d.grpc)
@@ -222,8 +261,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 			}
 		}()
 	}
-	d.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	d.health.SetServingStatus(limenv1.DecisionService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	d.updateHealth(func() { d.started = true })
 	log.Info("limend is serving", "socket", cfg.Socket, "http_socket", cfg.HTTPSocket, "db", cfg.DB, "tcp", cfg.TCP, "http_tcp", cfg.HTTPTCP)
 	return d, nil
 }
@@ -322,9 +360,11 @@ func (d *Daemon) Err() <-chan error { return d.serveErr }
 
 // listenUnix creates the socket with care: a directory it has to create
 // is made 0700 (one that exists, such as /tmp, is left as it is: the
-// socket's own mode and the peer's credentials guard limend), a stale
-// socket from a crashed limend is replaced, a live one or anything that is
-// not a socket is left alone, and the socket itself is 0600.
+// socket's own mode and the peer's credentials guard limend, and
+// checkPrivate has refused one that others could write unless it is
+// sticky), a stale socket from a crashed limend is replaced, a live one or
+// anything that is not a socket is left alone, and the socket itself is
+// 0600.
 func listenUnix(path string) (net.Listener, error) {
 	dir := filepath.Dir(path)
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
@@ -357,6 +397,35 @@ func listenUnix(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("restrict socket %s to its owner: %w", path, err)
 	}
 	return l, nil
+}
+
+// checkPrivate refuses a database, socket or credential file that another
+// user owns or could change, directories on the way included (see
+// paths.CheckPrivate): a database planted in a shared directory, or a
+// socket directory someone else can write, would hand limen's decisions to
+// that user.
+func checkPrivate(cfg Config) error {
+	checks := []struct {
+		path string
+		use  paths.Use
+	}{
+		{cfg.DB, paths.Use{What: "database", Flag: "--db"}},
+		{cfg.Socket, paths.Use{What: "socket", Flag: "--socket"}},
+		{cfg.HTTPSocket, paths.Use{What: "hook API socket", Flag: "--http-socket"}},
+		{cfg.TLS.Cert, paths.Use{What: "TLS certificate", Flag: "--tls-cert", ReadOnly: true}},
+		{cfg.TLS.Key, paths.Use{What: "TLS key", Flag: "--tls-key", ReadOnly: true}},
+		{cfg.TLS.ClientCA, paths.Use{What: "client CA", Flag: "--tls-client-ca", ReadOnly: true}},
+		{cfg.TLS.TokenFile, paths.Use{What: "token file", Flag: "--token-file", ReadOnly: true}},
+	}
+	for _, c := range checks {
+		if c.path == "" {
+			continue
+		}
+		if err := paths.CheckPrivate(c.path, c.use); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkLoopback refuses a TCP address that is not on this machine: TCP

@@ -267,6 +267,12 @@ func unvouched(part predictor.Part, pred predictor.Prediction) string {
 		return "limen cannot read what this command would run (" + why + "), so only your own approval of this exact command can allow it"
 	case !pred.Specific:
 		return "nobody has answered anything like it yet, and a general approval rate is no evidence about a new program"
+	case predictor.ReadsSecret(part) && !pred.OwnExact:
+		// One secret is not another: approvals of `cat a/.env` must not
+		// add up to `cat ~/.ssh/id_rsa`.
+		return "it reads a secret, and only your own approval of this exact read can allow it (approving other secret reads does not)"
+	case predictor.InstallsPackage(part) && !pred.OwnExact:
+		return "it installs or runs a package from the network, and only your own approval of this exact command can allow it (approving other packages does not)"
 	}
 	if m := predictor.MarkLevel(part.Keys); m > 0 && pred.OwnDepth < m {
 		return "you have not answered " + part.Keys[m] + " yourself, and answers to its safer forms do not vouch for it"

@@ -80,7 +80,7 @@ func geminiAsClaude(tool string, input json.RawMessage, mcp *geminiMCPContext, c
 	}
 	var args map[string]json.RawMessage
 	if err := json.Unmarshal(input, &args); err != nil {
-		return "", nil, fmt.Errorf("Gemini %s's tool_input is not a JSON object: %w", tool, err)
+		return "", nil, fmt.Errorf("tool_input of Gemini's %s is not a JSON object: %w", tool, err)
 	}
 	if args == nil {
 		args = map[string]json.RawMessage{}
@@ -111,7 +111,7 @@ func geminiAsClaude(tool string, input json.RawMessage, mcp *geminiMCPContext, c
 		case 1:
 			args["url"], _ = marshalPlain(urls[0])
 		default:
-			return "", nil, fmt.Errorf("Gemini web_fetch's prompt names %d URLs (%s): limen decides on one URL at a time, so it does not decide on these; fetch them one per call", len(urls), strings.Join(urls, ", "))
+			return "", nil, fmt.Errorf("the prompt of Gemini's web_fetch names %d URLs (%s): limen decides on one URL at a time, so it does not decide on these; fetch them one per call", len(urls), strings.Join(urls, ", "))
 		}
 	case "read_many_files":
 		if err := mergeLists(args, "include", "paths"); err != nil {
@@ -120,7 +120,7 @@ func geminiAsClaude(tool string, input json.RawMessage, mcp *geminiMCPContext, c
 	}
 	b, err := marshalPlain(args)
 	if err != nil {
-		return "", nil, fmt.Errorf("Gemini %s's tool_input: %w", tool, err)
+		return "", nil, fmt.Errorf("tool_input of Gemini's %s: %w", tool, err)
 	}
 	return m.tool, b, nil
 }
@@ -158,7 +158,7 @@ func takeOne(tool string, args map[string]json.RawMessage, names []string) (json
 		}
 		delete(args, n)
 		if v != nil && !sameJSON(v, w) {
-			return nil, fmt.Errorf("Gemini %s's tool_input gives both %s=%s and %s=%s: limen cannot tell which one Gemini CLI uses, so it does not decide on either; send one", tool, from, v, n, w)
+			return nil, fmt.Errorf("tool_input of Gemini's %s gives both %s=%s and %s=%s: limen cannot tell which one Gemini CLI uses, so it does not decide on either; send one", tool, from, v, n, w)
 		}
 		if v == nil {
 			v, from = w, n
@@ -189,7 +189,7 @@ func inDir(args map[string]json.RawMessage, dir json.RawMessage, cwd string) err
 	}
 	var d string
 	if err := json.Unmarshal(dir, &d); err != nil {
-		return fmt.Errorf("Gemini run_shell_command's dir_path is %s, not a string: send the directory's path", dir)
+		return fmt.Errorf("dir_path of Gemini's run_shell_command is %s, not a string: send the directory's path", dir)
 	}
 	if strings.TrimSpace(d) == "" {
 		return nil // the project root, as Gemini CLI reads an empty dir_path
@@ -246,11 +246,11 @@ func mergeLists(args map[string]json.RawMessage, into, from string) error {
 	var a, b []any
 	if v, ok := args[into]; ok {
 		if err := json.Unmarshal(v, &a); err != nil {
-			return fmt.Errorf("Gemini read_many_files's %s is %s, not a list of paths and globs", into, v)
+			return fmt.Errorf("%s of Gemini's read_many_files is %s, not a list of paths and globs", into, v)
 		}
 	}
 	if err := json.Unmarshal(extra, &b); err != nil {
-		return fmt.Errorf("Gemini read_many_files's %s is %s, not a list of paths and globs", from, extra)
+		return fmt.Errorf("%s of Gemini's read_many_files is %s, not a list of paths and globs", from, extra)
 	}
 	delete(args, from)
 	args[into], _ = json.Marshal(append(a, b...))

@@ -65,7 +65,7 @@ func TestGeminiTools(t *testing.T) {
 		{"shell empty dir", "run_shell_command", `{"command":"ls","dir_path":""}`, nil, "Bash", `{"command":"ls"}`, ""},
 		{"shell old directory", "run_shell_command", `{"command":"ls","directory":"x"}`, nil, "Bash", `{"command":"cd 'x' && ls"}`, ""},
 		{"shell two dirs", "run_shell_command", `{"command":"ls","dir_path":"a","directory":"b"}`, nil, "", "", "both dir_path"},
-		{"shell dir not a string", "run_shell_command", `{"command":"ls","dir_path":3}`, nil, "", "", "dir_path is 3, not a string"},
+		{"shell dir not a string", "run_shell_command", `{"command":"ls","dir_path":3}`, nil, "", "", "run_shell_command is 3, not a string"},
 		{"read", "read_file", `{"file_path":"/etc/passwd","start_line":2}`, nil, "Read", `{"file_path":"/etc/passwd","start_line":2}`, ""},
 		{"read old absolute_path", "read_file", `{"absolute_path":"/root/.ssh/id_rsa"}`, nil, "Read", `{"file_path":"/root/.ssh/id_rsa"}`, ""},
 		{"read old path", "read_file", `{"path":"a.txt"}`, nil, "Read", `{"file_path":"a.txt"}`, ""},

@@ -15,6 +15,7 @@ import (
 
 // call is one line of a corpus: a Bash command, or a JSON tool call.
 type call struct {
+	file  string
 	line  int
 	text  string
 	tool  string
@@ -35,7 +36,7 @@ func readCorpus(t *testing.T, name string) []call {
 		if strings.TrimSpace(text) == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		c := call{line: n, text: text, tool: "Bash"}
+		c := call{file: name, line: n, text: text, tool: "Bash"}
 		if strings.HasPrefix(text, `{"`) {
 			var j struct {
 				Tool  string          `json:"tool"`
@@ -105,16 +106,16 @@ func TestNoWayAround(t *testing.T) {
 		t.Fatalf("after three rounds only %d of %d history actions are allowed: limen did not learn the history", allowed, len(history))
 	}
 
-	for _, c := range readCorpus(t, "attacks.txt") {
+	for _, c := range append(readCorpus(t, "attacks.txt"), readCorpus(t, "found.txt")...) {
 		resp, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: action(c)})
 		if err != nil {
 			// A refusal is not an allow; say so only in verbose runs.
-			t.Logf("attacks:%d refused: %v", c.line, err)
+			t.Logf("%s:%d refused: %v", c.file, c.line, err)
 			continue
 		}
 		d := resp.GetDecision()
 		if d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
-			t.Errorf("attacks:%d allowed: %s %s\n\tkey %s, class %s: %s", c.line, c.tool, c.input, d.GetKey(), d.GetRiskClass(), d.GetReason())
+			t.Errorf("%s:%d allowed: %s %s\n\tkey %s, class %s: %s", c.file, c.line, c.tool, c.input, d.GetKey(), d.GetRiskClass(), d.GetReason())
 		}
 	}
 }

@@ -488,7 +488,9 @@ func TestOtherUserPeer(t *testing.T) {
 		t.Fatal(err)
 	}
 	nobody := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	got := play(t, "other-user", append(env, envAsk+"="+owned, envOwnAsk+"="+nobodys, "HOME=/"), nobody, bin)
+	// The other user's client trusts limend's uid on purpose (clients
+	// believe only their own uid's limend unless told otherwise).
+	got := play(t, "other-user", append(env, envAsk+"="+owned, envOwnAsk+"="+nobodys, "HOME=/", "LIMEN_SERVER_UID="+strconv.Itoa(os.Getuid())), nobody, bin)
 	want := map[string]string{
 		"decide":          "OK",
 		"await-own":       "OK",

@@ -376,6 +376,8 @@ func TestSetPolicyCompareAndSet(t *testing.T) {
 // refused with the field named, and the old policy stays in force.
 func TestSetPolicyRefusesInvalidDocuments(t *testing.T) {
 	c := startLimend(t)
+	// A policy in force whose block rule must outlive every refused change.
+	setPolicy(t, c, strings.Replace(policyDoc("", ""), "block = [\n", "block = [\n  \"Bash(rm -rf /srv)\",\n", 1))
 	before := currentPolicy(t, c)
 	tests := []struct {
 		name, doc string
@@ -441,7 +443,9 @@ func TestSimulateUnderABrokenPolicy(t *testing.T) {
 			t.Fatalf("%s under a broken policy = %v; want ask", cmd, d.GetVerdict())
 		}
 	}
-	sim := simulate(t, c, policyDoc("", ""), 0)
+	// The candidate blocks rm -rf /srv by a rule of its own.
+	valid := strings.Replace(policyDoc("", ""), "block = [\n", "block = [\n  \"Bash(rm -rf /srv)\",\n", 1)
+	sim := simulate(t, c, valid, 0)
 	if cur := sim.GetCurrent(); cur.GetAsks() != 3 || cur.GetAllows()+cur.GetBlocks() != 0 {
 		t.Errorf("current (broken) policy replayed: %v; want 3 asks", cur)
 	}
@@ -453,7 +457,7 @@ func TestSimulateUnderABrokenPolicy(t *testing.T) {
 	if err != nil || len(list.GetPolicies()) != 1 || list.GetPolicies()[0].GetDocument() != broken || len(list.GetPolicies()[0].GetClasses()) != 0 {
 		t.Fatalf("ListPolicyVersions = %v, %v; want the broken version, without classes", list, err)
 	}
-	setPolicy(t, c, policyDoc("", ""))
+	setPolicy(t, c, valid)
 	if d := decideOnce(t, c, sh("ana", "rm -rf /srv"), true); d.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
 		t.Errorf("rm -rf /srv after a valid policy was set = %v; want block", d.GetVerdict())
 	}

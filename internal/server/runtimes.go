@@ -211,10 +211,24 @@ func (r *runtimes) note(pid int32, start uint64, known peercred.Proc, notSelf bo
 	}
 	// A caller leading a terminal's session is a runtime run directly in
 	// a terminal or tmux window: above it is the person's terminal.
+	var above peercred.Proc // the last process read above the chain
 	for climb := !(leadsTerminal(p) && !notSelf); climb && p.PPID > 1; {
 		q, err := r.read(p.PPID)
+		if err == nil {
+			above = q
+		}
 		if err != nil || q.Start > p.Start || stop(q) {
 			break // gone, or its pid reused by a later process
+		}
+		if r.touch(keyOf(q)) {
+			// The process above is recorded already (the runtime, for
+			// its next hook): what is above it, and its session, are
+			// known. This saves a hook call a /proc read or two.
+			r.addUnder(found, 0, keyOf(q))
+			if len(found) == 0 {
+				r.rememberWalked(caller, start)
+			}
+			return
 		}
 		found = append(found, q)
 		if q.SID == q.PID {
@@ -229,7 +243,11 @@ func (r *runtimes) note(pid int32, start uint64, known peercred.Proc, notSelf bo
 		// The runtime started from the person's shell, in the shell's
 		// session: the session is the runtime's while it runs.
 		top := found[n-1]
-		if q, err := r.read(top.PPID); err == nil && personsShell(q) && q.PID == top.SID {
+		q, err := above, error(nil)
+		if q.PID != top.PPID {
+			q, err = r.read(top.PPID)
+		}
+		if err == nil && personsShell(q) && q.PID == top.SID {
 			session = q.PID
 		}
 	}
@@ -313,7 +331,12 @@ func (r *runtimes) touch(k procKey) bool {
 // session is the runtime's: a process that leaves the runtime's tree but
 // stays in its session (`cmd &` in a subshell, nohup, disown) is still
 // found by runtimeOf while the runtime lives.
-func (r *runtimes) add(found []peercred.Proc, session int) {
+func (r *runtimes) add(found []peercred.Proc, session int) { r.addUnder(found, session, procKey{}) }
+
+// addUnder is add for a chain whose top runs under above, a process
+// already recorded (procKey{} for none): the top links up to it, and a top
+// already recorded keeps the link it has.
+func (r *runtimes) addUnder(found []peercred.Proc, session int, above procKey) {
 	if len(found) == 0 {
 		return
 	}
@@ -325,12 +348,14 @@ func (r *runtimes) add(found []peercred.Proc, session int) {
 	now := r.now()
 	for i := len(found) - 1; i >= 0; i-- {
 		p := found[i]
-		var up procKey
+		up := above
 		if i+1 < len(found) {
 			up = keyOf(found[i+1])
 		}
 		if e := r.byKey[keyOf(p)]; e != nil {
-			e.up = up
+			if up != (procKey{}) {
+				e.up = up
+			}
 			r.lru.MoveToFront(e.elem)
 			continue
 		}

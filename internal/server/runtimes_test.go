@@ -469,3 +469,32 @@ func TestRuntimeNoteFromConnect(t *testing.T) {
 		t.Fatalf("recorded %v from a stale connect-time record; want nothing", got)
 	}
 }
+
+// TestNextHookStopsAtTheRecordedParent: the runtime's second hook, under
+// a new shell, reads only that shell's parent before it finds the runtime
+// recorded; the chain still leads an answer from the runtime's other
+// children to the runtime.
+func TestNextHookStopsAtTheRecordedParent(t *testing.T) {
+	pt := machine()
+	r := newTestRuntimes(pt, 0)
+	hook, _ := pt.read(703)
+	r.note(703, 73, hook, false)
+	pt.kill(703)
+	pt.kill(702)
+	pt.set(peercred.Proc{PID: 720, PPID: 701, Start: 90, Comm: "sh", SID: 700, TTY: tty},
+		peercred.Proc{PID: 721, PPID: 720, Start: 91, Comm: "limen-hook", SID: 700, TTY: tty})
+	hook2, _ := pt.read(721)
+	pt.mu.Lock()
+	pt.reads = 0
+	pt.mu.Unlock()
+	r.note(721, 91, hook2, false)
+	if pt.reads > 2 {
+		t.Errorf("the second hook read /proc %d times; want at most 2 (its shell, then the recorded runtime)", pt.reads)
+	}
+	if e, _, err := r.runtimeOf(711, 75); err != nil || e == nil {
+		t.Errorf("runtimeOf(limenctl under the runtime) = %v, %v; want the runtime", e, err)
+	}
+	if e, _, err := r.runtimeOf(721, 91); err != nil || e == nil {
+		t.Errorf("runtimeOf(the second hook) = %v, %v; want it recorded", e, err)
+	}
+}

@@ -237,6 +237,10 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	res = limitDeep(res, deep, s.guard.limits.MaxInputDepth)
 	msg.InputJson = recordedInput(msg.GetInputJson())
 
+	if err := s.store.LogErr(); err != nil && res.Verdict == policy.Allow {
+		res.Verdict, res.DecidedBy = policy.Ask, engine.ByFailsafe // an allow nobody can audit is not given
+		res.Reason = "limen cannot write its decision log (disk full?), so it asks rather than allowing unrecorded: " + err.Error() + " (it would have allowed: " + res.Reason + ")"
+	}
 	if req.GetDryRun() {
 		return &limenv1.DecideResponse{Decision: s.decision(msg, res, ps, start, 0)}, nil
 	}
