@@ -1,9 +1,11 @@
 package mcpgate_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -335,5 +337,55 @@ func TestServerGoneIsAnError(t *testing.T) {
 	server.Close()
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "the MCP server raw closed its side") {
 		t.Errorf("Run after the server left = %v; want an error naming the server", err)
+	}
+}
+
+// TestStdioBatch: a 2025-03-26 batch over stdio is decided per call: the
+// server gets the allowed call only, and the client one batch answer with
+// the server's result and limen's refusal.
+func TestStdioBatch(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	gateIn, clientOut := io.Pipe()
+	clientIn, gateOut := io.Pipe()
+	upGate, upServer := mcp.NewInMemoryTransports()
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpgate.Run(ctx, &mcp.IOTransport{Reader: gateIn, Writer: gateOut}, upGate,
+			mcpgate.Options{Name: "raw", Decider: byName{"mcp__raw__read": limenv1.Verdict_VERDICT_ALLOW, "mcp__raw__wipe": limenv1.Verdict_VERDICT_BLOCK}})
+	}()
+	server, err := upServer.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		clientOut.Close()
+		cancel()
+		<-done
+		server.Close()
+	}()
+	go io.WriteString(clientOut, `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read"}},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"wipe"}}]`+"\n")
+	req, ok := recv(t, server).(*jsonrpc.Request)
+	if !ok || !strings.Contains(string(req.Params), `"read"`) {
+		t.Fatalf("the server got %v; want the allowed call", req)
+	}
+	if err := server.Write(ctx, &jsonrpc.Response{ID: req.ID, Result: json.RawMessage(`{"content":[],"x":1}`)}); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(clientIn).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answers []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &answers); err != nil || len(answers) != 2 {
+		t.Fatalf("the client got %s; want one batch of two answers", line)
+	}
+	for _, a := range answers {
+		if want := map[int]string{1: `"x":1`, 2: `limen did not allow mcp__raw__wipe`}[a.ID]; !strings.Contains(string(a.Result), want) {
+			t.Errorf("answer %d = %s; want %s in it", a.ID, a.Result, want)
+		}
 	}
 }
