@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -118,6 +121,56 @@ func TestMCPGateEndToEnd(t *testing.T) {
 		}
 		if strings.Contains(stderr.String(), warning) {
 			t.Errorf("the gate warns that a running limend is unreachable:\n%s", stderr)
+		}
+	})
+
+	t.Run("remote server over HTTP", func(t *testing.T) {
+		var ran sync.Map
+		srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+		for _, name := range []string{"echo", "wipe"} {
+			mcp.AddTool(srv, &mcp.Tool{Name: name}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+				Text string `json:"text"`
+			}) (*mcp.CallToolResult, any, error) {
+				ran.Store(name, true)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + ": " + in.Text}}}, nil, nil
+			})
+		}
+		up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true}))
+		defer up.Close()
+		cmd := exec.CommandContext(t.Context(), limenctlBin, "--socket", d.Socket(), "mcp-gate", "--listen", "127.0.0.1:0", "--upstream", up.URL+"/mcp", "--name", "echo", "--ask-timeout", "300ms")
+		stderr := &lockedBuffer{}
+		cmd.Stderr = io.MultiWriter(os.Stderr, stderr)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+		}()
+		listening := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+/mcp)`)
+		var endpoint string
+		for deadline := time.Now().Add(10 * time.Second); endpoint == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if m := listening.FindStringSubmatch(stderr.String()); m != nil {
+				endpoint = m[1]
+			}
+		}
+		if endpoint == "" {
+			t.Fatalf("the gate never said where it listens:\n%s", stderr)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		for tool, isError := range map[string]bool{"echo": false, "wipe": true} {
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "hi"}})
+			if err != nil {
+				t.Fatalf("%s: %v", tool, err)
+			}
+			_, reached := ran.Load(tool)
+			if res.IsError != isError || reached == isError {
+				t.Errorf("%s: isError=%v, reached the server=%v; want isError=%v", tool, res.IsError, reached, isError)
+			}
 		}
 	})
 

@@ -1,7 +1,10 @@
 // Package mcpgate puts limen between an MCP client (Claude Desktop, Claude
-// Code, any agent) and an MCP server. To the client it is the server; to the
-// server it is the client. Every request and notification passes through (results
-// re-encoded for the client's protocol version) except tools/call, which limen decides first:
+// Code, any agent) and an MCP server, over stdio (Run) or Streamable HTTP
+// (HTTPGate). The gate relays JSON-RPC messages; it holds no MCP session of
+// its own, so the client and the server agree on the revision between
+// them, and what the server sends reaches the client as it was sent. Every
+// request and notification passes through except tools/call, which limen
+// decides first:
 //
 //   - allow: the call is forwarded and the server's result returned;
 //   - block: the call is not forwarded; the client gets a tool result with
@@ -10,11 +13,19 @@
 //     the TUI) up to AskTimeout. Approved is forwarded; denied, expired,
 //     a deadline or limend down is a block for that call, never an allow.
 //
-// The gate runs as a child of the agent runtime and calls Decide over
-// limend's socket, so limend records the gate and the runtime above it
-// (SO_PEERCRED, pid and start time): from then on no process under that
+// The stdio gate runs as a child of the agent runtime and calls Decide
+// over limend's socket, so limend records the gate and the runtime above
+// it (SO_PEERCRED, pid and start time): from then on no process under that
 // runtime, including the MCP server the gate starts, can answer an ask
-// or change the policy (internal/server/runtimes.go).
+// or change the policy (internal/server/runtimes.go). The HTTP gate is
+// started on its own (a service, a terminal); limend records it the same
+// way, and the agents reach it over loopback TCP, which carries no
+// process identity: what keeps them from answering their own asks is the
+// runtime's own registration (its hook) and limen's policy.
+//
+// Neither gate logs or sends to limend more of a request than the tool's
+// name and arguments: credentials (Authorization, cookies, session ids)
+// pass through the HTTP gate untouched and unrecorded.
 //
 // Tools are named as Claude Code names them, mcp__<server>__<tool>, so the
 // same policy rules cover a server whether it is reached through Claude
@@ -28,9 +39,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/limenhq/limen/client"
@@ -63,9 +75,61 @@ const DefaultAskTimeout = 50 * time.Second
 // Agent is the agent name the gate's decisions are recorded under.
 const Agent = "mcp-gate"
 
-// Run connects to the real server over upstream, then serves the client on
-// downstream until either side goes away or ctx ends.
+// Run connects to the real server over upstream, then relays messages
+// between it and the client on downstream until either side goes away or
+// ctx ends. The gate relays JSON-RPC messages, not an MCP session of its
+// own: both sides speak the revision the client and the server agree on,
+// and a result reaches the client as the server wrote it (its unknown
+// fields included), except the one change a stateless-revision tools/call
+// result may need (resultType, see completed).
 func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	up, err := upstream.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to the MCP server %s: %w", opts.Name, err)
+	}
+	defer up.Close()
+	down, err := downstream.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("serve the MCP client: %w", err)
+	}
+	defer down.Close()
+	r := &relay{opts: &opts, up: up, down: down, pending: map[jsonrpc.ID]*pendingCall{}, stateless: map[jsonrpc.ID]bool{}}
+	clientDone := make(chan error, 1)
+	serverDone := make(chan error, 1)
+	go func() { clientDone <- r.fromClient(ctx) }()
+	go func() { serverDone <- r.fromServer(ctx) }()
+	var serverGone bool
+	select {
+	case <-clientDone:
+		clientDone <- nil
+	case err := <-serverDone:
+		serverGone = true
+		opts.Logger.Warn("the MCP server went away; closing the client's side", "server", opts.Name, "error", err)
+		serverDone <- nil
+	case <-ctx.Done():
+	}
+	// Closing both connections ends both loops; cancelling ctx ends the
+	// decisions still waiting, none of which forwards once cancelled.
+	cancel()
+	up.Close()
+	down.Close()
+	<-clientDone
+	<-serverDone
+	r.calls.Wait()
+	if serverGone && outer.Err() == nil {
+		return fmt.Errorf("the MCP server %s closed its side", opts.Name)
+	}
+	return nil
+}
+
+// check validates opts and fills in the defaults.
+func (opts *Options) check() error {
 	if opts.Decider == nil {
 		return errors.New("mcp gate: no decider")
 	}
@@ -78,95 +142,183 @@ func Run(ctx context.Context, downstream, upstream mcp.Transport, opts Options) 
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	// The SDK logs every session event at info; those are only worth
-	// seeing when debugging.
-	sdkLog := slog.New(slog.DiscardHandler)
-	if opts.Logger.Enabled(ctx, slog.LevelDebug) {
-		sdkLog = opts.Logger
-	}
-	// The gate cannot answer roots, sampling or elicitation for the
-	// server, so it does not offer them. What the server tells the client
-	// on its own (list changes, resource updates, log messages, progress)
-	// is passed on once the client's side is up.
-	g := &gate{opts: opts}
-	up := mcp.NewClient(&mcp.Implementation{Name: "limen-mcp-gate", Version: "1"}, &mcp.ClientOptions{
-		Capabilities:               &mcp.ClientCapabilities{},
-		Logger:                     sdkLog,
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { g.listChanged("tools") },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { g.listChanged("prompts") },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { g.listChanged("resources") },
-		ResourceUpdatedHandler: func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
-			if srv := g.srv.Load(); srv != nil {
-				srv.ResourceUpdated(ctx, r.Params)
-			}
-		},
-		LoggingMessageHandler: func(ctx context.Context, r *mcp.LoggingMessageRequest) {
-			if ss := g.down.Load(); ss != nil {
-				ss.Log(ctx, r.Params)
-			}
-		},
-		ProgressNotificationHandler: func(ctx context.Context, r *mcp.ProgressNotificationClientRequest) {
-			if ss := g.down.Load(); ss != nil {
-				ss.NotifyProgress(ctx, r.Params)
-			}
-		},
-	})
-	cs, err := up.Connect(ctx, upstream, nil)
-	if err != nil {
-		return fmt.Errorf("connect to the MCP server %s: %w", opts.Name, err)
-	}
-	defer cs.Close()
-	g.up = cs
-	init := cs.InitializeResult()
-	info := &mcp.Implementation{Name: opts.Name, Version: "unknown"}
-	caps := &mcp.ServerCapabilities{}
-	var instructions string
-	if init != nil {
-		if init.ServerInfo != nil {
-			info = init.ServerInfo
-		}
-		if init.Capabilities != nil {
-			caps = init.Capabilities
-		}
-		instructions = init.Instructions
-	}
-	sopts := &mcp.ServerOptions{Capabilities: caps, Instructions: instructions, Logger: sdkLog}
-	if caps.Resources != nil && caps.Resources.Subscribe {
-		sopts.SubscribeHandler = func(ctx context.Context, r *mcp.SubscribeRequest) error { return cs.Subscribe(ctx, r.Params) }
-		sopts.UnsubscribeHandler = func(ctx context.Context, r *mcp.UnsubscribeRequest) error { return cs.Unsubscribe(ctx, r.Params) }
-	}
-	srv := mcp.NewServer(info, sopts)
-	srv.AddReceivingMiddleware(g.middleware)
-	g.srv.Store(srv)
-	ss, err := srv.Connect(ctx, downstream, nil)
-	if err != nil {
-		return fmt.Errorf("serve the MCP client: %w", err)
-	}
-	g.down.Store(ss)
-	// Whichever side ends first ends the other.
-	upDone := make(chan struct{})
-	go func() {
-		cs.Wait()
-		close(upDone)
-	}()
-	downDone := make(chan struct{})
-	go func() {
-		ss.Wait()
-		close(downDone)
-	}()
-	select {
-	case <-downDone:
-	case <-upDone:
-		opts.Logger.Warn("the MCP server went away; closing the client's session", "server", opts.Name)
-		ss.Close()
-		<-downDone
-	case <-ctx.Done():
-		ss.Close()
-		<-downDone
-	}
-	cs.Close()
-	<-upDone
 	return nil
+}
+
+// relay is one stdio gate's state.
+type relay struct {
+	opts     *Options
+	up, down mcp.Connection
+	calls    sync.WaitGroup
+	// upMu orders the writes to the server (see startCall).
+	upMu sync.Mutex
+
+	mu sync.Mutex
+	// pending are the tools/calls limen is deciding, by the client's id,
+	// so that the client's notifications/cancelled ends the wait.
+	pending map[jsonrpc.ID]*pendingCall
+	// stateless are the forwarded stateless-revision tools/calls whose
+	// result the gate checks for resultType.
+	stateless map[jsonrpc.ID]bool
+	// initID is the client's initialize request; negotiated the revision
+	// the server answered it with (older revisions agree on one per
+	// session; the stateless one names it in every request).
+	initID     jsonrpc.ID
+	negotiated string
+}
+
+type pendingCall struct {
+	cancel    context.CancelFunc
+	cancelled bool
+}
+
+// fromClient relays the client's messages to the server, holding back
+// each tools/call until limen decided it.
+func (r *relay) fromClient(ctx context.Context) error {
+	for {
+		msg, err := r.down.Read(ctx)
+		if err != nil {
+			return err
+		}
+		if req, ok := msg.(*jsonrpc.Request); ok {
+			switch req.Method {
+			case methodCallTool:
+				if !req.IsCall() {
+					// A tools/call without an id is not MCP; a server
+					// that ran it anyway would run it undecided.
+					r.opts.Logger.Warn("dropped a tools/call sent as a notification (no id)")
+					continue
+				}
+				r.startCall(ctx, req)
+				continue
+			case "initialize":
+				r.mu.Lock()
+				r.initID = req.ID
+				r.mu.Unlock()
+			case "notifications/cancelled":
+				r.cancelled(req.Params)
+			}
+		}
+		r.upMu.Lock()
+		err = r.up.Write(ctx, msg)
+		r.upMu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// startCall decides a tools/call in its own goroutine (an ask waits for a
+// person; the other messages keep flowing meanwhile).
+func (r *relay) startCall(ctx context.Context, req *jsonrpc.Request) {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &pendingCall{cancel: cancel}
+	r.mu.Lock()
+	r.pending[req.ID] = p
+	version := requestVersion(req.Params)
+	if version == "" {
+		version = r.negotiated
+	}
+	r.mu.Unlock()
+	r.calls.Add(1)
+	go func() {
+		defer r.calls.Done()
+		defer cancel()
+		d := decide(ctx, r.opts, req.Params, version)
+		// Forward only an allow given to a wait nobody ended: a call the
+		// client cancelled, or the gate is closing, stays unsent. The
+		// check and the write hold upMu, so a cancellation the client sent
+		// after the allow reaches the server after the call, not before.
+		r.upMu.Lock()
+		r.mu.Lock()
+		delete(r.pending, req.ID)
+		cancelled := p.cancelled
+		forward := d.allow && !cancelled && ctx.Err() == nil
+		if forward && version >= Stateless {
+			r.stateless[req.ID] = true
+		}
+		r.mu.Unlock()
+		if forward {
+			err := r.up.Write(ctx, req)
+			r.upMu.Unlock()
+			if err != nil {
+				r.opts.Logger.Warn("forward tools/call", "error", err)
+			}
+			return
+		}
+		r.upMu.Unlock()
+		if cancelled {
+			return // the client gave up on it and expects no answer
+		}
+		resp := &jsonrpc.Response{ID: req.ID, Result: d.result}
+		if d.err != nil {
+			resp = &jsonrpc.Response{ID: req.ID, Error: d.err}
+		} else if d.allow {
+			// Allowed, but the gate is closing: the call was not sent.
+			resp.Result = toolError(version, "limen's MCP gate closed before the call was forwarded; the tool was not called.")
+		}
+		if err := r.down.Write(context.WithoutCancel(ctx), resp); err != nil {
+			r.opts.Logger.Debug("answer tools/call", "error", err)
+		}
+	}()
+}
+
+// cancelled ends limen's wait for a call the client cancelled.
+func (r *relay) cancelled(params json.RawMessage) {
+	var p struct {
+		RequestID any `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	id, err := jsonrpc.MakeID(normalID(p.RequestID))
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if c, ok := r.pending[id]; ok {
+		c.cancelled = true
+		c.cancel()
+	}
+}
+
+// normalID turns a JSON number id into the int64 jsonrpc ids hold.
+func normalID(v any) any {
+	if f, ok := v.(float64); ok && f == float64(int64(f)) {
+		return int64(f)
+	}
+	return v
+}
+
+// fromServer relays the server's messages to the client as they came.
+func (r *relay) fromServer(ctx context.Context) error {
+	for {
+		msg, err := r.up.Read(ctx)
+		if err != nil {
+			return err
+		}
+		if resp, ok := msg.(*jsonrpc.Response); ok {
+			r.mu.Lock()
+			stateless := r.stateless[resp.ID]
+			delete(r.stateless, resp.ID)
+			if resp.Error == nil && r.initID.IsValid() && resp.ID == r.initID {
+				var init struct {
+					ProtocolVersion string `json:"protocolVersion"`
+				}
+				if json.Unmarshal(resp.Result, &init) == nil {
+					r.negotiated = init.ProtocolVersion
+				}
+			}
+			if stateless && resp.Error == nil {
+				resp.Result = completed(resp.Result)
+			}
+			r.mu.Unlock()
+		}
+		if err := r.down.Write(ctx, msg); err != nil {
+			return err
+		}
+	}
 }
 
 // CheckName refuses a server name that would make tool names limen's rules
@@ -181,183 +333,5 @@ func CheckName(name string) error {
 	return nil
 }
 
-type gate struct {
-	opts Options
-	up   *mcp.ClientSession
-	srv  atomic.Pointer[mcp.Server]
-	down atomic.Pointer[mcp.ServerSession]
-}
-
-// listChanged tells the client that the server's list of tools, prompts or
-// resources changed. The SDK sends these notifications only when the
-// server's own registry changes, and the gate serves the lists from the
-// real server instead; so it changes its registry (an entry the client
-// never sees, since tools/list and the others are passed through) and
-// changes it back.
-func (g *gate) listChanged(what string) {
-	srv := g.srv.Load()
-	if srv == nil {
-		return
-	}
-	const name = "limen-mcp-gate-list-changed"
-	switch what {
-	case "tools":
-		srv.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return nil, errors.New("not a tool")
-		})
-		srv.RemoveTools(name)
-	case "prompts":
-		srv.AddPrompt(&mcp.Prompt{Name: name}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return nil, errors.New("not a prompt")
-		})
-		srv.RemovePrompts(name)
-	case "resources":
-		uri := "limen-mcp-gate:list-changed"
-		srv.AddResource(&mcp.Resource{Name: name, URI: uri}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return nil, errors.New("not a resource")
-		})
-		srv.RemoveResources(uri)
-	}
-}
-
-// middleware forwards what the client asks to the real server, and gates
-// tools/call. Methods not listed (initialize, ping, notifications, logging
-// level) are the gate's own session business.
-func (g *gate) middleware(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		p := req.GetParams()
-		switch method {
-		case "tools/call":
-			params, ok := p.(*mcp.CallToolParamsRaw)
-			if !ok || params == nil {
-				return nil, errors.New("tools/call without params")
-			}
-			return g.call(ctx, params)
-		case "tools/list":
-			params, _ := p.(*mcp.ListToolsParams)
-			r, err := g.up.ListTools(ctx, params)
-			return fresh(r, err, func() *mcp.ListToolsResult {
-				return &mcp.ListToolsResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, Tools: r.Tools}
-			})
-		case "resources/list":
-			params, _ := p.(*mcp.ListResourcesParams)
-			r, err := g.up.ListResources(ctx, params)
-			return fresh(r, err, func() *mcp.ListResourcesResult {
-				return &mcp.ListResourcesResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, Resources: r.Resources}
-			})
-		case "resources/templates/list":
-			params, _ := p.(*mcp.ListResourceTemplatesParams)
-			r, err := g.up.ListResourceTemplates(ctx, params)
-			return fresh(r, err, func() *mcp.ListResourceTemplatesResult {
-				return &mcp.ListResourceTemplatesResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, ResourceTemplates: r.ResourceTemplates}
-			})
-		case "resources/read":
-			params, _ := p.(*mcp.ReadResourceParams)
-			r, err := g.up.ReadResource(ctx, params)
-			return fresh(r, err, func() *mcp.ReadResourceResult {
-				return &mcp.ReadResourceResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), Contents: r.Contents}
-			})
-		case "prompts/list":
-			params, _ := p.(*mcp.ListPromptsParams)
-			r, err := g.up.ListPrompts(ctx, params)
-			return fresh(r, err, func() *mcp.ListPromptsResult {
-				return &mcp.ListPromptsResult{Meta: own(r.Meta), Cacheable: cacheable(r.Cacheable), NextCursor: r.NextCursor, Prompts: r.Prompts}
-			})
-		case "prompts/get":
-			params, _ := p.(*mcp.GetPromptParams)
-			r, err := g.up.GetPrompt(ctx, params)
-			return fresh(r, err, func() *mcp.GetPromptResult {
-				return &mcp.GetPromptResult{Meta: own(r.Meta), Description: r.Description, Messages: r.Messages}
-			})
-		case "completion/complete":
-			params, _ := p.(*mcp.CompleteParams)
-			r, err := g.up.Complete(ctx, params)
-			return fresh(r, err, func() *mcp.CompleteResult {
-				return &mcp.CompleteResult{Meta: own(r.Meta), Completion: r.Completion}
-			})
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// fresh returns the server's result rebuilt from its content fields. The
-// gate's two sides may speak different protocol versions (the server's
-// side negotiates its own), so the version-specific fields the SDK filled in
-// on one side (result type) are left for the other side's SDK to fill in
-// for its own version; the cache hints are the server's (see cacheable).
-func fresh[R mcp.Result](r R, err error, rebuild func() R) (mcp.Result, error) {
-	if err != nil {
-		return nil, err
-	}
-	return rebuild(), nil
-}
-
-// cacheable is the server's cache hint (ttlMs, cacheScope) as the gate
-// passes it on. The SDK writes both fields into every list result whatever
-// the protocol version (they have no omitempty), and fills an unset
-// cacheScope with the protocol default only in its own handlers, which the
-// gate's results bypass: without this the client got the server's hint
-// dropped and an invalid "cacheScope":"". A server that sent no hint gets
-// the default, as a go-sdk server's own lists do: ttlMs 0 (stale at once,
-// right for a gate that asks the server every time) and public.
-func cacheable(c mcp.Cacheable) mcp.Cacheable {
-	if c.CacheScope == "" {
-		c.CacheScope = "public"
-	}
-	return c
-}
-
-// own drops the protocol's reserved _meta keys (io.modelcontextprotocol/…),
-// which describe the server's side of the connection, and keeps the
-// server's own.
-func own(m mcp.Meta) mcp.Meta {
-	var out mcp.Meta
-	for k, v := range m {
-		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
-			continue
-		}
-		if out == nil {
-			out = mcp.Meta{}
-		}
-		out[k] = v
-	}
-	return out
-}
-
 // ToolName is the name limen decides: mcp__<server>__<tool>.
 func ToolName(server, tool string) string { return "mcp__" + server + "__" + tool }
-
-// call decides one tools/call and forwards it only on allow.
-func (g *gate) call(ctx context.Context, p *mcp.CallToolParamsRaw) (mcp.Result, error) {
-	args := strings.TrimSpace(string(p.Arguments))
-	if args == "" || args == "null" {
-		args = "{}"
-	}
-	name := ToolName(g.opts.Name, p.Name)
-	v := g.opts.Decider.DecideAndWait(ctx, &limenv1.Action{
-		Agent: Agent, Session: g.opts.Session, Tool: name, InputJson: args, Cwd: g.opts.Cwd,
-	}, client.WaitOptions{Wait: g.opts.AskTimeout, Otherwise: limenv1.Verdict_VERDICT_BLOCK})
-	g.opts.Logger.Info("tools/call decided", "tool", name, "verdict", v.Verdict.String(), "reason", v.Reason)
-	if v.Verdict != limenv1.Verdict_VERDICT_ALLOW {
-		return refused(name, v), nil
-	}
-	r, err := g.up.CallTool(ctx, &mcp.CallToolParams{Meta: own(p.Meta), Name: p.Name, Arguments: json.RawMessage(args)})
-	return fresh(r, err, func() *mcp.CallToolResult {
-		return &mcp.CallToolResult{Meta: own(r.Meta), Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}
-	})
-}
-
-// refused is the tool result of a call limen did not let through. It is a
-// tool error, not a protocol error, so the model reads the reason.
-func refused(name string, v client.Verdict) *mcp.CallToolResult {
-	text := fmt.Sprintf("limen did not allow %s: %s", name, v.Reason)
-	if id := v.Decision.GetAskId(); id != "" && v.Verdict != limenv1.Verdict_VERDICT_ALLOW {
-		// Say where the person answers, never the command that answers:
-		// an agent told `limenctl answer` tries it (and limend refuses it
-		// from the agent's processes anyway).
-		text += fmt.Sprintf(". The tool was not called. Ask the user to answer ask %s in limen's TUI (limenctl tui, in their own terminal); once they approve it, call it again.", id)
-	} else {
-		text += ". The tool was not called; do not retry the same call, tell the user what was refused and why."
-	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}

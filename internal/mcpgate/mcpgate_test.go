@@ -257,12 +257,13 @@ func TestServerNotificationsPassThrough(t *testing.T) {
 	}()
 	changed := make(chan struct{}, 4)
 	progress := make(chan string, 4)
+	acked := &watchFor{text: "notifications/subscriptions/acknowledged", seen: make(chan struct{})}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			progress <- r.Params.Message
 		},
-	}).Connect(ctx, downClient, nil)
+	}).Connect(ctx, &mcp.LoggingTransport{Transport: downClient, Writer: acked}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,6 +271,15 @@ func TestServerNotificationsPassThrough(t *testing.T) {
 		cs.Close()
 		<-gateDone
 	}()
+	// The stateless revision's client subscribes to list changes
+	// (subscriptions/listen) without waiting for the server to take the
+	// subscription; a change before the server's acknowledgement is not
+	// sent. Wait for it.
+	select {
+	case <-acked.seen:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server never acknowledged the client's subscription")
+	}
 
 	mcp.AddTool(server, &mcp.Tool{Name: "grep"}, func(context.Context, *mcp.CallToolRequest, pathArg) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{}, nil, nil
@@ -307,4 +317,18 @@ func TestServerNotificationsPassThrough(t *testing.T) {
 	case <-wait.Done():
 		t.Fatal("no progress reached the client")
 	}
+}
+
+// watchFor closes seen once text is written to it.
+type watchFor struct {
+	text string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *watchFor) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), w.text) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
 }
