@@ -502,7 +502,12 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 			}
 			d := s[i]
 			i++
-			if !field(d) || !field(d) {
+			// Two fields, the regex and the replacement (field moves
+			// past each).
+			if !field(d) {
+				return nil, false
+			}
+			if !field(d) {
 				return nil, false
 			}
 			if c == 'y' {
