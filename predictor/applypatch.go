@@ -170,10 +170,20 @@ func patchEdits(a Action, text string, dirs []string, seen map[string]bool) (par
 			edit := a
 			edit.Tool, edit.Input = "Edit", map[string]any{"file_path": f}
 			parts = append(parts, filePart(edit, "Edit"))
+			if strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "*** delete file:") {
+				// A deletion is also an rm of the file: approving edits of
+				// main.go says nothing about removing it.
+				rm := a
+				rm.Tool, rm.Input = "Bash", map[string]any{"command": "rm -- " + shellQuote(f)}
+				parts = append(parts, bashParts(rm)...)
+			}
 		}
 	}
 	return parts, unknown
 }
+
+// shellQuote quotes s for a POSIX shell, so a path reads back as one word.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // cdDirs are the directories a shell text cd's (or pushd's) to, resolved
 // against the call's cwd: a patch applied after `cd ~` names files there.

@@ -1,6 +1,9 @@
 package predictor
 
-import "strings"
+import (
+	"path"
+	"strings"
+)
 
 // installMark marks a command that fetches a named package and installs
 // or runs it: new code from the network, whose name is all that differs
@@ -20,6 +23,10 @@ var installers = set(
 	"snap install", "flatpak install", "port install", "nix-env -i", "composer require", "dotnet add", "dotnet tool",
 	"mix archive.install", "helm install", "helm upgrade",
 )
+
+// registryFlags fetch the packages from another place than the usual
+// registry: every package then is new code.
+var registryFlags = set("--registry", "--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--trusted-host", "--source", "--index")
 
 // installValueFlags take a value that is a file or option, not a package.
 var installValueFlags = set("-r", "--requirement", "-c", "--constraint", "-e", "--editable", "--prefix", "--target", "-t",
@@ -46,6 +53,9 @@ func installMarks(prog, sub string, args []word) []string {
 		a := args[i]
 		t := a.text
 		if a.lit && strings.HasPrefix(t, "-") {
+			if registryFlags[t] || registryFlags[strings.SplitN(t, "=", 2)[0]] {
+				return []string{installMark} // packages from another registry
+			}
 			if installValueFlags[t] {
 				i++
 			}
@@ -55,8 +65,8 @@ func installMarks(prog, sub string, args []word) []string {
 			seen++
 			continue
 		}
-		if a.lit && (t == "." || t == ".." || strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || strings.HasPrefix(t, "/")) {
-			continue
+		if a.lit && (t == "." || strings.HasPrefix(t, "./") && !strings.HasPrefix(path.Clean(t), "..")) {
+			continue // the project itself: ./cmd/..., pip install -e .
 		}
 		return []string{installMark}
 	}

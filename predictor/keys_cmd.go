@@ -170,6 +170,17 @@ func (w walker) argMarks(prog string, args []word) []string {
 	secret, remote := false, false
 	last := ""
 	for _, a := range args {
+		if a.lit && strings.HasPrefix(a.text, "-") && !secret {
+			// A path stuck to an option is read too: curl -H@~/.netrc,
+			// git commit -F.env, --pathspec-from-file=.env.
+			for _, v := range optionValues(a.text) {
+				if secretAt(v, w.cwd, w.home) {
+					secret = true
+					marks = append(marks, "secret-file")
+					break
+				}
+			}
+		}
 		if !a.lit || strings.HasPrefix(a.text, "-") {
 			continue
 		}
@@ -230,11 +241,28 @@ func (w walker) argMarks(prog string, args []word) []string {
 	}
 	if removers[prog] {
 		// rm *, rm -f -- */*, mv * /tmp: every file of a directory, not
-		// the build file an approval of rm was about.
+		// the build file an approval of rm was about; rm *.go or a list
+		// of files are many files at once.
+		operands, globs := 0, false
 		for _, a := range args {
-			if a.glob && !strings.HasPrefix(a.text, "-") && strings.Trim(path.Base(a.text), "*.") == "" {
+			if strings.HasPrefix(a.text, "-") && a.lit {
+				continue
+			}
+			operands++
+			if a.glob && strings.Trim(path.Base(a.text), "*.") == "" {
 				marks = append(marks, "every-file")
 				break
+			}
+			globs = globs || a.glob
+		}
+		if globs || operands > 3 && prog != "chmod" && prog != "chown" {
+			marks = append(marks, "many-files")
+		}
+	}
+	if prog == "git" {
+		if sub := subcommand(prog, args); sub == "checkout" || sub == "restore" {
+			if discardsChanges(args) {
+				marks = append(marks, "discards-changes")
 			}
 		}
 	}
@@ -262,14 +290,14 @@ var runsConfigNames = set(".gitattributes", ".gitmodules", ".gitconfig", ".npmrc
 	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml")
 
 // runsConfigDirs hold files that are run or obeyed as they are.
-var runsConfigDirs = []string{".git/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
+var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
 	".config/systemd/", ".config/autostart/", ".config/git/", "LaunchAgents/", ".direnv/"}
 
 // runsConfig reports whether writing or removing p changes what an
 // ordinary command runs.
 func runsConfig(p string) bool {
-	p = path.Clean(p)
-	if runsConfigNames[path.Base(p)] || p == ".git" || strings.HasSuffix(p, "/.git") {
+	p = path.Clean(p) + "/" // a directory named as such (mv src .cargo) counts
+	if runsConfigNames[path.Base(p)] {
 		return true
 	}
 	for _, d := range runsConfigDirs {
@@ -484,7 +512,11 @@ var configEnvNames = set("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG
 	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "NPM_CONFIG_USERCONFIG",
 	"NPM_CONFIG_GLOBALCONFIG", "npm_config_userconfig", "npm_config_globalconfig", "YARN_RC_FILENAME", "PIP_CONFIG_FILE",
 	"CARGO_HOME", "GOENV", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "NODE_PATH", "BASH_ENV", "ENV", "ZDOTDIR", "INPUTRC",
-	"MAKEFILES", "DOCKER_CONFIG", "KUBECONFIG", "SSH_CONFIG", "GNUPGHOME")
+	"MAKEFILES", "DOCKER_CONFIG", "KUBECONFIG", "SSH_CONFIG", "GNUPGHOME",
+	// where code is fetched from, and whether it is checked
+	"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE", "GOTOOLCHAIN", "GOPRIVATE", "GONOPROXY", "GOPATH", "GOCACHE",
+	"GOMODCACHE", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "POETRY_REPOSITORIES",
+	"RUSTUP_TOOLCHAIN", "RUSTUP_HOME", "RUSTUP_DIST_SERVER", "YARN_NPM_REGISTRY_SERVER", "BUNDLE_MIRROR", "GEM_HOME", "GEM_SOURCE")
 
 // configEnv reports whether the assignments before a command (words that
 // are NAME=value) move where it reads configuration from.
@@ -493,7 +525,7 @@ func configEnv(before []word) bool {
 		if name, _, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && configEnvNames[name] {
 			return true
 		}
-		if name, _, ok := strings.Cut(w.text, "="); ok && strings.HasPrefix(name, "GIT_CONFIG_") {
+		if name, _, ok := strings.Cut(w.text, "="); ok && (strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") || strings.HasPrefix(name, "CARGO_REGISTRIES_") || strings.HasPrefix(name, "PIP_")) {
 			return true
 		}
 	}
@@ -548,4 +580,42 @@ func makefileMarks(before, args []word) []string {
 		}
 	}
 	return nil
+}
+
+// optionValues returns what an option word may name as a file: after its
+// "=" (--file=.env), after an "@" (-H@file, @file), and the rest of a short
+// option (-F.env).
+func optionValues(t string) []string {
+	var out []string
+	if _, v, ok := strings.Cut(t, "="); ok && v != "" {
+		out = append(out, strings.TrimPrefix(v, "@"))
+	}
+	if i := strings.IndexByte(t, '@'); i >= 0 && i+1 < len(t) {
+		out = append(out, t[i+1:])
+	}
+	if len(t) > 2 && t[1] != '-' {
+		out = append(out, strings.TrimPrefix(t[2:], "@"))
+	}
+	return out
+}
+
+// discardsChanges reports whether git checkout or git restore is given
+// paths (not only a branch): :/, ., a glob, a tree-ish and paths, which
+// overwrite uncommitted work with no way back.
+func discardsChanges(args []word) bool {
+	operands := 0
+	for _, a := range args[1:] {
+		t := a.text
+		if strings.HasPrefix(t, "-") {
+			if t == "-b" || t == "-B" || t == "--orphan" || t == "-c" || t == "-C" {
+				return false // a new branch
+			}
+			continue
+		}
+		operands++
+		if t == "." || t == "./" || strings.HasPrefix(t, ":/") || strings.HasPrefix(t, ":(") || a.glob || strings.ContainsAny(t, "*?[") {
+			return true
+		}
+	}
+	return operands > 1
 }
