@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -161,10 +163,18 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
 				return a.printJSON(map[string]any{"settings": path, "command": command, "changed": changed})
 			}
 			if !changed {
+				if doc, err := os.ReadFile(path); err == nil && !bytes.Contains(doc, jsonText(command)) {
+					// A re-install with other flags changes nothing: say so
+					// and fail, rather than let the person believe it took.
+					return fmt.Errorf("limen's hook is already in %s, with other flags than these; nothing changed\nhint: run limenctl hook uninstall claude-code%s, then install again with the flags you want", path, scope.flag())
+				}
 				fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: to change its flags, run limenctl hook uninstall claude-code%s, then install again\n", path, scope.flag())
 				return nil
 			}
 			fmt.Fprintf(a.out, "installed limen's PreToolUse hook in %s\n  command  %s\n  on ask   %s\nClaude Code now asks limen before every tool call; make sure limend is running.\n", path, command, onAsk)
+			if onAsk == "prompt" {
+				fmt.Fprintf(a.out, "note: with --on-ask prompt, answers given in Claude Code's own prompt do not teach limen yet; --on-ask wait, answered in limenctl tui, does\n")
+			}
 			if scope.project {
 				// The command names this machine's limen-hook and socket.
 				fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
@@ -226,6 +236,12 @@ install created, and that holds nothing else since, is removed.`,
 	}
 	scope.flags(cmd)
 	return cmd
+}
+
+// jsonText is s as it appears inside a JSON string.
+func jsonText(s string) []byte {
+	b, _ := json.Marshal(s)
+	return b[1 : len(b)-1]
 }
 
 // hookEntry is the settings entry for limen-hook, and its command line.

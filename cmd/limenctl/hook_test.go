@@ -341,10 +341,37 @@ func TestHookInstallProjectScope(t *testing.T) {
 		t.Errorf("install --project: exit %d %q; want a note about the shared file", code, out)
 	}
 	code, out = limenctl(t, "hook", "install", "claude-code", "--project", "--hook-bin", bin, "--on-ask", "wait")
-	if code != 0 || !strings.Contains(out, "limenctl hook uninstall claude-code --project, then install again") {
-		t.Errorf("second install: exit %d %q; want a hint that names --project", code, out)
+	if code == 0 || !strings.Contains(out, "limenctl hook uninstall claude-code --project, then install again") {
+		t.Errorf("second install with other flags: exit %d %q; want a refusal whose hint names --project", code, out)
 	}
-	if _, out := limenctl(t, "hook", "install", "claude-code", "--local", "--hook-bin", bin); strings.Contains(out, "note:") {
-		t.Errorf("install --local printed %q; the note is for the shared file only", out)
+	if _, out := limenctl(t, "hook", "install", "claude-code", "--local", "--hook-bin", bin); strings.Contains(out, "committed") {
+		t.Errorf("install --local printed %q; the note about committed paths is for the shared file only", out)
+	}
+}
+
+// TestHookReinstallWithOtherFlags: installing again with other flags
+// changes nothing, so it says so and fails, leaving the file as it was;
+// installing again with the same flags is a quiet success.
+func TestHookReinstallWithOtherFlags(t *testing.T) {
+	bin := fakeHookBin(t)
+	t.Setenv("LIMEN_HTTP_SOCKET", "/run/user/1000/limen/limend-http.sock")
+	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin)
+	if code != 0 || !strings.Contains(out, "do not teach limen") {
+		t.Fatalf("install: exit %d, %s; want a note that prompt answers do not teach", code, out)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin); code != 0 || !strings.Contains(out, "nothing changed") {
+		t.Errorf("same flags again: exit %d, %s; want success, nothing changed", code, out)
+	}
+	code, out = limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin, "--on-ask", "wait")
+	if code == 0 || !strings.Contains(out, "other flags") || !strings.Contains(out, "uninstall") {
+		t.Errorf("other flags: exit %d, %s; want a failure that says how to change them", code, out)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Errorf("the settings changed on a refused re-install")
 	}
 }
