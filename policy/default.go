@@ -154,6 +154,10 @@ match = [
   "Bash(scp *)", "Bash(sftp *)", "Bash(ftp *)", "Bash(rsync *:*)",
   "Bash(nc *)", "Bash(ncat *)", "Bash(netcat *)", "Bash(socat *)", "Bash(telnet *)",
   "Bash(ssh *)",
+  # Publishing the project: what is in it (an unignored .env) goes public.
+  "Bash(npm publish*)", "Bash(pnpm publish*)", "Bash(yarn publish*)", "Bash(yarn npm publish*)", "Bash(cargo publish*)",
+  "Bash(gem push*)", "Bash(twine upload*)", "Bash(poetry publish*)", "Bash(uv publish*)", "Bash(flit publish*)",
+  "Bash(docker push*)", "Bash(podman push*)", "Bash(vsce publish*)", "Bash(gh release create*)",
   # Serving the working directory (its .env included) to the network.
   "Bash(python -m http.server*)", "Bash(python3 -m http.server*)", "Bash(php -S *)", "Bash(npx serve*)", "Bash(npx http-server*)",
 ]

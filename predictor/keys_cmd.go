@@ -284,20 +284,32 @@ func (w walker) argMarks(prog string, args []word) []string {
 // git's and the shells' configuration and hooks, package managers' rc
 // files, test bootstraps. An agent that copies over one of them makes an
 // approved `git status` or `npm test` run what it wrote.
-var runsConfigNames = set(".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
+var runsConfigNames = set("rust-toolchain", "rust-toolchain.toml", "go.work", ".tool-versions", ".mise.toml", "mise.toml", ".nvmrc",
+	".node-version", ".python-version", ".ruby-version", "Cargo.toml", ".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
 	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc", ".pythonrc",
 	"conftest.py", "sitecustomize.py", "usercustomize.py", ".pre-commit-config.yaml", "package.json", "Makefile", "makefile", "GNUmakefile",
 	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml")
 
+// runsConfigLower is runsConfigNames in lower case, as runsConfig looks.
+var runsConfigLower = func() map[string]bool {
+	m := make(map[string]bool, len(runsConfigNames))
+	for n := range runsConfigNames {
+		m[strings.ToLower(n)] = true
+	}
+	return m
+}()
+
 // runsConfigDirs hold files that are run or obeyed as they are.
 var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
-	".config/systemd/", ".config/autostart/", ".config/git/", "LaunchAgents/", ".direnv/"}
+	".config/systemd/", ".config/autostart/", ".config/git/", "launchagents/", ".direnv/"}
 
 // runsConfig reports whether writing or removing p changes what an
 // ordinary command runs.
 func runsConfig(p string) bool {
-	p = path.Clean(p) + "/" // a directory named as such (mv src .cargo) counts
-	if runsConfigNames[path.Base(p)] {
+	// Lower case: on a case-insensitive file system (macOS) .GIT/config is
+	// .git/config. A directory named as such (mv src .cargo) counts.
+	p = strings.ToLower(path.Clean(p)) + "/"
+	if runsConfigLower[path.Base(p)] {
 		return true
 	}
 	for _, d := range runsConfigDirs {
@@ -618,4 +630,21 @@ func discardsChanges(args []word) bool {
 		}
 	}
 	return operands > 1
+}
+
+// makeEnv reports whether make's command-line variables (make NAME=value
+// …, which make exports to its recipes) move configuration or name
+// programs: make HOME=src test, make LD_PRELOAD=x.so build, make
+// GOFLAGS=-toolexec=x build.
+func makeEnv(args []word) bool {
+	var assigns []word
+	for _, a := range args {
+		if a.lit && isAssignment(a.text) {
+			assigns = append(assigns, a)
+			if name, _, _ := strings.Cut(a.text, "="); envRuns(name) != envNone {
+				return true
+			}
+		}
+	}
+	return configEnv(assigns)
 }

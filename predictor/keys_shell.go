@@ -673,7 +673,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	if ctx.input || computedArgs(cmd[1:]) {
 		marks = append(marks, computedMark)
 	}
-	if configEnv(words[:start]) {
+	if configEnv(words[:start]) || (prog == "make" || prog == "gmake") && makeEnv(cmd[1:]) {
 		marks = append(marks, "config-env")
 	}
 	if ctx.piped && readsPatchFromStdin(prog, sub, cmd[1:]) {

@@ -62,6 +62,11 @@ var outputRows = map[string]outputRule{
 	"git format-patch": {opts: append(dirs("-o", "--output-directory"), outs("--output")...)},
 	"git range-diff":   {opts: outs("--output")},
 	"sort":             {opts: outs("-o", "--output")},
+	"find":             {opts: outs("-fprint", "-fprint0", "-fprintf", "-fls")},
+	"cp":               {opts: dirs("-t", "--target-directory")},
+	"mv":               {opts: dirs("-t", "--target-directory")},
+	"install":          {opts: dirs("-t", "--target-directory")},
+	"ln":               {opts: dirs("-t", "--target-directory")},
 	"shuf":             {opts: outs("-o", "--output")},
 	"pytest":           {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--debug")...)},
 	"py.test":          {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml")...)},
@@ -606,6 +611,9 @@ func (w walker) outputMarks(prog string, args []word) []string {
 			add("device-write")
 		case w.outside(t):
 			add("write-outside")
+		}
+		if o.w.lit && (runsConfig(t) || o.dir && runsConfig(path.Join(t, "x"))) {
+			add("runs-config") // git log --output=.git/config, cp -t .git
 		}
 		if o.removes {
 			add("rm-tree")

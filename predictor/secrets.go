@@ -89,6 +89,14 @@ var credentialFiles = []credentialFile{
 	{kind: "keychain", patterns: []string{"**/*.keychain", "**/*.keychain-db", "/library/keychains/"}, example: "~/Library/Keychains/login.keychain-db"},
 	{kind: "agent runtime", patterns: []string{"~/.claude/.credentials.json", "~/.claude.json", "~/.codex/auth.json", "~/.gemini/oauth_creds.json", "~/.gemini/google_accounts.json", "~/.gemini/mcp-oauth-tokens.json", "~/.config/anthropic/"},
 		example: "~/.codex/auth.json"},
+	{kind: "AI and hosting CLIs", patterns: []string{"~/.cache/huggingface/token", "~/.huggingface/token", "~/.config/heroku/", "~/.netlify/",
+		"~/.wrangler/config/", "~/.config/.wrangler/", "~/.tsh/", "~/.ansible/vault_pass*", "**/.vault_pass*", "~/.openai/", "~/.config/openai/",
+		"~/.config/anthropic/", "~/.config/vercel/auth.json", "~/.local/share/com.vercel.cli/auth.json", "~/.railway/", "~/.fly/config.yml",
+		"~/.config/op/", "~/.config/stripe/config.toml", "~/.config/sentry/", "~/.sentryclirc", "~/.config/twilio-cli/", "~/.databrickscfg",
+		"~/.snowflake/", "~/.config/ngrok/ngrok.yml", "~/.ngrok2/ngrok.yml"},
+		example: "~/.cache/huggingface/token"},
+	{kind: "project secret files", patterns: []string{"**/.dev.vars", "**/.secrets", "**/.secrets.*", "**/secrets.y*ml", "**/secrets.json", "**/.env.vault"},
+		example: "/home/u/shop/.dev.vars"},
 	// limen's own records: every command an agent was asked about, the
 	// answers and their notes, which tell an agent what this person lets
 	// through.

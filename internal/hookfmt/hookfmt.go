@@ -124,6 +124,28 @@ type hookInput struct {
 	MCPContext *geminiMCPContext `json:"mcp_context"`
 }
 
+// inputKeys are hookInput's keys. encoding/json matches keys ignoring case,
+// and the runtimes read them exactly: a "Tool_Input" beside "tool_input"
+// would be what limen decides on and not what the runtime runs.
+var inputKeys = []string{"hook_event_name", "session_id", "cwd", "tool_name", "tool_use_id", "permission_mode", "tool_input", "mcp_context"}
+
+// exactKeys refuses an input with a key that differs from one of
+// inputKeys only in case.
+func exactKeys(data []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return fmt.Errorf("hook input is not a JSON object: %w", err)
+	}
+	for k := range top {
+		for _, want := range inputKeys {
+			if k != want && strings.EqualFold(k, want) {
+				return fmt.Errorf("hook input has the key %q beside or instead of %q: the runtime reads %q exactly, so limen does not decide on a spelling it would not run", k, want, want)
+			}
+		}
+	}
+	return nil
+}
+
 // Parse reads a runtime's hook JSON. Errors name the field and what was
 // expected, because they end up in the reason the model and the person see.
 func Parse(f Format, data []byte) (Call, error) {
@@ -133,6 +155,9 @@ func Parse(f Format, data []byte) (Call, error) {
 	var in hookInput
 	if err := json.Unmarshal(data, &in); err != nil {
 		return Call{}, fmt.Errorf("hook input is not the JSON object %s sends: %w", f, err)
+	}
+	if err := exactKeys(data); err != nil {
+		return Call{}, err
 	}
 	if in.Tool == nil || *in.Tool == "" {
 		return Call{}, errors.New("hook input has no tool_name")

@@ -152,3 +152,20 @@ func TestRecordedPermissionRequestReply(t *testing.T) {
 		t.Errorf("Render = %s, which Claude Code rejected", got)
 	}
 }
+
+// TestKeysInAnotherCase: a key the runtime would not read (Tool_Input
+// beside tool_input) must not be what limen decides on.
+func TestKeysInAnotherCase(t *testing.T) {
+	for _, in := range []string{
+		`{"tool_name":"Bash","tool_input":{"command":"cat ~/.ssh/id_rsa"},"Tool_Input":{"command":"git status"}}`,
+		`{"tool_name":"Bash","Tool_Name":"Read","tool_input":{"command":"rm -rf ~"}}`,
+		`{"TOOL_NAME":"Bash","tool_input":{"command":"ls"}}`,
+	} {
+		if _, err := Parse(ClaudeCode, []byte(in)); err == nil {
+			t.Errorf("Parse(%s) accepted a key in another case", in)
+		}
+	}
+	if _, err := Parse(ClaudeCode, []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/x"}`)); err != nil {
+		t.Errorf("exact keys refused: %v", err)
+	}
+}
