@@ -5,7 +5,6 @@ import (
 	"os"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/limenhq/limen/internal/serverpeer"
 )
@@ -25,9 +24,9 @@ var errDeadline = errors.New("deadline reached")
 // --server-uid flag; empty: $LIMEN_SERVER_UID): one getsockopt, before
 // anything is sent, and the environment is read only on a mismatch.
 func dialUnix(socket, serverUID string, deadline time.Time) (int, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := socketUnix()
 	if err != nil {
-		return -1, &os.SyscallError{Syscall: "socket", Err: err}
+		return -1, err
 	}
 	for {
 		// Connecting to a Unix socket blocks only while the listener's
@@ -132,35 +131,6 @@ func readFile(fd int, p []byte, deadline time.Time) (int, error) {
 		case syscall.EINTR, syscall.EAGAIN:
 		default:
 			return 0, &os.SyscallError{Syscall: "read", Err: err}
-		}
-	}
-}
-
-type pollFd struct {
-	fd      int32
-	events  int16
-	revents int16
-}
-
-const pollIn1 = 0x1 // POLLIN
-
-// pollIn waits until fd is readable (or at its end, or in error, which
-// the read then reports) or the deadline passes.
-func pollIn(fd int, deadline time.Time) error {
-	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return errDeadline
-		}
-		ts := syscall.NsecToTimespec(int64(left))
-		pfd := pollFd{fd: int32(fd), events: pollIn1}
-		n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
-		switch {
-		case e == syscall.EINTR:
-		case e != 0:
-			return &os.SyscallError{Syscall: "ppoll", Err: e}
-		case n > 0:
-			return nil
 		}
 	}
 }
