@@ -7,3 +7,7 @@ package paths
 // binary imports this package, so the undefined name below stops their
 // build with the message in its name instead of a page of compile errors.
 var _ = limen_supports_only_Linux_and_macOS
+
+// Stubs, so that the name above leads the errors.
+func defaultRuntimeDir() (string, error) { panic("unreachable") }
+func defaultDataDir(string) string       { panic("unreachable") }
