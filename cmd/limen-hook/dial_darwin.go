@@ -2,13 +2,13 @@ package main
 
 import (
 	"errors"
-	"math"
 	"os"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
+
+// limen-hook's macOS I/O uses only the syscall package, like its Linux
+// I/O: golang.org/x/sys/unix would link fmt into it.
 
 // socketUnix opens the Unix stream socket and marks it close-on-exec:
 // macOS has no SOCK_CLOEXEC, so the two steps run under ForkLock, as the
@@ -26,35 +26,36 @@ func socketUnix() (int, error) {
 	return fd, nil
 }
 
-// errPollNVAL is a descriptor poll(2) cannot wait on: macOS answers so for
-// some devices (terminals on older releases). Reading it anyway could block
-// past the deadline, so the hook fails closed instead.
-var errPollNVAL = errors.New("poll: stdin cannot be waited on (POLLNVAL): give the hook its input through a pipe or a file")
+// fdSetSize is FD_SETSIZE: select(2) cannot wait on a descriptor above it.
+const fdSetSize = 1024
+
+var errFdTooHigh = errors.New("select: descriptor above FD_SETSIZE")
 
 // pollIn waits until fd is readable (or at its end, or in error, which
-// the read then reports) or the deadline passes. macOS has no ppoll, and
-// its system calls go through libc: unix.Poll, whose timeout is in
-// milliseconds, rounded up so that it never wakes before the deadline
-// only to spin.
+// the read then reports) or the deadline passes. macOS has no ppoll and
+// the syscall package no poll, so it waits in select(2), which also waits
+// on terminals, where macOS's poll(2) for long did not.
 func pollIn(fd int, deadline time.Time) error {
+	if fd < 0 || fd >= fdSetSize {
+		return errFdTooHigh
+	}
 	for {
 		left := time.Until(deadline)
 		if left <= 0 {
 			return errDeadline
 		}
-		ms := int64((left + time.Millisecond - 1) / time.Millisecond)
-		if ms > math.MaxInt32 {
-			ms = math.MaxInt32
+		tv := syscall.NsecToTimeval(int64(left))
+		if tv.Sec == 0 && tv.Usec == 0 {
+			tv.Usec = 1 // zero would not wait at all
 		}
-		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(pfd, int(ms))
+		var r syscall.FdSet
+		r.Bits[fd/32] |= 1 << (uint(fd) % 32)
+		err := syscall.Select(fd+1, &r, nil, nil, &tv)
 		switch {
-		case err == unix.EINTR || err == unix.EAGAIN:
+		case err == syscall.EINTR:
 		case err != nil:
-			return &os.SyscallError{Syscall: "poll", Err: err}
-		case n > 0 && pfd[0].Revents&unix.POLLNVAL != 0:
-			return errPollNVAL
-		case n > 0:
+			return &os.SyscallError{Syscall: "select", Err: err}
+		case r.Bits[fd/32]&(1<<(uint(fd)%32)) != 0:
 			return nil
 		}
 	}

@@ -24,9 +24,10 @@ func FromFD(fd int) (uid uint32, pid int32, err error) {
 		return 0, 0, os.NewSyscallError("getsockopt LOCAL_PEERCRED", err)
 	}
 	// A struct of another layout would put something else where Uid is
-	// read: refuse rather than guess whose it is.
-	if cred.Version != xucredVersion {
-		return 0, 0, errors.New("getsockopt LOCAL_PEERCRED: xucred version " + strconv.FormatUint(uint64(cred.Version), 10) + ", want " + strconv.Itoa(xucredVersion))
+	// read, and one left unwritten would read as root: refuse rather than
+	// guess whose it is (a real xucred carries at least the primary group).
+	if cred.Version != xucredVersion || cred.Ngroups < 1 {
+		return 0, 0, errors.New("getsockopt LOCAL_PEERCRED: xucred version " + strconv.FormatUint(uint64(cred.Version), 10) + " with " + strconv.Itoa(int(cred.Ngroups)) + " groups, want version " + strconv.Itoa(xucredVersion) + " and at least one group")
 	}
 	if p, err := unix.GetsockoptInt(fd, unix.SOL_LOCAL, unix.LOCAL_PEERPID); err == nil && p > 0 {
 		pid = int32(p)
