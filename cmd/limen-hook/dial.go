@@ -24,10 +24,11 @@ var errDeadline = errors.New("deadline reached")
 // --server-uid flag; empty: $LIMEN_SERVER_UID): one getsockopt, before
 // anything is sent, and the environment is read only on a mismatch.
 func dialUnix(socket, serverUID string, deadline time.Time) (int, error) {
-	fd, err := socketUnix()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|sockCloexec, 0)
 	if err != nil {
-		return -1, err
+		return -1, &os.SyscallError{Syscall: "socket", Err: err}
 	}
+	setCloseOnExec(fd)
 	for {
 		// Connecting to a Unix socket blocks only while the listener's
 		// backlog is full; SO_SNDTIMEO bounds that wait.

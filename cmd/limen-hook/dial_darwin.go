@@ -10,21 +10,12 @@ import (
 // limen-hook's macOS I/O uses only the syscall package, like its Linux
 // I/O: golang.org/x/sys/unix would link fmt into it.
 
-// socketUnix opens the Unix stream socket and marks it close-on-exec:
-// macOS has no SOCK_CLOEXEC, so the two steps run under ForkLock, as the
-// standard library does, so that no exec in between inherits it.
-func socketUnix() (int, error) {
-	syscall.ForkLock.RLock()
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
-	if err == nil {
-		syscall.CloseOnExec(fd)
-	}
-	syscall.ForkLock.RUnlock()
-	if err != nil {
-		return -1, &os.SyscallError{Syscall: "socket", Err: err}
-	}
-	return fd, nil
-}
+// sockCloexec is 0: macOS has no SOCK_CLOEXEC, so the socket is marked
+// close-on-exec right after it is made. Without ForkLock: limen-hook starts
+// no process, so no exec can come in between.
+const sockCloexec = 0
+
+func setCloseOnExec(fd int) { syscall.CloseOnExec(fd) }
 
 // fdSetSize is FD_SETSIZE: select(2) cannot wait on a descriptor above it.
 const fdSetSize = 1024
