@@ -35,17 +35,6 @@ func RuntimeDir() (string, error) {
 	return defaultRuntimeDir()
 }
 
-func stateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "limen"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", errors.New("cannot find a directory for the socket: set XDG_RUNTIME_DIR or HOME, or pass --socket")
-	}
-	return filepath.Join(home, ".local", "state", "limen"), nil
-}
-
 // DataDir is where limend keeps its database: $XDG_DATA_HOME/limen, default
 // ~/.local/share/limen on Linux and ~/Library/Application Support/limen on
 // macOS.
