@@ -10,11 +10,12 @@ import (
 )
 
 // limen-hook does its I/O with plain blocking system calls, each bounded
-// by the deadline: poll(2) before reading stdin, SO_SNDTIMEO and
-// SO_RCVTIMEO on the socket. The net package would go through the
-// runtime's network poller, whose set-up alone cost about 0.5 ms on every
-// tool call, and a goroutine with a timer watching a blocked call costs
-// more than these few system calls (docs/BENCHMARKS.md, "Hook start").
+// by the deadline: poll(2) (select(2) on macOS) before reading stdin,
+// SO_SNDTIMEO and SO_RCVTIMEO on the socket. The net package would go
+// through the runtime's network poller, whose set-up alone cost about
+// 0.5 ms on every tool call, and a goroutine with a timer watching a
+// blocked call costs more than these few system calls (docs/BENCHMARKS.md,
+// "Hook start").
 
 // errDeadline is a blocking call that ran into the deadline.
 var errDeadline = errors.New("deadline reached")
