@@ -51,6 +51,7 @@ var protectedUnderHome = []protectedPath{
 	{".local/share/limen/**", "limen's database"},
 	{".local/state/limen/**", "limen's sockets and state"},
 	{".config/limen/**", "limen's configuration"},
+	{"Library/Application Support/limen/**", "limen's database and sockets (macOS)"},
 	// A runtime's hook runs limen-hook by its path: replacing or removing
 	// the binary turns every decision into what the replacement says.
 	{"go/bin/limen*", "limen's programs"},

@@ -5,17 +5,17 @@ import (
 	"os"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"github.com/limenhq/limen/internal/serverpeer"
 )
 
 // limen-hook does its I/O with plain blocking system calls, each bounded
-// by the deadline: poll(2) before reading stdin, SO_SNDTIMEO and
-// SO_RCVTIMEO on the socket. The net package would go through the
-// runtime's network poller, whose set-up alone cost about 0.5 ms on every
-// tool call, and a goroutine with a timer watching a blocked call costs
-// more than these few system calls (docs/BENCHMARKS.md, "Hook start").
+// by the deadline: poll(2) (select(2) on macOS) before reading stdin,
+// SO_SNDTIMEO and SO_RCVTIMEO on the socket. The net package would go
+// through the runtime's network poller, whose set-up alone cost about
+// 0.5 ms on every tool call, and a goroutine with a timer watching a
+// blocked call costs more than these few system calls (docs/BENCHMARKS.md,
+// "Hook start").
 
 // errDeadline is a blocking call that ran into the deadline.
 var errDeadline = errors.New("deadline reached")
@@ -25,10 +25,11 @@ var errDeadline = errors.New("deadline reached")
 // --server-uid flag; empty: $LIMEN_SERVER_UID): one getsockopt, before
 // anything is sent, and the environment is read only on a mismatch.
 func dialUnix(socket, serverUID string, deadline time.Time) (int, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|sockCloexec, 0)
 	if err != nil {
 		return -1, &os.SyscallError{Syscall: "socket", Err: err}
 	}
+	setCloseOnExec(fd)
 	for {
 		// Connecting to a Unix socket blocks only while the listener's
 		// backlog is full; SO_SNDTIMEO bounds that wait.
@@ -132,35 +133,6 @@ func readFile(fd int, p []byte, deadline time.Time) (int, error) {
 		case syscall.EINTR, syscall.EAGAIN:
 		default:
 			return 0, &os.SyscallError{Syscall: "read", Err: err}
-		}
-	}
-}
-
-type pollFd struct {
-	fd      int32
-	events  int16
-	revents int16
-}
-
-const pollIn1 = 0x1 // POLLIN
-
-// pollIn waits until fd is readable (or at its end, or in error, which
-// the read then reports) or the deadline passes.
-func pollIn(fd int, deadline time.Time) error {
-	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return errDeadline
-		}
-		ts := syscall.NsecToTimespec(int64(left))
-		pfd := pollFd{fd: int32(fd), events: pollIn1}
-		n, _, e := syscall.Syscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
-		switch {
-		case e == syscall.EINTR:
-		case e != 0:
-			return &os.SyscallError{Syscall: "ppoll", Err: e}
-		case n > 0:
-			return nil
 		}
 	}
 }

@@ -11,11 +11,11 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 	"golang.org/x/term"
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/loadgen"
+	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -275,7 +275,7 @@ func probe(ctx context.Context, a *app, c *client.Client) error {
 }
 
 // serverPID asks the kernel which process serves the socket (SO_PEERCRED
-// works from the client side too); 0 if it cannot tell.
+// and LOCAL_PEERPID work from the client side too); 0 if it cannot tell.
 func serverPID(socket string) int {
 	conn, err := net.DialTimeout("unix", socket, time.Second)
 	if err != nil {
@@ -288,8 +288,8 @@ func serverPID(socket string) int {
 	}
 	pid := 0
 	_ = raw.Control(func(fd uintptr) {
-		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
-			pid = int(cred.Pid)
+		if _, p, err := peercred.FromFD(int(fd)); err == nil {
+			pid = int(p)
 		}
 	})
 	return pid

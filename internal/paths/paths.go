@@ -16,29 +16,28 @@ const (
 	EnvDB         = "LIMEN_DB"
 )
 
+// Socket file names in RuntimeDir. On macOS the longer one decides
+// whether a directory is short enough (see macRuntimeDir).
+const (
+	socketName     = "limend.sock"
+	httpSocketName = "limend-http.sock"
+)
+
 // RuntimeDir is where limend puts its sockets: $XDG_RUNTIME_DIR/limen, or,
-// when that is unset, the user's state directory ($XDG_STATE_HOME/limen,
-// default ~/.local/state/limen).
+// when that is unset, on Linux the user's state directory
+// ($XDG_STATE_HOME/limen, default ~/.local/state/limen) and on macOS
+// ~/Library/Application Support/limen when the socket paths fit in
+// sun_path there, else /tmp/limen-<uid> (see macRuntimeDir).
 func RuntimeDir() (string, error) {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		return filepath.Join(d, "limen"), nil
 	}
-	return stateDir()
-}
-
-func stateDir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "limen"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", errors.New("cannot find a directory for the socket: set XDG_RUNTIME_DIR or HOME, or pass --socket")
-	}
-	return filepath.Join(home, ".local", "state", "limen"), nil
+	return defaultRuntimeDir()
 }
 
 // DataDir is where limend keeps its database: $XDG_DATA_HOME/limen, default
-// ~/.local/share/limen.
+// ~/.local/share/limen on Linux and ~/Library/Application Support/limen on
+// macOS.
 func DataDir() (string, error) {
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "limen"), nil
@@ -47,7 +46,7 @@ func DataDir() (string, error) {
 	if err != nil {
 		return "", errors.New("cannot find a directory for the database: set XDG_DATA_HOME or HOME, or pass --db")
 	}
-	return filepath.Join(home, ".local", "share", "limen"), nil
+	return defaultDataDir(home), nil
 }
 
 // Socket is the gRPC socket: $LIMEN_SOCKET, else RuntimeDir()/limend.sock.
@@ -59,7 +58,7 @@ func Socket() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d, "limend.sock"), nil
+	return filepath.Join(d, socketName), nil
 }
 
 // HTTPSocket is the HTTP/JSON socket that the hook uses (it links no gRPC):
@@ -72,7 +71,7 @@ func HTTPSocket() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d, "limend-http.sock"), nil
+	return filepath.Join(d, httpSocketName), nil
 }
 
 // DB is the bbolt file: $LIMEN_DB, else DataDir()/limen.db.

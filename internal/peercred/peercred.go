@@ -1,6 +1,6 @@
 // Package peercred tells a gRPC server which OS user is on the other end of
-// a Unix socket, from the kernel (SO_PEERCRED), not from anything the client
-// says about itself.
+// a Unix socket, from the kernel (SO_PEERCRED on Linux, LOCAL_PEERCRED and
+// LOCAL_PEERPID on macOS), not from anything the client says about itself.
 package peercred
 
 import (
@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 
-	"golang.org/x/sys/unix"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 )
@@ -53,10 +52,11 @@ func (creds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, err
 	if err != nil {
 		return nil, nil, err
 	}
-	var cred *unix.Ucred
+	var uid uint32
+	var pid int32
 	var credErr error
 	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+		uid, pid, credErr = FromFD(int(fd))
 	}); err != nil {
 		return nil, nil, err
 	}
@@ -65,12 +65,12 @@ func (creds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, err
 	}
 	ai := AuthInfo{
 		CommonAuthInfo: credentials.CommonAuthInfo{SecurityLevel: credentials.NoSecurity},
-		UID:            cred.Uid,
-		PID:            cred.Pid,
-		User:           userName(cred.Uid),
+		UID:            uid,
+		PID:            pid,
+		User:           userName(uid),
 	}
-	if cred.Pid > 0 {
-		if p, err := readProc(int(cred.Pid)); err == nil {
+	if pid > 0 {
+		if p, err := readProc(int(pid)); err == nil {
 			ai.Start, ai.Proc = p.Start, p
 		}
 	}

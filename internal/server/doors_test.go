@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -118,10 +117,7 @@ func playRole(role string) int {
 		// its process exits).
 		parent := os.Getppid()
 		if p, err := peercred.ReadProc(parent); err == nil && strconv.Itoa(p.PPID) == os.Getenv(envRuntime) {
-			if fd, err := unix.PidfdOpen(parent, 0); err == nil {
-				unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 10_000)
-				unix.Close(fd)
-			}
+			waitExit(parent)
 		}
 		if p, err := peercred.ReadProc(os.Getppid()); err != nil || strconv.Itoa(p.PPID) == os.Getenv(envRuntime) || strconv.Itoa(p.PID) == os.Getenv(envRuntime) {
 			fmt.Printf("orphan: failed: still under the runtime\n")

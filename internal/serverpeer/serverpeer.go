@@ -2,18 +2,17 @@
 // connect to before they send or believe anything: any local user who can
 // bind limen's socket path first (a world-writable directory, a socket
 // left behind) could otherwise answer allow to everything. The kernel says
-// which uid holds the listening end (SO_PEERCRED). It is trusted when it is
-// the client's own uid (a process of one's own user could change the
-// hook's settings anyway) or the uid limend is configured to run as:
-// $LIMEN_SERVER_UID, or limen-hook's --server-uid.
+// which uid holds the listening end (SO_PEERCRED, LOCAL_PEERCRED on
+// macOS). It is trusted when it is the client's own uid (a process of one's
+// own user could change the hook's settings anyway) or the uid limend is
+// configured to run as: $LIMEN_SERVER_UID, or limen-hook's --server-uid.
 //
-// It imports only os, strconv, syscall and internal/paths, so limen-hook,
-// which must start fast, uses it too; and it reads the environment only
-// when the socket is not the caller's own (os.Getenv copies the whole
-// environment on first use, which measurably slowed every hook call).
-// Reading the uid is in a file per OS (Linux today; macOS would use
-// LOCAL_PEERCRED); elsewhere the check fails, and a client then fails
-// closed.
+// It imports only os, strconv, syscall and internal/paths (and x/sys/unix
+// on macOS), so limen-hook, which must start fast, uses it too; and it
+// reads the environment only when the socket is not the caller's own
+// (os.Getenv copies the whole environment on first use, which measurably
+// slowed every hook call). Reading the uid is in a file per OS; elsewhere
+// the check fails, and a client then fails closed.
 package serverpeer
 
 import (

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package serverpeer
 
@@ -7,8 +7,8 @@ import (
 	"runtime"
 )
 
-// UID cannot tell who serves a socket on this OS yet (macOS: LOCAL_PEERCRED
-// via getsockopt(SOL_LOCAL) is the way), so clients fail closed.
+// UID cannot tell who serves a socket on this OS, so clients fail closed
+// (limen builds only for Linux and macOS: see internal/paths).
 func UID(fd int) (uint32, error) {
-	return 0, errors.New("limen cannot check who serves its socket on " + runtime.GOOS + " yet, so it does not trust the answer")
+	return 0, errors.New("limen cannot check who serves its socket on " + runtime.GOOS + ", so it does not trust the answer")
 }

@@ -32,11 +32,11 @@ func ListenAs(t testing.TB, uid int, name string) (net.Listener, string) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, name)
-	if err := syscall.Setresuid(-1, uid, -1); err != nil {
+	if err := syscall.Seteuid(uid); err != nil {
 		t.Fatalf("become uid %d: %v", uid, err)
 	}
 	l, err := net.Listen("unix", path)
-	if rerr := syscall.Setresuid(-1, 0, -1); rerr != nil {
+	if rerr := syscall.Seteuid(0); rerr != nil {
 		panic("serverpeertest: cannot become root again: " + rerr.Error())
 	}
 	if err != nil {
@@ -57,11 +57,11 @@ func AsUser(t testing.TB, uid int, f func()) {
 	if os.Geteuid() != 0 {
 		t.Skip("running limend as another user needs root")
 	}
-	if err := syscall.Setresuid(-1, uid, -1); err != nil {
+	if err := syscall.Seteuid(uid); err != nil {
 		t.Fatalf("become uid %d: %v", uid, err)
 	}
 	defer func() {
-		if err := syscall.Setresuid(-1, 0, -1); err != nil {
+		if err := syscall.Seteuid(0); err != nil {
 			panic("serverpeertest: cannot become root again: " + err.Error())
 		}
 	}()
