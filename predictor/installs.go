@@ -28,6 +28,11 @@ var installers = set(
 // registry: every package then is new code.
 var registryFlags = set("--registry", "--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--trusted-host", "--source", "--index")
 
+// refreshers fetch new versions of what the project depends on, or run
+// its packages' install scripts again, with no package named.
+var refreshers = set("npm update", "npm up", "npm upgrade", "npm rebuild", "npm rb", "pnpm update", "pnpm up", "yarn upgrade", "yarn up",
+	"bun update", "cargo update", "go get", "pip install -U", "poetry update", "uv lock", "composer update", "bundle update", "gem update")
+
 // installValueFlags take a value that is a file or option, not a package.
 var installValueFlags = set("-r", "--requirement", "-c", "--constraint", "-e", "--editable", "--prefix", "--target", "-t",
 	"--index-url", "-i", "--extra-index-url", "--registry", "--cache", "-C", "--dir", "--cwd", "-w", "--workspace", "--filter")
@@ -38,6 +43,9 @@ var installValueFlags = set("-r", "--requirement", "-c", "--constraint", "-e", "
 // ./cmd/...` stay learnable by their subcommand.
 func installMarks(prog, sub string, args []word) []string {
 	sub1, _, _ := strings.Cut(sub, " ")
+	if refreshers[prog+" "+sub] || refreshers[prog+" "+sub1] {
+		return []string{installMark} // new versions of every dependency, install scripts and all
+	}
 	skip := 0 // how many of the subcommand's words come before the packages
 	switch {
 	case sub != "" && installers[prog+" "+sub]:

@@ -1,6 +1,7 @@
 package predictor
 
 import (
+	"net/url"
 	"path"
 	"regexp"
 	"slices"
@@ -215,8 +216,33 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 		}
 	}
+	if prog == "curl" || prog == "wget" {
+		// A URL of another scheme than http(s) reaches more than a web
+		// API: file:// reads a file, gopher:// and dict:// speak raw bytes
+		// to any local service.
+		for _, a := range args {
+			t := strings.ToLower(a.text)
+			scheme, _, ok := strings.Cut(t, "://")
+			if !a.lit || !ok || strings.HasPrefix(t, "-") || scheme == "http" || scheme == "https" {
+				continue
+			}
+			marks = append(marks, "other-scheme")
+			if scheme == "file" && !secret {
+				if p, err := url.PathUnescape(a.text[len(scheme)+3:]); err == nil && (secretAt(p, w.cwd, w.home) || holdsSecrets(p, w.cwd, w.home)) {
+					marks = append(marks, "secret-file")
+				}
+			}
+			break
+		}
+	}
 	if prog == "git" && len(args) > 0 {
 		if sub := subcommand(prog, args); sub == "push" || sub == "pull" || sub == "fetch" {
+			for _, a := range args {
+				if v, ok := strings.CutPrefix(a.text, "--repo="); ok && v != "" && !isRemoteName(v) {
+					marks = append(marks, "remote-url")
+					break
+				}
+			}
 			for i, a := range args {
 				if i > 0 && subcommandPrograms["git"][args[i-1].text] {
 					continue // the value of -C, --git-dir …
@@ -284,11 +310,24 @@ func (w walker) argMarks(prog string, args []word) []string {
 // git's and the shells' configuration and hooks, package managers' rc
 // files, test bootstraps. An agent that copies over one of them makes an
 // approved `git status` or `npm test` run what it wrote.
-var runsConfigNames = set("rust-toolchain", "rust-toolchain.toml", "go.work", ".tool-versions", ".mise.toml", "mise.toml", ".nvmrc",
+var runsConfigNames = set(".mcp.json", ".claude.json", "CLAUDE.md", "AGENTS.md", "GEMINI.md", "go.mod", ".pnpmfile.cjs", "rust-toolchain", "rust-toolchain.toml", "go.work", ".tool-versions", ".mise.toml", "mise.toml", ".nvmrc",
 	".node-version", ".python-version", ".ruby-version", "Cargo.toml", ".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
 	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc", ".pythonrc",
 	"conftest.py", "sitecustomize.py", "usercustomize.py", ".pre-commit-config.yaml", "package.json", "Makefile", "makefile", "GNUmakefile",
 	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml")
+
+// isRemoteName reports whether s reads as a remote's name (origin), not a
+// URL or path.
+func isRemoteName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, ":/@.")
+}
+
+// runsConfigPrefixes start the names of JavaScript tools' configuration
+// files, which are code the tool runs (jest.config.js, vite.config.ts).
+var runsConfigPrefixes = []string{"jest.config.", "vitest.config.", "webpack.config.", "eslint.config.", ".eslintrc", "vite.config.",
+	"babel.config.", ".babelrc", ".mocharc", "rollup.config.", "next.config.", "nuxt.config.", "playwright.config.", "karma.conf.",
+	"svelte.config.", "astro.config.", "tailwind.config.", "postcss.config.", "prettier.config.", ".prettierrc.", "metro.config.",
+	"gulpfile.", "gruntfile.", "noxfile.py", "fabfile.py", "dodo.py"}
 
 // runsConfigLower is runsConfigNames in lower case, as runsConfig looks.
 var runsConfigLower = func() map[string]bool {
@@ -300,7 +339,7 @@ var runsConfigLower = func() map[string]bool {
 }()
 
 // runsConfigDirs hold files that are run or obeyed as they are.
-var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
+var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".cursor/", "node_modules/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
 	".config/systemd/", ".config/autostart/", ".config/git/", "launchagents/", ".direnv/"}
 
 // runsConfig reports whether writing or removing p changes what an
@@ -309,8 +348,14 @@ func runsConfig(p string) bool {
 	// Lower case: on a case-insensitive file system (macOS) .GIT/config is
 	// .git/config. A directory named as such (mv src .cargo) counts.
 	p = strings.ToLower(path.Clean(p)) + "/"
-	if runsConfigLower[path.Base(p)] {
+	base := path.Base(p)
+	if runsConfigLower[base] {
 		return true
+	}
+	for _, pre := range runsConfigPrefixes {
+		if strings.HasPrefix(base, pre) {
+			return true
+		}
 	}
 	for _, d := range runsConfigDirs {
 		if strings.HasPrefix(p, d) || strings.Contains(p, "/"+d) {

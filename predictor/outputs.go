@@ -3,6 +3,7 @@ package predictor
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -70,42 +71,44 @@ var outputRows = map[string]outputRule{
 	"shuf":             {opts: outs("-o", "--output")},
 	"pytest":           {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--debug")...)},
 	"py.test":          {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml")...)},
-	"curl":             {opts: append(dirs("--output-dir"), outs("-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--libcurl")...)},
+	"curl":             {opts: append(dirs("--output-dir"), outs("-o", "--output", "-c", "--cookie-jar", "--hsts", "--alt-svc", "--ssl-sessions", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--libcurl")...)},
 	"wget":             {opts: append(dirs("-P", "--directory-prefix"), outs("-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "--save-cookies")...)},
 	"tar":              {opts: dirs("-C", "--directory"), when: tarExtracts},
 	"gtar":             {opts: dirs("-C", "--directory"), when: tarExtracts},
 	"bsdtar":           {opts: dirs("-C", "--directory"), when: tarExtracts},
 	"unzip":            {opts: dirs("-d")},
 	"go build":         {opts: outs("-o")},
-	"go test":          {opts: append(dirs("-outputdir"), outs("-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace")...)},
-	"go mod vendor":    {opts: dirs("-o")},
-	"gcc":              {opts: outs("-o")},
-	"g++":              {opts: outs("-o")},
-	"cc":               {opts: outs("-o")},
-	"c++":              {opts: outs("-o")},
-	"clang":            {opts: outs("-o")},
-	"clang++":          {opts: outs("-o")},
-	"ld":               {opts: outs("-o")},
-	"rustc":            {opts: append(dirs("--out-dir"), outs("-o")...)},
-	"cargo":            {opts: dirs("--target-dir", "--artifact-dir", "--out-dir")},
-	"patch":            {opts: outs("-o", "--output")},
-	"openssl":          {opts: outs("-out", "-keyout")},
-	"ssh-keygen":       {opts: outs("-f")},
-	"base64":           {opts: outs("-o", "--output")},
-	"pip install":      {opts: dirs("-t", "--target", "--prefix", "--root")},
-	"pip3 install":     {opts: dirs("-t", "--target", "--prefix", "--root")},
-	"pip download":     {opts: dirs("-d", "--dest")},
-	"npm pack":         {opts: dirs("--pack-destination")},
-	"cargo install":    {opts: dirs("--root", "--target-dir")},
-	"tree":             {opts: outs("-o")},
-	"less":             {opts: outs("-o", "-O", "--log-file", "--LOG-FILE")},
-	"xxd":              {},
-	"split":            {},
-	"uniq":             {},
-	"dd":               {},
-	"tee":              {},
-	"sed":              {},
-	"gsed":             {},
+	"go test": {opts: append(dirs("-outputdir", "-test.outputdir", "-test.fuzzcachedir", "-test.gocoverdir"), outs("-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
+		// the test binary's own flags, given after -args
+		"-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile", "-test.mutexprofile", "-test.trace", "-test.testlogfile")...)},
+	"go mod vendor": {opts: dirs("-o")},
+	"gcc":           {opts: outs("-o")},
+	"g++":           {opts: outs("-o")},
+	"cc":            {opts: outs("-o")},
+	"c++":           {opts: outs("-o")},
+	"clang":         {opts: outs("-o")},
+	"clang++":       {opts: outs("-o")},
+	"ld":            {opts: outs("-o")},
+	"rustc":         {opts: append(dirs("--out-dir"), outs("-o")...)},
+	"cargo":         {opts: dirs("--target-dir", "--artifact-dir", "--out-dir")},
+	"patch":         {opts: outs("-o", "--output")},
+	"openssl":       {opts: outs("-out", "-keyout")},
+	"ssh-keygen":    {opts: outs("-f")},
+	"base64":        {opts: outs("-o", "--output")},
+	"pip install":   {opts: dirs("-t", "--target", "--prefix", "--root")},
+	"pip3 install":  {opts: dirs("-t", "--target", "--prefix", "--root")},
+	"pip download":  {opts: dirs("-d", "--dest")},
+	"npm pack":      {opts: dirs("--pack-destination")},
+	"cargo install": {opts: dirs("--root", "--target-dir")},
+	"tree":          {opts: outs("-o")},
+	"less":          {opts: outs("-o", "-O", "--log-file", "--LOG-FILE")},
+	"xxd":           {},
+	"split":         {},
+	"uniq":          {},
+	"dd":            {},
+	"tee":           {},
+	"sed":           {},
+	"gsed":          {},
 }
 
 // outputRow returns the row of prog with subcommand sub: the subcommand's
@@ -171,6 +174,17 @@ func outputsOf(prog string, args []word) []written {
 				}
 			}
 		}
+	case "curl":
+		// -w '%output{FILE}…' (curl 8.3) writes the rest of the format to FILE.
+		for i := range args {
+			for _, o := range []string{"-w", "--write-out"} {
+				if v, ok := outputValue(args, i, o); ok {
+					for _, m := range curlOutputRE.FindAllStringSubmatch(v.text, -1) {
+						out = append(out, written{w: word{text: strings.TrimPrefix(m[1], ">>"), lit: v.lit}})
+					}
+				}
+			}
+		}
 	case "sed", "gsed":
 		files, ok := sedOutputs(args)
 		if !ok {
@@ -207,6 +221,8 @@ func outputsOf(prog string, args []word) []written {
 	}
 	return out
 }
+
+var curlOutputRE = regexp.MustCompile(`%output\{([^}]*)\}`)
 
 // changedDir returns the directory git -C DIR (or make -C DIR) runs in,
 // against which the relative paths it writes resolve.
