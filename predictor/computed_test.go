@@ -39,12 +39,7 @@ func TestComputedArgs(t *testing.T) {
 		for _, p := range parts {
 			keys = append(keys, p.Keys...)
 		}
-		has := func(m string) bool {
-			return slices.ContainsFunc(keys, func(k string) bool {
-				i := strings.LastIndex(k, " [")
-				return strings.HasSuffix(k, "]") && i >= 0 && slices.Contains(strings.Fields(k[i+2:len(k)-1]), m)
-			})
-		}
+		has := func(m string) bool { return hasMark(parts, m) }
 		for _, m := range c.marks {
 			if !has(m) {
 				t.Errorf("%s: no %s mark in %v", c.cmd, m, keys)
@@ -134,17 +129,7 @@ func TestSecondPassMarks(t *testing.T) {
 		{"cp x ~root/.bashrc", "write-outside", true},
 	}
 	for _, c := range cases {
-		parts := Parts(Action{Tool: "Bash", Input: map[string]any{"command": c.cmd}, Cwd: "/home/ana/shop"})
-		got := false
-		for _, p := range parts {
-			for _, k := range p.Keys {
-				i := strings.LastIndex(k, " [")
-				got = got || strings.HasSuffix(k, "]") && i >= 0 && slices.Contains(strings.Fields(k[i+2:len(k)-1]), c.mark)
-			}
-		}
-		if got != c.want {
-			t.Errorf("%s: mark %s %v; want %v (%v)", c.cmd, c.mark, got, c.want, parts)
-		}
+		checkMark(t, c.cmd, c.mark, c.want)
 	}
 }
 
@@ -183,17 +168,7 @@ func TestThirdPassMarks(t *testing.T) {
 		{"mv src/a.ts src/b.ts", "runs-config", false},
 	}
 	for _, c := range cases {
-		parts := Parts(Action{Tool: "Bash", Input: map[string]any{"command": c.cmd}, Cwd: "/home/ana/shop"})
-		got := false
-		for _, p := range parts {
-			for _, k := range p.Keys {
-				i := strings.LastIndex(k, " [")
-				got = got || strings.HasSuffix(k, "]") && i >= 0 && slices.Contains(strings.Fields(k[i+2:len(k)-1]), c.mark)
-			}
-		}
-		if got != c.want {
-			t.Errorf("%s: mark %s %v; want %v (%v)", c.cmd, c.mark, got, c.want, parts)
-		}
+		checkMark(t, c.cmd, c.mark, c.want)
 	}
 	del := Parts(Action{Tool: "apply_patch", Input: map[string]any{"command": "*** Begin Patch\n*** Delete File: main.go\n*** End Patch"}, Cwd: "/home/ana/shop"})
 	if !slices.ContainsFunc(del, func(p Part) bool { return p.Tool == "Bash" && strings.HasPrefix(p.Subject, "rm ") }) {
@@ -230,16 +205,30 @@ func TestFifthPassMarks(t *testing.T) {
 		{"git push --repo=origin", "remote-url", false},
 	}
 	for _, c := range cases {
-		parts := Parts(Action{Tool: "Bash", Input: map[string]any{"command": c.cmd}, Cwd: "/home/ana/shop"})
-		got := false
-		for _, p := range parts {
-			for _, k := range p.Keys {
-				i := strings.LastIndex(k, " [")
-				got = got || strings.HasSuffix(k, "]") && i >= 0 && slices.Contains(strings.Fields(k[i+2:len(k)-1]), c.mark)
+		checkMark(t, c.cmd, c.mark, c.want)
+	}
+}
+
+// hasMark reports whether any key of parts carries mark among its
+// bracketed risk marks ("Bash:rm [-f -r]" carries -f and -r).
+func hasMark(parts []Part, mark string) bool {
+	for _, p := range parts {
+		for _, k := range p.Keys {
+			i := strings.LastIndex(k, " [")
+			if strings.HasSuffix(k, "]") && i >= 0 && slices.Contains(strings.Fields(k[i+2:len(k)-1]), mark) {
+				return true
 			}
 		}
-		if got != c.want {
-			t.Errorf("%s: mark %s %v; want %v (%v)", c.cmd, c.mark, got, c.want, parts)
-		}
+	}
+	return false
+}
+
+// checkMark fails the test unless cmd, run in /home/ana/shop, carries mark
+// exactly when want says.
+func checkMark(t *testing.T, cmd, mark string, want bool) {
+	t.Helper()
+	parts := Parts(Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/ana/shop"})
+	if got := hasMark(parts, mark); got != want {
+		t.Errorf("%s: mark %s %v; want %v (%v)", cmd, mark, got, want, parts)
 	}
 }

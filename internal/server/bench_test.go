@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -156,19 +157,23 @@ func fillAnswers(b *testing.B, st *store.Store, n int) {
 // --seed-answers does) and then decides its actions in turn. Its allocs/op
 // are the garbage limend makes per decision, which sets how often its GC
 // runs under load.
-func BenchmarkDecideHandler(b *testing.B) {
+// taughtServer is a server on a fresh store that has learned the fixture
+// stream's answers (as limenctl bench --seed-answers does), the context of
+// limend's owner answering from its own process (as the person's TUI
+// would: limend reads its ancestry and finds no runtime), and the
+// stream's actions. It is stopped when the benchmark ends.
+func taughtServer(b *testing.B) (*Server, context.Context, []loadgen.Action) {
+	b.Helper()
 	st, err := store.Open(filepath.Join(b.TempDir(), "limen.db"), store.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer st.Close()
+	b.Cleanup(func() { st.Close() })
 	s, err := New(Options{Store: st, Limits: Limits{Rate: 1e9, Burst: 1 << 30}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Stop()
-	// The benchmark is limend's owner answering from its own process, as
-	// the person's TUI would: limend reads its ancestry, finds no runtime.
+	b.Cleanup(s.Stop)
 	self, err := peercred.ReadProc(os.Getpid())
 	if err != nil {
 		b.Fatal(err)
@@ -195,6 +200,11 @@ func BenchmarkDecideHandler(b *testing.B) {
 			}
 		}
 	}
+	return s, ctx, acts
+}
+
+func BenchmarkDecideHandler(b *testing.B) {
+	s, ctx, acts := taughtServer(b)
 	reqs := make([]*limenv1.DecideRequest, len(acts))
 	for i, a := range acts {
 		reqs[i] = &limenv1.DecideRequest{Action: a.Action}
