@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/limentest"
 	"github.com/limenhq/limen/internal/mcpgate"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -794,5 +795,46 @@ func TestHTTPGateCancelledWait(t *testing.T) {
 	defer mu.Unlock()
 	if len(bodies) != 2 || strings.Contains(strings.Join(bodies, "\n"), `"tools/call"`) {
 		t.Errorf("the upstream got %q; want the cancellation and the marker, never the call", bodies)
+	}
+}
+
+// TestHTTPGateLimendUnreachable: with limend down (no socket) or hung (a
+// socket that never answers), an allowed-looking tools/call is refused as
+// a tool error and never reaches the upstream.
+func TestHTTPGateLimendUnreachable(t *testing.T) {
+	var mu sync.Mutex
+	var hits []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits = append(hits, r.Method)
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer up.Close()
+	for name, socket := range map[string]string{
+		"down": t.TempDir() + "/no-limend.sock",
+		"hung": limentest.HangingSocket(t),
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, err := client.Dial(socket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			gate := gateFor(t, c, up.URL+"/mcp", nil, func(o *mcpgate.HTTPOptions) { o.CallTimeout = 500 * time.Millisecond })
+			body, header := statelessCall(3, "read") // mcp__files__read is allowed by rule when limend is there
+			resp, got := post(t, gate, body, header)
+			if resp.StatusCode != http.StatusOK || !strings.Contains(got, `"isError":true`) || !strings.Contains(got, `"id":3`) {
+				t.Errorf("limend %s: %d %s; want a tool error result for id 3", name, resp.StatusCode, got)
+			}
+			t.Logf("limend %s: %s", name, got)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, m := range hits {
+				if m == http.MethodPost {
+					t.Errorf("limend %s: the call reached the upstream (%v)", name, hits)
+				}
+			}
+		})
 	}
 }
