@@ -4,13 +4,14 @@ import (
 	"context"
 	"math/rand/v2"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 )
 
 // Limen is limen's own strategy, made of the same pieces as the daemon:
-// predictor.Parts, the policy's rules and classes, the Estimator and
+// action.Parts, the policy's rules and classes, the Estimator and
 // engine.Decide. Exploration draws come from a seeded generator, so a
 // replay is reproducible.
 type Limen struct {
@@ -22,7 +23,7 @@ type Limen struct {
 	// last holds the ladders of the action just decided, so that Learn
 	// counts exactly the keys the decision saw.
 	lastSeq     int
-	lastLadders []predictor.Ladder
+	lastLadders []action.Ladder
 }
 
 // NewLimen returns limen's strategy under pol with a fresh estimator of
@@ -45,14 +46,14 @@ func (*Limen) Name() string { return "limen" }
 // Decide implements Strategy.
 func (s *Limen) Decide(a Action) Decision {
 	pa := a.Predictor()
-	parts := predictor.Parts(pa)
+	parts := action.Parts(pa)
 	in := engine.Input{
 		Parts:  parts,
-		Env:    policy.Env{Cwd: pa.Cwd, Home: predictor.HomeDir(pa)},
+		Env:    policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
 		Policy: s.pol,
 		Draw:   s.rng.Float64(),
 	}
-	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.est.PredictEach(a.User, ls, a.Time), nil
 	})
 	s.lastSeq = a.Seq
@@ -73,7 +74,7 @@ func (s *Limen) Learn(a Action, approved bool) {
 	ladders := s.lastLadders
 	if a.Seq != s.lastSeq {
 		ladders = nil
-		for _, p := range predictor.Parts(a.Predictor()) {
+		for _, p := range action.Parts(a.Predictor()) {
 			ladders = append(ladders, p.Keys)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/policy"
-	"github.com/limenhq/limen/predictor"
 )
 
 // Options tune a replay.
@@ -31,9 +31,9 @@ type Options struct {
 func CostsUnder(pol *policy.Policy) func(Action) policy.Costs {
 	return func(a Action) policy.Costs {
 		pa := a.Predictor()
-		env := policy.Env{Cwd: pa.Cwd, Home: predictor.HomeDir(pa)}
+		env := policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)}
 		var worst policy.Costs
-		for i, part := range predictor.Parts(pa) {
+		for i, part := range action.Parts(pa) {
 			c := pol.ClassOf(part, env).Costs
 			if i == 0 || c.Allow > worst.Allow {
 				worst = c

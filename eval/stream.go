@@ -9,7 +9,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/limenhq/limen/predictor"
+	"github.com/limenhq/limen/action"
 )
 
 // Action is one line of a stream as a strategy sees it: everything but the
@@ -33,8 +33,8 @@ type Action struct {
 }
 
 // Predictor returns the action as the predictor and the engine see it.
-func (a Action) Predictor() predictor.Action {
-	return predictor.Action{
+func (a Action) Predictor() action.Action {
+	return action.Action{
 		User: a.User, Agent: "replay", Session: a.Session,
 		Tool: a.Tool, Input: a.Input, Cwd: a.Cwd, Time: a.Time,
 	}

@@ -17,7 +17,7 @@
 //   - Verdict's zero value is Ask, and everything that cannot be decided
 //     (NaN p, invalid costs, an unparsable or privileged command under an
 //     allow rule) ends in ask: the package fails closed.
-//   - Rules are matched on one simple command (predictor.Part) at a time; a
+//   - Rules are matched on one simple command (action.Part) at a time; a
 //     pattern that joins commands with |, && or ; is refused at parse time.
 //   - /path in a rule is absolute here, as it reads; in Claude Code it is
 //     relative to the settings file. //path means the same in both.

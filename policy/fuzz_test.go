@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limenhq/limen/predictor"
+	"github.com/limenhq/limen/action"
 )
 
 // FuzzParseRule checks that no rule text panics or hangs the parser or the
@@ -27,7 +27,7 @@ func FuzzParseRule(f *testing.F) {
 			return
 		}
 		for _, tool := range []string{"Bash", "Read", "Edit", "WebFetch", "mcp__github__x", r.tool} {
-			part := predictor.Part{Tool: tool, Subject: subject, Keys: predictor.Ladder{tool}}
+			part := action.Part{Tool: tool, Subject: subject, Keys: action.Ladder{tool}}
 			r.Matches(part, testEnv)
 			part.Opaque = true
 			if r.Matches(part, testEnv) {
@@ -68,6 +68,6 @@ func FuzzParse(f *testing.F) {
 		if p.Exploration < 0 || p.Exploration > MaxExploration || p.HalfLife < 0 || p.AskTimeout <= 0 || p.PredictTimeout <= 0 {
 			t.Fatalf("settings out of range: %+v", p)
 		}
-		p.ClassOf(predictor.Part{Tool: "Bash", Subject: "rm -rf /"}, testEnv)
+		p.ClassOf(action.Part{Tool: "Bash", Subject: "rm -rf /"}, testEnv)
 	})
 }

@@ -3,11 +3,11 @@ package policy
 import (
 	"testing"
 
-	"github.com/limenhq/limen/predictor"
+	"github.com/limenhq/limen/action"
 )
 
 // TestThroughPredictorParts classes real ladders, so the default key globs
-// stay in step with the key format of predictor.Parts.
+// stay in step with the key format of action.Parts.
 func TestThroughPredictorParts(t *testing.T) {
 	p := Default()
 	const cwd = "/home/ana/shop"
@@ -49,9 +49,9 @@ func TestThroughPredictorParts(t *testing.T) {
 		{"Bash", map[string]any{"command": "cat ~/.vault-token"}, []string{"secrets"}},
 	}
 	for _, tt := range tests {
-		a := predictor.Action{Tool: tt.tool, Input: tt.input, Cwd: cwd}
-		env := Env{Cwd: cwd, Home: predictor.HomeDir(a)}
-		parts := predictor.Parts(a)
+		a := action.Action{Tool: tt.tool, Input: tt.input, Cwd: cwd}
+		env := Env{Cwd: cwd, Home: action.HomeDir(a)}
+		parts := action.Parts(a)
 		if len(parts) != len(tt.want) {
 			t.Errorf("%v: %d parts, want %d", tt.input, len(parts), len(tt.want))
 			continue
@@ -64,7 +64,7 @@ func TestThroughPredictorParts(t *testing.T) {
 	}
 	// A privileged command is not allowed by a rule for the plain one.
 	q := mustParse(t, "[rules]\nallow = [\"Bash(apt update)\"]\n")
-	parts := predictor.Parts(predictor.Action{Tool: "Bash", Input: map[string]any{"command": "sudo apt update"}, Cwd: cwd})
+	parts := action.Parts(action.Action{Tool: "Bash", Input: map[string]any{"command": "sudo apt update"}, Cwd: cwd})
 	if r, ok := q.RulesFor(parts, Env{Cwd: cwd}); ok {
 		t.Errorf("sudo apt update allowed by %q", r.Pattern)
 	}

@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/pelletier/go-toml/v2"
-
-	"github.com/limenhq/limen/predictor"
 )
 
 // UnknownClass is the name of the fallback risk class: the one a part gets
@@ -52,7 +51,7 @@ func (c *Class) Thresholds() Thresholds { return c.Costs.Thresholds() }
 
 // Matches reports whether the part belongs to the class. The unknown class
 // matches every part.
-func (c *Class) Matches(part predictor.Part, env Env) bool {
+func (c *Class) Matches(part action.Part, env Env) bool {
 	if c.Name == UnknownClass {
 		return true
 	}
@@ -62,7 +61,7 @@ func (c *Class) Matches(part predictor.Part, env Env) bool {
 	return !anyRule(c.Except, part, env) && !anyKey(c.exceptKeys, part.Keys)
 }
 
-func anyRule(rules []Rule, part predictor.Part, env Env) bool {
+func anyRule(rules []Rule, part action.Part, env Env) bool {
 	for _, r := range rules {
 		if r.Matches(part, env) {
 			return true
@@ -71,7 +70,7 @@ func anyRule(rules []Rule, part predictor.Part, env Env) bool {
 	return false
 }
 
-func anyKey(globs []keyGlob, keys predictor.Ladder) bool {
+func anyKey(globs []keyGlob, keys action.Ladder) bool {
 	for _, g := range globs {
 		for _, k := range keys {
 			if g.MatchString(k) {
@@ -146,7 +145,7 @@ func (p *Policy) Class(name string) *Class {
 
 // ClassOf returns the first class that matches the part; the unknown class
 // when none does. It never returns nil for a parsed policy.
-func (p *Policy) ClassOf(part predictor.Part, env Env) *Class {
+func (p *Policy) ClassOf(part action.Part, env Env) *Class {
 	for i := range p.Classes {
 		if p.Classes[i].Matches(part, env) {
 			return &p.Classes[i]
@@ -158,7 +157,7 @@ func (p *Policy) ClassOf(part predictor.Part, env Env) *Class {
 // RuleFor returns the highest-precedence hard rule that matches one part:
 // the first matching block rule, else the first ask rule, else the first
 // allow rule. false means the prediction decides.
-func (p *Policy) RuleFor(part predictor.Part, env Env) (Rule, bool) {
+func (p *Policy) RuleFor(part action.Part, env Env) (Rule, bool) {
 	for _, list := range [][]Rule{p.Block, p.Ask, p.Allow} {
 		for _, r := range list {
 			if r.Matches(part, env) {
@@ -175,7 +174,7 @@ func (p *Policy) RuleFor(part predictor.Part, env Env) (Rule, bool) {
 // returns the deciding rule (for an allow, the rule of the first part), or
 // false when some part is left to the prediction and none is blocked or
 // asked. An action without parts is never decided by rule.
-func (p *Policy) RulesFor(parts []predictor.Part, env Env) (Rule, bool) {
+func (p *Policy) RulesFor(parts []action.Part, env Env) (Rule, bool) {
 	var ask, allow *Rule
 	allAllowed := len(parts) > 0
 	for _, part := range parts {

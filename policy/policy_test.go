@@ -5,10 +5,11 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/limenhq/limen/predictor"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limenhq/limen/action"
 )
 
 func TestDefaultDocumentParses(t *testing.T) {
@@ -181,12 +182,12 @@ func TestLeftOutRulesAndClassesAreTheShippedOnes(t *testing.T) {
 
 func TestClassOf(t *testing.T) {
 	p := Default()
-	dot := func(tool, path, class string) predictor.Part {
-		return predictor.Part{Tool: tool, Subject: path, Keys: predictor.Ladder{tool, tool + ":" + class, tool + ":" + path}}
+	dot := func(tool, path, class string) action.Part {
+		return action.Part{Tool: tool, Subject: path, Keys: action.Ladder{tool, tool + ":" + class, tool + ":" + path}}
 	}
 	tests := []struct {
 		name string
-		part predictor.Part
+		part action.Part
 		want string
 	}{
 		{"read .env", dot("Read", "/home/ana/shop/.env", "secret"), "secrets"},
@@ -200,7 +201,7 @@ func TestClassOf(t *testing.T) {
 		{"rm -r late", bash("rm build -r"), "destructive"},
 		{"force push", bash("git push --force origin main"), "destructive"},
 		{"force push -f", bash("git push -f"), "destructive"},
-		{"force push key", predictor.Part{Tool: "Bash", Subject: "git push origin +main", Keys: predictor.Ladder{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f]"}}, "destructive"},
+		{"force push key", action.Part{Tool: "Bash", Subject: "git push origin +main", Keys: action.Ladder{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f]"}}, "destructive"},
 		{"reset hard", bash("git reset --hard HEAD~1"), "destructive"},
 		{"clean", bash("git clean -fd"), "destructive"},
 		{"drop table", bash("psql -c DROP TABLE users"), "destructive"},
@@ -226,7 +227,7 @@ func TestClassOf(t *testing.T) {
 		{"find plain", bash("find . -name *.go"), "read-only"},
 		{"echo", bash("echo hello"), "read-only"},
 		{"echo to file", bash("echo hello > out.txt"), "unknown"},
-		{"echo to file by key", predictor.Part{Tool: "Bash", Subject: "echo hello", Keys: predictor.Ladder{"Bash", "Bash:echo", "Bash:echo >out.txt"}}, "unknown"},
+		{"echo to file by key", action.Part{Tool: "Bash", Subject: "echo hello", Keys: action.Ladder{"Bash", "Bash:echo", "Bash:echo >out.txt"}}, "unknown"},
 		{"lsof", bash("lsof -i"), "unknown"},
 		{"push deleting a branch", bash("git push --delete origin main"), "destructive"},
 		{"push deleting a branch, short", bash("git push -d origin main"), "destructive"},
@@ -305,7 +306,7 @@ func TestShippedRootGlobRule(t *testing.T) {
 	pol := Default()
 	env := Env{Cwd: "/home/ana/shop", Home: "/home/ana"}
 	for cmd, blocked := range map[string]bool{"rm -rf /*": true, "rm -fr /*": true, "rm -rf /": true, "rm -rf /tmp/build-cache": false, "rm -rf /srv/app/dist": false} {
-		parts := predictor.Parts(predictor.Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: env.Cwd})
+		parts := action.Parts(action.Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: env.Cwd})
 		r, ok := pol.RulesFor(parts, env)
 		if got := ok && r.Verdict == Block; got != blocked {
 			t.Errorf("%s: blocked by a shipped rule = %v (%s); want %v", cmd, got, r.Pattern, blocked)

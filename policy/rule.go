@@ -9,7 +9,7 @@ import (
 	"regexp/syntax"
 	"strings"
 
-	"github.com/limenhq/limen/predictor"
+	"github.com/limenhq/limen/action"
 )
 
 // acceptedForms ends every rule syntax error, so the user sees what works.
@@ -326,7 +326,7 @@ func globToRegexp(glob, star, doubleStar, question string) string {
 var privilegeWrappers = map[string]bool{"sudo": true, "doas": true, "pkexec": true, "run0": true}
 
 // privilege returns the wrapper that raises the part's privileges, or "".
-func privilege(part predictor.Part) string {
+func privilege(part action.Part) string {
 	if len(part.Keys) < 2 || part.Keys[0] != "Bash" {
 		return ""
 	}
@@ -344,7 +344,7 @@ func privilege(part predictor.Part) string {
 // rule names the wrapper: Bash(apt update *) does not allow
 // "sudo apt update", Bash(sudo apt update *) does. Block and ask rules match
 // a privileged command with or without the wrapper.
-func (r Rule) Matches(part predictor.Part, env Env) bool {
+func (r Rule) Matches(part action.Part, env Env) bool {
 	if !r.matchesTool(part.Tool) {
 		return false
 	}
@@ -429,7 +429,7 @@ func (f literalFilter) may(s string) bool {
 }
 
 // squeezeSpace returns s with runs of white space turned into one space and
-// none at either end. Subjects from predictor.Parts are already like that,
+// none at either end. Subjects from action.Parts are already like that,
 // and a part meets every class rule and hard rule in turn, so the common
 // case returns s as it is, without allocating.
 func squeezeSpace(s string) string {

@@ -4,32 +4,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limenhq/limen/predictor"
+	"github.com/limenhq/limen/action"
 )
 
 var testEnv = Env{Cwd: "/home/ana/shop", Home: "/home/ana"}
 
-func bash(cmd string) predictor.Part {
+func bash(cmd string) action.Part {
 	w := strings.Fields(cmd)
-	keys := predictor.Ladder{"Bash"}
+	keys := action.Ladder{"Bash"}
 	if len(w) > 0 {
 		keys = append(keys, "Bash:"+w[0])
 	}
-	return predictor.Part{Tool: "Bash", Subject: cmd, Keys: append(keys, "Bash:"+cmd)}
+	return action.Part{Tool: "Bash", Subject: cmd, Keys: append(keys, "Bash:"+cmd)}
 }
 
-func file(tool, path string) predictor.Part {
-	return predictor.Part{Tool: tool, Subject: path, Keys: predictor.Ladder{tool, tool + ":" + path}}
+func file(tool, path string) action.Part {
+	return action.Part{Tool: tool, Subject: path, Keys: action.Ladder{tool, tool + ":" + path}}
 }
 
-func tool(name, subject string) predictor.Part {
-	return predictor.Part{Tool: name, Subject: subject, Keys: predictor.Ladder{name}}
+func tool(name, subject string) action.Part {
+	return action.Part{Tool: name, Subject: subject, Keys: action.Ladder{name}}
 }
 
 func TestRuleMatches(t *testing.T) {
 	tests := []struct {
 		rule string
-		part predictor.Part
+		part action.Part
 		want bool
 	}{
 		// exact
@@ -132,12 +132,12 @@ func TestRulePathsNeedEnv(t *testing.T) {
 }
 
 func TestAllowRulesAreCareful(t *testing.T) {
-	sudo := predictor.Part{Tool: "Bash", Subject: "apt update", Keys: predictor.Ladder{"Bash", "Bash:sudo", "Bash:sudo apt update"}}
-	opaque := predictor.Part{Tool: "Bash", Subject: "echo $((", Keys: predictor.Ladder{"Bash", "Bash:<unparsed>"}, Opaque: true}
+	sudo := action.Part{Tool: "Bash", Subject: "apt update", Keys: action.Ladder{"Bash", "Bash:sudo", "Bash:sudo apt update"}}
+	opaque := action.Part{Tool: "Bash", Subject: "echo $((", Keys: action.Ladder{"Bash", "Bash:<unparsed>"}, Opaque: true}
 	tests := []struct {
 		verdict Verdict
 		rule    string
-		part    predictor.Part
+		part    action.Part
 		want    bool
 	}{
 		{Allow, "Bash(apt update)", sudo, false},
@@ -234,7 +234,7 @@ block = ["Bash(git push --force *)"]
 		{nil, Ask, false},
 	}
 	for _, tt := range compound {
-		var parts []predictor.Part
+		var parts []action.Part
 		for _, c := range tt.cmds {
 			parts = append(parts, bash(c))
 		}

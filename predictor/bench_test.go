@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/limenhq/limen/action"
 )
 
 // The speed targets of DESIGN.md §2 are stated for a store of 1M answers
@@ -23,7 +25,7 @@ const (
 // them from the store: every key its own string.
 type benchAnswer struct {
 	user     string
-	ladders  []Ladder
+	ladders  []action.Ladder
 	approved bool
 	at       time.Time
 }
@@ -57,12 +59,12 @@ func synthAnswers(n, users int) []benchAnswer {
 	// collector either. Each key still has its own bytes, as decoded.
 	var text arena
 	keys := make([]string, 0, 5*n)
-	ladders := make([]Ladder, 0, 2*n)
+	ladders := make([]action.Ladder, 0, 2*n)
 	for i := range n {
 		u := i % users
 		user := fmt.Sprintf("u%05d", u)
 		cwd := fmt.Sprintf("/home/%s/repo%d", user, u%7)
-		var a Action
+		var a action.Action
 		switch k := r.IntN(10); {
 		case k < 6:
 			cmd := programs[(int(zipf.Uint64())+u)%len(programs)]
@@ -72,22 +74,22 @@ func synthAnswers(n, users int) []benchAnswer {
 			if r.IntN(10) == 0 {
 				cmd += " && " + programs[r.IntN(len(programs))]
 			}
-			a = Action{Tool: "Bash", Input: map[string]any{"command": cmd}}
+			a = action.Action{Tool: "Bash", Input: map[string]any{"command": cmd}}
 		case k < 9:
 			tool := []string{"Read", "Edit", "Write"}[r.IntN(3)]
 			p := fmt.Sprintf("%s/%s/file%d%s", cwd, dirs[r.IntN(len(dirs))], r.IntN(30), exts[r.IntN(len(exts))])
-			a = Action{Tool: tool, Input: map[string]any{"file_path": p}}
+			a = action.Action{Tool: tool, Input: map[string]any{"file_path": p}}
 		default:
-			a = Action{Tool: "Bash", Input: map[string]any{"command": fmt.Sprintf("./scripts/own-%d.sh --user %s", r.IntN(50), user)}}
+			a = action.Action{Tool: "Bash", Input: map[string]any{"command": fmt.Sprintf("./scripts/own-%d.sh --user %s", r.IntN(50), user)}}
 		}
 		a.User, a.Cwd = user, cwd
 		start := len(ladders)
-		for _, p := range Parts(a) {
+		for _, p := range action.Parts(a) {
 			from := len(keys)
 			for _, k := range p.Keys {
 				keys = append(keys, text.clone(k))
 			}
-			ladders = append(ladders, Ladder(keys[from:len(keys):len(keys)]))
+			ladders = append(ladders, action.Ladder(keys[from:len(keys):len(keys)]))
 		}
 		out = append(out, benchAnswer{user: user, ladders: ladders[start:len(ladders):len(ladders)], approved: r.IntN(10) != 0, at: t0.Add(time.Duration(i) * 3 * time.Second)})
 	}

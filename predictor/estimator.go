@@ -1,9 +1,18 @@
+// Package predictor estimates how likely a person is to approve an action,
+// from that person's own past answers to the keys of its ladders
+// (package action builds the ladders).
+//
+// It is a domain package: it takes and returns plain Go values and does no
+// I/O, so it is fast to test and to benchmark. The server converts between
+// API messages and these types.
 package predictor
 
 import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/limenhq/limen/action"
 )
 
 // Config tunes the estimator. The zero value is not useful; start from
@@ -265,7 +274,7 @@ type text interface{ ~string | ~[]byte }
 
 // Observe records one answer of user for an action made of parts. Every key
 // of every ladder is counted once, even when two parts share it.
-func (e *Estimator) Observe(user string, parts []Ladder, approved bool, at time.Time) {
+func (e *Estimator) Observe(user string, parts []action.Ladder, approved bool, at time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	observe(e, user, parts, approved, at.UnixNano())
@@ -445,7 +454,7 @@ func b2i(b bool) int {
 
 // Predict returns the approval probability of an action made of parts: the
 // probability of its least likely part, with that part's evidence.
-func (e *Estimator) Predict(user string, parts []Ladder, now time.Time) Prediction {
+func (e *Estimator) Predict(user string, parts []action.Ladder, now time.Time) Prediction {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if len(parts) == 0 {
@@ -464,7 +473,7 @@ func (e *Estimator) Predict(user string, parts []Ladder, now time.Time) Predicti
 
 // PredictEach returns one prediction per ladder, in order, so that each part
 // of a compound action can be held to its own risk class's thresholds.
-func (e *Estimator) PredictEach(user string, parts []Ladder, now time.Time) []Prediction {
+func (e *Estimator) PredictEach(user string, parts []action.Ladder, now time.Time) []Prediction {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	who := e.users[user]
@@ -478,7 +487,7 @@ func (e *Estimator) PredictEach(user string, parts []Ladder, now time.Time) []Pr
 // rate is a Beta mean: a and d shrunk towards mean with weight w.
 func rate(a, d, mean, w float64) float64 { return (a + w*mean) / (a + d + w) }
 
-func (e *Estimator) predictLadder(who *person, ladder Ladder, now int64) Prediction {
+func (e *Estimator) predictLadder(who *person, ladder action.Ladder, now int64) Prediction {
 	cfg := e.cfg
 	hl := cfg.HalfLife
 	if len(ladder) == 0 {

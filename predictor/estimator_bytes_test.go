@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/limenhq/limen/action"
 )
 
-func asBytes(parts []Ladder) [][][]byte {
+func asBytes(parts []action.Ladder) [][][]byte {
 	out := make([][][]byte, len(parts))
 	for i, l := range parts {
 		for _, k := range l {
@@ -25,7 +27,7 @@ func TestObserveBytesCountsAsObserve(t *testing.T) {
 	for i, a := range answers {
 		parts, approved := a.ladders, a.approved
 		if i%11 == 0 { // compound actions, some denied, some repeating a key
-			parts = append(append([]Ladder{}, parts...), answers[(i*7)%len(answers)].ladders...)
+			parts = append(append([]action.Ladder{}, parts...), answers[(i*7)%len(answers)].ladders...)
 			approved = i%3 != 0
 		}
 		byString.Observe(a.user, parts, approved, a.at)
@@ -57,14 +59,14 @@ func TestObserveBytesCountsAsObserve(t *testing.T) {
 func TestObserveBytesCopiesOnlyNewKeys(t *testing.T) {
 	e := NewEstimator(DefaultConfig())
 	user := []byte("ana")
-	parts := asBytes([]Ladder{{"Bash", "Bash:git", "Bash:git push"}, {"Bash", "Bash:make"}})
+	parts := asBytes([]action.Ladder{{"Bash", "Bash:git", "Bash:git push"}, {"Bash", "Bash:make"}})
 	e.ObserveBytes(user, parts, true, t0)
 	if n := testing.AllocsPerRun(100, func() { e.ObserveBytes(user, parts, false, t0) }); n != 0 {
 		t.Errorf("ObserveBytes of known keys allocates %v times", n)
 	}
-	before := e.Predict("ana", []Ladder{{"Bash", "Bash:git", "Bash:git push"}}, t0)
+	before := e.Predict("ana", []action.Ladder{{"Bash", "Bash:git", "Bash:git push"}}, t0)
 	user[0], parts[0][2][0] = 'X', 'X'
-	if after := e.Predict("ana", []Ladder{{"Bash", "Bash:git", "Bash:git push"}}, t0); after != before {
+	if after := e.Predict("ana", []action.Ladder{{"Bash", "Bash:git", "Bash:git push"}}, t0); after != before {
 		t.Errorf("changing the caller's bytes changed a prediction: %+v, then %+v", before, after)
 	}
 }

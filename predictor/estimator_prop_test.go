@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"pgregory.net/rapid"
 )
 
 // propLadders is a small universe of ladders that share roots and
 // parents, so that random histories exercise novelty, children and the
 // pooled first answers, not just independent keys.
-var propLadders = []Ladder{
+var propLadders = []action.Ladder{
 	{"Bash", "Bash:git", "Bash:git status"},
 	{"Bash", "Bash:git", "Bash:git push", "Bash:git push origin main"},
 	{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f]", "Bash:git push --force origin main"},
@@ -25,7 +26,7 @@ var propLadders = []Ladder{
 // event is one answer in a random history.
 type event struct {
 	user     string
-	parts    []Ladder
+	parts    []action.Ladder
 	approved bool
 	at       time.Time
 }
@@ -48,9 +49,9 @@ func genHistory(t *rapid.T) ([]event, time.Time) {
 	return evs, at
 }
 
-func genParts(t *rapid.T, _ int) []Ladder {
+func genParts(t *rapid.T, _ int) []action.Ladder {
 	k := rapid.IntRange(1, 3).Draw(t, "parts")
-	out := make([]Ladder, k)
+	out := make([]action.Ladder, k)
 	for i := range out {
 		out[i] = rapid.SampledFrom(propLadders).Draw(t, "ladder")
 	}
@@ -139,12 +140,12 @@ func TestEstimatorPStrictlyInside(t *testing.T) {
 		edge := rapid.SampledFrom(propLadders).Draw(t, "hammered")
 		approved := rapid.Bool().Draw(t, "hammer approves")
 		for i := range rapid.IntRange(0, 2000).Draw(t, "hammer") {
-			e.Observe("ana", []Ladder{edge}, approved, last.Add(time.Duration(i)*time.Second))
+			e.Observe("ana", []action.Ladder{edge}, approved, last.Add(time.Duration(i)*time.Second))
 		}
 		now := last.Add(time.Duration(rapid.IntRange(0, 1e6).Draw(t, "later")) * time.Hour)
-		for _, l := range append(propLadders, Ladder{"NeverSeen", "NeverSeen:x"}) {
+		for _, l := range append(propLadders, action.Ladder{"NeverSeen", "NeverSeen:x"}) {
 			for _, user := range []string{"ana", "ben", "nobody"} {
-				p := e.Predict(user, []Ladder{l}, now).P
+				p := e.Predict(user, []action.Ladder{l}, now).P
 				if !(p > 0 && p < 1) || math.IsNaN(p) {
 					t.Fatalf("p(%s, %v) = %v; want strictly inside (0, 1)", user, l, p)
 				}
@@ -165,18 +166,18 @@ func TestEstimatorDecayKeepsEvidenceOrder(t *testing.T) {
 		e := NewEstimator(cfg)
 		x, y := propLadders[0], propLadders[4]
 		at := t0
-		e.Observe("ana", []Ladder{x}, rapid.Bool().Draw(t, "x first"), at)
-		e.Observe("ana", []Ladder{y}, rapid.Bool().Draw(t, "y first"), at)
+		e.Observe("ana", []action.Ladder{x}, rapid.Bool().Draw(t, "x first"), at)
+		e.Observe("ana", []action.Ladder{y}, rapid.Bool().Draw(t, "y first"), at)
 		for range rapid.IntRange(0, 60).Draw(t, "answers") {
 			at = at.Add(time.Duration(rapid.IntRange(0, 500).Draw(t, "hours")) * time.Hour)
 			l := x
 			if rapid.Bool().Draw(t, "y") {
 				l = y
 			}
-			e.Observe("ana", []Ladder{l}, rapid.Bool().Draw(t, "approved"), at)
+			e.Observe("ana", []action.Ladder{l}, rapid.Bool().Draw(t, "approved"), at)
 		}
-		evidence := func(l Ladder, now time.Time) float64 {
-			p := e.Predict("ana", []Ladder{l}, now)
+		evidence := func(l action.Ladder, now time.Time) float64 {
+			p := e.Predict("ana", []action.Ladder{l}, now)
 			if p.Level != l.Exact() {
 				return 0 // faded below what a float64 holds
 			}

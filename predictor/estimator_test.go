@@ -4,48 +4,50 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/limenhq/limen/action"
 )
 
 var t0 = time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 
 func TestEstimatorLearnsFromAnswers(t *testing.T) {
 	e := NewEstimator(DefaultConfig())
-	status := Ladder{"Bash", "Bash:git", "Bash:git status"}
-	novel := Ladder{"Bash", "Bash:git", "Bash:git push", "Bash:git push --force origin main"}
+	status := action.Ladder{"Bash", "Bash:git", "Bash:git status"}
+	novel := action.Ladder{"Bash", "Bash:git", "Bash:git push", "Bash:git push --force origin main"}
 
-	before := e.Predict("ana", []Ladder{status}, t0).P
+	before := e.Predict("ana", []action.Ladder{status}, t0).P
 	for i := range 20 {
-		e.Observe("ana", []Ladder{status}, true, t0.Add(time.Duration(i)*time.Minute))
+		e.Observe("ana", []action.Ladder{status}, true, t0.Add(time.Duration(i)*time.Minute))
 	}
-	after := e.Predict("ana", []Ladder{status}, t0.Add(time.Hour))
+	after := e.Predict("ana", []action.Ladder{status}, t0.Add(time.Hour))
 	if after.P <= before || after.P < 0.95 {
 		t.Errorf("after 20 approvals p = %v (before %v); want above 0.95", after.P, before)
 	}
 	if after.Level != "Bash:git status" || math.Round(after.Approvals) != 20 {
 		t.Errorf("evidence = %+v; want level Bash:git status with 20 approvals", after)
 	}
-	if p := e.Predict("ben", []Ladder{status}, t0.Add(time.Hour)).P; p >= after.P {
+	if p := e.Predict("ben", []action.Ladder{status}, t0.Add(time.Hour)).P; p >= after.P {
 		t.Errorf("another user's p = %v, as high as ana's %v; answers must be per user", p, after.P)
 	}
 
 	// One refusal at a specific key pulls it well below the default allow
 	// threshold (0.95), even after many approvals nearby.
-	e.Observe("ana", []Ladder{novel}, false, t0.Add(2*time.Hour))
-	if p := e.Predict("ana", []Ladder{novel}, t0.Add(2*time.Hour)).P; p >= 0.8 {
+	e.Observe("ana", []action.Ladder{novel}, false, t0.Add(2*time.Hour))
+	if p := e.Predict("ana", []action.Ladder{novel}, t0.Add(2*time.Hour)).P; p >= 0.8 {
 		t.Errorf("after one denial p = %v; want well below 0.95", p)
 	}
 }
 
 func TestEstimatorCompoundIsItsLeastLikelyPart(t *testing.T) {
 	e := NewEstimator(DefaultConfig())
-	ls := Ladder{"Bash", "Bash:ls"}
-	rm := Ladder{"Bash", "Bash:rm", "Bash:rm -r"}
+	ls := action.Ladder{"Bash", "Bash:ls"}
+	rm := action.Ladder{"Bash", "Bash:rm", "Bash:rm -r"}
 	for range 10 {
-		e.Observe("ana", []Ladder{ls}, true, t0)
+		e.Observe("ana", []action.Ladder{ls}, true, t0)
 	}
-	e.Observe("ana", []Ladder{rm}, false, t0)
-	both := e.Predict("ana", []Ladder{ls, rm}, t0)
-	alone := e.Predict("ana", []Ladder{rm}, t0)
+	e.Observe("ana", []action.Ladder{rm}, false, t0)
+	both := e.Predict("ana", []action.Ladder{ls, rm}, t0)
+	alone := e.Predict("ana", []action.Ladder{rm}, t0)
 	if both.P != alone.P || both.Key != "Bash:rm -r" {
 		t.Errorf("compound = %+v; want the rm part's %+v", both, alone)
 	}
@@ -55,12 +57,12 @@ func TestEstimatorDecay(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.HalfLife = 24 * time.Hour
 	e := NewEstimator(cfg)
-	l := Ladder{"Bash", "Bash:make"}
+	l := action.Ladder{"Bash", "Bash:make"}
 	for range 8 {
-		e.Observe("ana", []Ladder{l}, true, t0)
+		e.Observe("ana", []action.Ladder{l}, true, t0)
 	}
-	now := e.Predict("ana", []Ladder{l}, t0)
-	later := e.Predict("ana", []Ladder{l}, t0.Add(48*time.Hour))
+	now := e.Predict("ana", []action.Ladder{l}, t0)
+	later := e.Predict("ana", []action.Ladder{l}, t0.Add(48*time.Hour))
 	if later.Approvals != 2 || now.Approvals != 8 {
 		t.Errorf("approvals now %v, two half-lives later %v; want 8 and 2", now.Approvals, later.Approvals)
 	}
@@ -101,27 +103,27 @@ func TestPersonTable(t *testing.T) {
 // approved before, not against one they have.
 func TestEstimatorDenialSparesApprovedParts(t *testing.T) {
 	e := NewEstimator(DefaultConfig())
-	cd := Ladder{"Bash", "Bash:cd", "Bash:cd src"}
-	rm := Ladder{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -rf ."}
-	e.Observe("ana", []Ladder{cd}, true, t0)
-	before := e.Predict("ana", []Ladder{cd}, t0)
-	rmBefore := e.Predict("ana", []Ladder{rm}, t0).P
-	e.Observe("ana", []Ladder{cd, rm}, false, t0.Add(time.Minute))
-	after := e.Predict("ana", []Ladder{cd}, t0.Add(time.Minute))
+	cd := action.Ladder{"Bash", "Bash:cd", "Bash:cd src"}
+	rm := action.Ladder{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -rf ."}
+	e.Observe("ana", []action.Ladder{cd}, true, t0)
+	before := e.Predict("ana", []action.Ladder{cd}, t0)
+	rmBefore := e.Predict("ana", []action.Ladder{rm}, t0).P
+	e.Observe("ana", []action.Ladder{cd, rm}, false, t0.Add(time.Minute))
+	after := e.Predict("ana", []action.Ladder{cd}, t0.Add(time.Minute))
 	// Only the shared root counts the denial, so cd src stays allowed.
 	if after.Denials != 0 || after.P < 0.95 {
 		t.Errorf("cd src after the refusal: %+v (before %+v); want no denial counted on it", after, before)
 	}
-	if p := e.Predict("ana", []Ladder{rm}, t0.Add(time.Minute)); p.Denials != 1 || p.P >= rmBefore {
+	if p := e.Predict("ana", []action.Ladder{rm}, t0.Add(time.Minute)); p.Denials != 1 || p.P >= rmBefore {
 		t.Errorf("rm -rf . after the refusal: %+v (p before %v); want one denial and a lower p", p, rmBefore)
 	}
 	// With every part approved before, the combination itself was refused:
 	// every part counts it.
 	e = NewEstimator(DefaultConfig())
-	e.Observe("ana", []Ladder{cd}, true, t0)
-	e.Observe("ana", []Ladder{rm}, true, t0)
-	e.Observe("ana", []Ladder{cd, rm}, false, t0)
-	if p := e.Predict("ana", []Ladder{cd}, t0); p.Denials != 1 {
+	e.Observe("ana", []action.Ladder{cd}, true, t0)
+	e.Observe("ana", []action.Ladder{rm}, true, t0)
+	e.Observe("ana", []action.Ladder{cd, rm}, false, t0)
+	if p := e.Predict("ana", []action.Ladder{cd}, t0); p.Denials != 1 {
 		t.Errorf("cd src after refusing a combination of approved parts: %+v; want the denial counted", p)
 	}
 }
@@ -129,22 +131,22 @@ func TestEstimatorDenialSparesApprovedParts(t *testing.T) {
 func TestOwnEvidence(t *testing.T) {
 	e := NewEstimator(DefaultConfig())
 	now := time.Unix(1_800_000_000, 0)
-	l := Ladder{"Bash", "Bash:git", "Bash:git status", "Bash:git status -s"}
-	other := Ladder{"Bash", "Bash:git", "Bash:git log"}
-	check := func(when string, ladder Ladder, depth int, exact bool) {
+	l := action.Ladder{"Bash", "Bash:git", "Bash:git status", "Bash:git status -s"}
+	other := action.Ladder{"Bash", "Bash:git", "Bash:git log"}
+	check := func(when string, ladder action.Ladder, depth int, exact bool) {
 		t.Helper()
-		p := e.Predict("ana", []Ladder{ladder}, now)
+		p := e.Predict("ana", []action.Ladder{ladder}, now)
 		if p.OwnDepth != depth || p.OwnExact != exact {
 			t.Errorf("%s: OwnDepth=%d OwnExact=%v, want %d %v", when, p.OwnDepth, p.OwnExact, depth, exact)
 		}
 	}
 	check("nothing answered", l, 0, false)
-	e.Observe("bob", []Ladder{l}, true, now)
+	e.Observe("bob", []action.Ladder{l}, true, now)
 	check("only bob answered", l, 0, false)
-	e.Observe("ana", []Ladder{other}, true, now)
+	e.Observe("ana", []action.Ladder{other}, true, now)
 	check("ana answered git log", l, 1, false)
-	e.Observe("ana", []Ladder{l}, true, now)
+	e.Observe("ana", []action.Ladder{l}, true, now)
 	check("ana approved it", l, 3, true)
-	e.Observe("ana", []Ladder{l}, false, now)
+	e.Observe("ana", []action.Ladder{l}, false, now)
 	check("ana refused it once", l, 3, false)
 }

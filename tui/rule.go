@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/policy"
-	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -18,20 +18,20 @@ import (
 // splits and matches actions exactly as limend does. A malformed input
 // gives an action with no arguments rather than an error: the TUI only
 // shows and previews, it never decides.
-func actionOf(a *limenv1.Action) predictor.Action {
+func actionOf(a *limenv1.Action) action.Action {
 	input := map[string]any{}
 	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		_ = dec.Decode(&input)
 	}
-	return predictor.Action{User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(),
+	return action.Action{User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(),
 		Tool: a.GetTool(), Input: input, Cwd: a.GetCwd()}
 }
 
 // envOf is what path patterns are resolved against for an action.
-func envOf(a predictor.Action) policy.Env {
-	return policy.Env{Cwd: a.Cwd, Home: predictor.HomeDir(a)}
+func envOf(a action.Action) policy.Env {
+	return policy.Env{Cwd: a.Cwd, Home: action.HomeDir(a)}
 }
 
 // subWordRE is a word a prefix rule may take as a subcommand: letters,
@@ -49,7 +49,7 @@ func subcommandOf(words []string) string {
 	if len(words) < 2 {
 		return ""
 	}
-	sub := predictor.Subcommand(words[0], words[1:])
+	sub := action.Subcommand(words[0], words[1:])
 	var kept []string
 	for _, w := range strings.Fields(sub) {
 		if !subWordRE.MatchString(w) {
@@ -78,7 +78,7 @@ func subcommandOf(words []string) string {
 // "" and an error that says why and what to do instead.
 func suggestRule(d *limenv1.Decision) (string, error) {
 	act := actionOf(d.GetAction())
-	parts := predictor.Parts(act)
+	parts := action.Parts(act)
 	if len(parts) == 0 {
 		return act.Tool, nil
 	}
@@ -115,7 +115,7 @@ func suggestRule(d *limenv1.Decision) (string, error) {
 }
 
 // suggestPart proposes a rule for one part of an action.
-func suggestPart(act predictor.Action, part predictor.Part) string {
+func suggestPart(act action.Action, part action.Part) string {
 	switch {
 	case act.Tool == "Bash":
 		words := strings.Fields(part.Subject)
@@ -126,7 +126,7 @@ func suggestPart(act predictor.Action, part predictor.Part) string {
 		if sub := subcommandOf(words); sub != "" {
 			prefix += " " + sub
 		}
-		if predictor.IsPrivileged(part) {
+		if action.IsPrivileged(part) {
 			prefix = strings.TrimPrefix(part.Keys[1], "Bash:") + " " + prefix
 		}
 		return "Bash(" + escapeRule(prefix) + ":*)"
@@ -151,13 +151,13 @@ func escapeRule(s string) string {
 // the policy applies them).
 func covers(r policy.Rule, a *limenv1.Action) bool {
 	act := actionOf(a)
-	parts := predictor.Parts(act)
+	parts := action.Parts(act)
 	if len(parts) == 0 {
 		return false
 	}
 	env := envOf(act)
 	if r.Verdict == policy.Block {
-		return slices.ContainsFunc(parts, func(p predictor.Part) bool { return r.Matches(p, env) })
+		return slices.ContainsFunc(parts, func(p action.Part) bool { return r.Matches(p, env) })
 	}
 	for _, p := range parts {
 		if !r.Matches(p, env) {
@@ -187,7 +187,7 @@ func checkRule(v policy.Verdict, pattern string, ask *limenv1.Decision, recent [
 	act := actionOf(ask.GetAction())
 	env := envOf(act)
 	var missed []string
-	for _, p := range predictor.Parts(act) {
+	for _, p := range action.Parts(act) {
 		if !r.Matches(p, env) {
 			missed = append(missed, p.Subject)
 		}
@@ -197,7 +197,7 @@ func checkRule(v policy.Verdict, pattern string, ask *limenv1.Decision, recent [
 		return covered, fmt.Errorf("%s matches no part of this ask; a rule made here must cover the ask it answers", pattern)
 	case v != policy.Block && len(missed) > 0:
 		what := "this ask"
-		if len(missed) < len(predictor.Parts(act)) {
+		if len(missed) < len(action.Parts(act)) {
 			what = "the part " + strings.Join(missed, "; ")
 		}
 		return covered, fmt.Errorf("%s does not cover %s, yet saving it would approve the whole ask; "+

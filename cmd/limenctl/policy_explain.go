@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/limenhq/limen/internal/describe"
 	"math"
 	"os"
 	"os/user"
 	"strings"
 
+	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/describe"
+
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/limenhq/limen/policy"
-	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -158,7 +159,7 @@ func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
 	}
 	act := toPredictorAction(d.GetAction())
 	env := policy.Env{Cwd: act.Cwd, Home: homeDir(act.User)}
-	for _, part := range predictor.Parts(act) {
+	for _, part := range action.Parts(act) {
 		pv := partView{Part: part.Subject, Key: part.Keys.Exact(), Class: parsed.ClassOf(part, env).Name}
 		if pv.Part == "" {
 			pv.Part = part.Tool
@@ -295,12 +296,12 @@ func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 }
 
 // toPredictorAction decodes an API action the way limend does.
-func toPredictorAction(act *limenv1.Action) predictor.Action {
+func toPredictorAction(act *limenv1.Action) action.Action {
 	input := map[string]any{}
 	dec := json.NewDecoder(bytes.NewReader([]byte(act.GetInputJson())))
 	dec.UseNumber()
 	_ = dec.Decode(&input) // limend already accepted it
-	return predictor.Action{User: act.GetUser(), Agent: act.GetAgent(), Session: act.GetSession(),
+	return action.Action{User: act.GetUser(), Agent: act.GetAgent(), Session: act.GetSession(),
 		Tool: act.GetTool(), Input: input, Cwd: act.GetCwd()}
 }
 

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/predictor"
@@ -328,10 +329,10 @@ type faultyModel struct {
 	predict func() []predictor.Prediction
 }
 
-func (m faultyModel) PredictEach(_ string, ls []predictor.Ladder, _ time.Time) []predictor.Prediction {
+func (m faultyModel) PredictEach(_ string, ls []action.Ladder, _ time.Time) []predictor.Prediction {
 	return m.predict()
 }
-func (faultyModel) Observe(string, []predictor.Ladder, bool, time.Time) {}
+func (faultyModel) Observe(string, []action.Ladder, bool, time.Time) {}
 
 // TestFailsClosed puts a slow, a panicking and a nonsense predictor behind
 // the real daemon: each decision is ask, on time, with the reason recorded.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/internal/loadgen"
 	"github.com/limenhq/limen/policy"
@@ -15,7 +16,7 @@ import (
 // benchCase is one fixture action, already split into parts.
 type benchCase struct {
 	user  string
-	parts []predictor.Part
+	parts []action.Part
 	env   policy.Env
 }
 
@@ -36,14 +37,14 @@ func benchSetup(tb testing.TB) ([]benchCase, *predictor.Estimator) {
 		if err := json.Unmarshal([]byte(a.Action.GetInputJson()), &input); err != nil {
 			tb.Fatal(err)
 		}
-		act := predictor.Action{User: a.Action.GetUser(), Tool: a.Action.GetTool(), Input: input, Cwd: a.Action.GetCwd(), Time: now}
-		parts := predictor.Parts(act)
-		ladders := make([]predictor.Ladder, len(parts))
+		act := action.Action{User: a.Action.GetUser(), Tool: a.Action.GetTool(), Input: input, Cwd: a.Action.GetCwd(), Time: now}
+		parts := action.Parts(act)
+		ladders := make([]action.Ladder, len(parts))
 		for i, p := range parts {
 			ladders[i] = p.Keys
 		}
 		est.Observe(act.User, ladders, a.Approve, now)
-		cases = append(cases, benchCase{user: act.User, parts: parts, env: policy.Env{Cwd: act.Cwd, Home: predictor.HomeDir(act)}})
+		cases = append(cases, benchCase{user: act.User, parts: parts, env: policy.Env{Cwd: act.Cwd, Home: action.HomeDir(act)}})
 	}
 	return cases, est
 }
@@ -77,7 +78,7 @@ func BenchmarkDecide(b *testing.B) {
 					in.Plan = plans[i%len(cases)]
 				}
 				i++
-				engine.Decide(b.Context(), in, func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+				engine.Decide(b.Context(), in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 					return est.PredictEach(c.user, ls, now), nil
 				})
 			}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 )
@@ -31,11 +32,11 @@ const (
 
 // PredictFunc returns one prediction per ladder, in order. It runs under
 // FailClosed, so it may be slow, fail or panic: the decision is then ask.
-type PredictFunc func(ctx context.Context, ladders []predictor.Ladder) ([]predictor.Prediction, error)
+type PredictFunc func(ctx context.Context, ladders []action.Ladder) ([]predictor.Prediction, error)
 
 // Input is everything a decision needs besides the prediction.
 type Input struct {
-	Parts  []predictor.Part
+	Parts  []action.Part
 	Env    policy.Env
 	Policy *policy.Policy // nil means the policy could not be loaded: ask
 	// Granted reports whether a person already approved this exact key for
@@ -59,14 +60,14 @@ type Plan struct {
 }
 
 type planned struct {
-	predictor.Part
+	action.Part
 	rule  policy.Rule
 	ruled bool // a hard rule matches
 	class *policy.Class
 }
 
 // NewPlan matches each part against pol's hard rules and risk classes.
-func NewPlan(pol *policy.Policy, parts []predictor.Part, env policy.Env) *Plan {
+func NewPlan(pol *policy.Policy, parts []action.Part, env policy.Env) *Plan {
 	p := &Plan{pol: pol, parts: make([]planned, len(parts))}
 	for i, part := range parts {
 		p.parts[i].Part = part
@@ -173,7 +174,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	}
 
 	// The prediction, under its deadline.
-	ladders := make([]predictor.Ladder, len(open))
+	ladders := make([]action.Ladder, len(open))
 	for i, part := range open {
 		ladders[i] = part.Keys
 	}
@@ -257,7 +258,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 //   - a part with risk marks (rm [-f -r], cat [secret-file]) needs this
 //     person's own answers at the marked level or below: approving rm of
 //     a file says nothing about rm -rf.
-func unvouched(part predictor.Part, pred predictor.Prediction) string {
+func unvouched(part action.Part, pred predictor.Prediction) string {
 	switch {
 	case part.Opaque && !pred.OwnExact:
 		why := part.Why
@@ -267,14 +268,14 @@ func unvouched(part predictor.Part, pred predictor.Prediction) string {
 		return "limen cannot read what this command would run (" + why + "), so only your own approval of this exact command can allow it"
 	case !pred.Specific:
 		return "nobody has answered anything like it yet, and a general approval rate is no evidence about a new program"
-	case predictor.ReadsSecret(part) && !pred.OwnExact:
+	case action.ReadsSecret(part) && !pred.OwnExact:
 		// One secret is not another: approvals of `cat a/.env` must not
 		// add up to `cat ~/.ssh/id_rsa`.
 		return "it reads a secret, and only your own approval of this exact read can allow it (approving other secret reads does not)"
-	case predictor.InstallsPackage(part) && !pred.OwnExact:
+	case action.InstallsPackage(part) && !pred.OwnExact:
 		return "it installs or runs a package from the network, and only your own approval of this exact command can allow it (approving other packages does not)"
 	}
-	if m := predictor.MarkLevel(part.Keys); m > 0 && pred.OwnDepth < m {
+	if m := action.MarkLevel(part.Keys); m > 0 && pred.OwnDepth < m {
 		return "you have not answered " + part.Keys[m] + " yourself, and answers to its safer forms do not vouch for it"
 	}
 	return ""
@@ -342,17 +343,17 @@ func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
 func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
 
 // ControlRule is the Rule of a Result that blocked one of limen's own
-// controls (predictor.Part.Control): a built-in rule, above the policy.
+// controls (action.Part.Control): a built-in rule, above the policy.
 const ControlRule = "limen's own controls"
 
 // ControlOf returns the block of the first part that is one of limen's
-// own controls (predictor.Part.Control), or nil. A part limen read says
+// own controls (action.Part.Control), or nil. A part limen read says
 // best why, so an opaque one explains the block only when no other part
 // does. Decide calls it first; a caller that reads more of an action than
 // Decide was given (every part of a command past Parts' caps) calls it
 // too.
-func ControlOf(parts []predictor.Part) *Result {
-	var opaque *predictor.Part
+func ControlOf(parts []action.Part) *Result {
+	var opaque *action.Part
 	for i := range parts {
 		p := &parts[i]
 		if p.Control != "" && !p.Opaque {
@@ -364,7 +365,7 @@ func ControlOf(parts []predictor.Part) *Result {
 				// An opaque part made where limend's paths were not at
 				// hand (a command that does not parse) is checked by its
 				// text.
-				if why := predictor.OpaqueControl(nil, p.Subject, p.Keys.Exact()); why != "" {
+				if why := action.OpaqueControl(nil, p.Subject, p.Keys.Exact()); why != "" {
 					return controlResult(p, why)
 				}
 				opaque = nil
@@ -377,7 +378,7 @@ func ControlOf(parts []predictor.Part) *Result {
 	return nil
 }
 
-func controlResult(p *predictor.Part, why string) *Result {
+func controlResult(p *action.Part, why string) *Result {
 	return &Result{Verdict: policy.Block, DecidedBy: ByRule, Key: p.Keys.Exact(), Rule: ControlRule,
 		Reason: "limen protects itself: " + why + ". Only a person does that, in their own terminal " +
 			"(answers come from a person: they use limenctl tui); no approval, session grant or allow rule lets an agent do it"}

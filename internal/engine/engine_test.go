@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 )
 
-func parts(t *testing.T, tool, input string) []predictor.Part {
+func parts(t *testing.T, tool, input string) []action.Part {
 	t.Helper()
 	in := map[string]any{}
 	switch tool {
@@ -20,7 +21,7 @@ func parts(t *testing.T, tool, input string) []predictor.Part {
 	default:
 		in["file_path"] = input
 	}
-	return predictor.Parts(predictor.Action{User: "ana", Tool: tool, Input: in, Cwd: "/home/ana/shop"})
+	return action.Parts(action.Action{User: "ana", Tool: tool, Input: in, Cwd: "/home/ana/shop"})
 }
 
 func withRules(t *testing.T, allow, ask, block string) *policy.Policy {
@@ -39,7 +40,7 @@ func withRules(t *testing.T, allow, ask, block string) *policy.Policy {
 // constant predicts the same p for every part, as if other people had
 // answered actions of its kind.
 func constant(p float64) PredictFunc {
-	return func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	return func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		out := make([]predictor.Prediction, len(ls))
 		for i, l := range ls {
 			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l.Exact(), Specific: true}
@@ -51,7 +52,7 @@ func constant(p float64) PredictFunc {
 // general predicts p for every part from general rates alone: nobody has
 // answered anything of its kind.
 func general(p float64) PredictFunc {
-	return func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	return func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		out := make([]predictor.Prediction, len(ls))
 		for i, l := range ls {
 			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l[0], Approvals: 1, Denials: 1}
@@ -62,7 +63,7 @@ func general(p float64) PredictFunc {
 
 // refused predicts p for every part, with the person's own refusals behind it.
 func refused(p float64) PredictFunc {
-	return func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	return func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		out := make([]predictor.Prediction, len(ls))
 		for i, l := range ls {
 			out[i] = predictor.Prediction{P: p, Key: l.Exact(), Level: l.Exact(), Denials: 2, Specific: true}
@@ -73,7 +74,7 @@ func refused(p float64) PredictFunc {
 
 // byKey predicts per exact key, 0.99 for anything not listed.
 func byKey(ps map[string]float64) PredictFunc {
-	return func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	return func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		out := make([]predictor.Prediction, len(ls))
 		for i, l := range ls {
 			p, ok := ps[l.Exact()]
@@ -88,7 +89,7 @@ func byKey(ps map[string]float64) PredictFunc {
 
 func TestDecide(t *testing.T) {
 	pol := withRules(t, `"Bash(git status)", "Bash(ls *)"`, `"Bash(git push:*)"`, `"Bash(curl *)"`)
-	never := func(context.Context, []predictor.Ladder) ([]predictor.Prediction, error) {
+	never := func(context.Context, []action.Ladder) ([]predictor.Prediction, error) {
 		return nil, errors.New("the prediction must not run")
 	}
 	tests := []struct {
@@ -118,10 +119,10 @@ func TestDecide(t *testing.T) {
 		{"exploration turns an allow into an ask", "Bash", "make build", constant(0.97), 0.001, policy.Ask, ByPrediction, "keep learning"},
 		{"exploration never touches a block", "Bash", "make build", refused(0.2), 0, policy.Block, ByPrediction, ""},
 		{"unparsable command is never allowed", "Bash", "echo 'unterminated", constant(0.999999), 1, policy.Ask, ByPrediction, "could not parse"},
-		{"prediction error", "Bash", "make build", func(context.Context, []predictor.Ladder) ([]predictor.Prediction, error) {
+		{"prediction error", "Bash", "make build", func(context.Context, []action.Ladder) ([]predictor.Prediction, error) {
 			return nil, errors.New("disk on fire")
 		}, 1, policy.Ask, ByFailsafe, "disk on fire"},
-		{"prediction timeout", "Bash", "make build", func(ctx context.Context, _ []predictor.Ladder) ([]predictor.Prediction, error) {
+		{"prediction timeout", "Bash", "make build", func(ctx context.Context, _ []action.Ladder) ([]predictor.Prediction, error) {
 			select { // far past the policy's 20ms deadline
 			case <-ctx.Done():
 			case <-time.After(time.Second):
@@ -175,7 +176,7 @@ func TestDecideRespectsTheDeadlineOfAHungPrediction(t *testing.T) {
 	defer close(release)
 	start := time.Now()
 	got := Decide(t.Context(), Input{Parts: parts(t, "Bash", "ls"), Policy: policy.Default()},
-		func(context.Context, []predictor.Ladder) ([]predictor.Prediction, error) {
+		func(context.Context, []action.Ladder) ([]predictor.Prediction, error) {
 			<-release // ignores its context entirely
 			return nil, nil
 		})
@@ -213,13 +214,13 @@ func TestAgentsCannotApproveTheirOwnAsks(t *testing.T) {
 			t.Errorf("%q = %v by %v; want blocked by a rule", cmd, got.Verdict, got.DecidedBy)
 		}
 	}
-	settings := predictor.Parts(predictor.Action{User: "ana", Tool: "Edit", Input: map[string]any{"file_path": "/home/ana/.claude/settings.json"}, Cwd: "/home/ana/shop"})
+	settings := action.Parts(action.Action{User: "ana", Tool: "Edit", Input: map[string]any{"file_path": "/home/ana/.claude/settings.json"}, Cwd: "/home/ana/shop"})
 	if got := Decide(t.Context(), Input{Parts: settings, Policy: pol, Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Draw: 1}, constant(0.999)); got.Verdict != policy.Block {
 		t.Errorf("editing ~/.claude/settings.json = %v; want block (it would unhook limen)", got.Verdict)
 	}
 	// Codex edits files with apply_patch: a patch that touches Codex's own
 	// configuration is an edit of it, blocked like one.
-	patch := predictor.Parts(predictor.Action{User: "ana", Tool: "apply_patch", Cwd: "/home/ana/shop",
+	patch := action.Parts(action.Action{User: "ana", Tool: "apply_patch", Cwd: "/home/ana/shop",
 		Input: map[string]any{"command": "*** Begin Patch\n*** Update File: src/a.go\n*** Update File: /home/ana/.codex/hooks.json\n*** End Patch\n"}})
 	if got := Decide(t.Context(), Input{Parts: patch, Policy: pol, Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Draw: 1}, constant(0.999)); got.Verdict != policy.Block {
 		t.Errorf("an apply_patch touching ~/.codex/hooks.json = %v; want block (it would unhook limen)", got.Verdict)
@@ -236,8 +237,8 @@ func TestControlsBlockWhateverWasApproved(t *testing.T) {
 		t.Fatal(err)
 	}
 	pol.PredictTimeout = 10 * time.Second
-	self := &predictor.Self{Sockets: []string{"/srv/l/ctl.sock"}, DB: "/srv/l/state.db"}
-	actions := []predictor.Action{
+	self := &action.Self{Sockets: []string{"/srv/l/ctl.sock"}, DB: "/srv/l/state.db"}
+	actions := []action.Action{
 		{Tool: "Bash", Input: map[string]any{"command": "limenctl --timeout 5s answer 3 --approve"}},
 		{Tool: "Bash", Input: map[string]any{"command": "git status && ls | limenctl --json policy set -"}},
 		{Tool: "Bash", Input: map[string]any{"command": "echo ok; rm /srv/l/state.db; echo done"}},
@@ -252,7 +253,7 @@ func TestControlsBlockWhateverWasApproved(t *testing.T) {
 	}
 	for _, a := range actions {
 		a.User, a.Cwd, a.Self = "ana", "/home/ana/shop", self
-		ps := predictor.Parts(a)
+		ps := action.Parts(a)
 		for name, in := range map[string]Input{
 			"allow rules":      {Parts: ps, Policy: pol, Draw: 1},
 			"session grant":    {Parts: ps, Policy: pol, Draw: 1, Granted: func(string) bool { return true }},

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 )
@@ -28,13 +29,13 @@ func newLearner(t *testing.T) *learner {
 	return &learner{t: t, est: predictor.NewEstimator(predictor.DefaultConfig()), pol: pol, now: time.Unix(1_800_000_000, 0)}
 }
 
-func (l *learner) parts(user, cmd string) []predictor.Part {
-	return predictor.Parts(predictor.Action{User: user, Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/" + user + "/shop"})
+func (l *learner) parts(user, cmd string) []action.Part {
+	return action.Parts(action.Action{User: user, Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/" + user + "/shop"})
 }
 
 func (l *learner) decide(user, cmd string) Result {
 	l.t.Helper()
-	predict := func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	predict := func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return l.est.PredictEach(user, ls, l.now), nil
 	}
 	return Decide(l.t.Context(), Input{Parts: l.parts(user, cmd), Policy: l.pol, Draw: 1}, predict)
@@ -42,7 +43,7 @@ func (l *learner) decide(user, cmd string) Result {
 
 func (l *learner) answer(user, cmd string, approve bool) {
 	ps := l.parts(user, cmd)
-	ls := make([]predictor.Ladder, len(ps))
+	ls := make([]action.Ladder, len(ps))
 	for i, p := range ps {
 		ls[i] = p.Keys
 	}

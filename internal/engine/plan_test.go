@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
@@ -39,7 +40,7 @@ func TestPlanDecidesAsWithout(t *testing.T) {
 		}
 		ruled := 0
 		for i, c := range cases {
-			predict := func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+			predict := func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 				return est.PredictEach(c.user, ls, now), nil
 			}
 			in := engine.Input{Parts: c.parts, Env: c.env, Policy: pol, Draw: 0.5}

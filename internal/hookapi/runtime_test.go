@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/hookapi"
 	"github.com/limenhq/limen/internal/hookfmt"
@@ -21,7 +22,6 @@ import (
 	"github.com/limenhq/limen/internal/limentest"
 	"github.com/limenhq/limen/internal/server"
 	"github.com/limenhq/limen/policy"
-	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -245,8 +245,8 @@ func TestPaddingNeverDowngradesABlock(t *testing.T) {
 		{"five shells deep", nested("rm -rf /", 5), "Bash(rm -rf /)"},
 		{"six evals deep", strings.Repeat("eval ", 6) + "rm -rf /", "Bash(rm -rf /)"},
 		{"in a pipeline of 200", strings.Repeat("cat x | ", 200) + "limenctl answer 7 --approve", "limenctl answer"},
-		{"too many parts to check", strings.Repeat("true; ", predictor.MaxCheckedParts+10), "too big for limen to check"},
-		{"too deep to check", strings.Repeat("eval ", predictor.MaxCheckedDepth+2) + "true", "too big for limen to check"},
+		{"too many parts to check", strings.Repeat("true; ", action.MaxCheckedParts+10), "too big for limen to check"},
+		{"too deep to check", strings.Repeat("eval ", action.MaxCheckedDepth+2) + "true", "too big for limen to check"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v, a := hookReply(t, l, "claude-code", claudeCall(t, cwd, "Bash", map[string]any{"command": tt.command}))

@@ -12,9 +12,9 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/loadgen"
 	"github.com/limenhq/limen/internal/peercred"
-	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
 )
@@ -141,8 +141,8 @@ func fillAnswers(b *testing.B, st *store.Store, n int) {
 		if a.Approve {
 			choice = limenv1.Choice_CHOICE_APPROVE
 		}
-		rec := &limenv1.AnswerRecord{Action: msg, Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE, AnsweredBy: msg.User, Time: timestamppb.New(at), KeyScheme: predictor.KeyScheme}
-		for _, l := range ladders(predictor.Parts(act)) {
+		rec := &limenv1.AnswerRecord{Action: msg, Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE, AnsweredBy: msg.User, Time: timestamppb.New(at), KeyScheme: action.KeyScheme}
+		for _, l := range ladders(action.Parts(act)) {
 			rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
 		}
 		if _, err := st.Answer(id, rec); err != nil {

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
@@ -45,31 +46,31 @@ func validateAction(a *limenv1.Action) error {
 
 // toAction decodes an API action; input_json must be a JSON object (an empty
 // string counts as {}).
-func toAction(a *limenv1.Action, at time.Time) (predictor.Action, error) {
+func toAction(a *limenv1.Action, at time.Time) (action.Action, error) {
 	input := map[string]any{}
 	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
 		if raw[0] != '{' {
-			return predictor.Action{}, errors.New(`action.input_json must be a JSON object of the tool's arguments, such as {"command":"ls -la"}`)
+			return action.Action{}, errors.New(`action.input_json must be a JSON object of the tool's arguments, such as {"command":"ls -la"}`)
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&input); err != nil {
-			return predictor.Action{}, fmt.Errorf(`action.input_json is not valid JSON (%v): send an object such as {"command":"ls -la"}`, err)
+			return action.Action{}, fmt.Errorf(`action.input_json is not valid JSON (%v): send an object such as {"command":"ls -la"}`, err)
 		}
 		if dec.More() {
-			return predictor.Action{}, errors.New("action.input_json has data after the JSON object: send exactly one object")
+			return action.Action{}, errors.New("action.input_json has data after the JSON object: send exactly one object")
 		}
 	}
-	return predictor.Action{
+	return action.Action{
 		User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(), Tool: a.GetTool(),
 		Input: input, Cwd: a.GetCwd(), Time: at,
 	}, nil
 }
 
 // NewSelf describes where a limend keeps its sockets and database, for
-// the predictor to recognise an agent touching them (predictor.Self): the
+// the predictor to recognise an agent touching them (action.Self): the
 // paths made absolute and clean, empty ones left out.
-func NewSelf(sockets []string, db string, pid int) *predictor.Self {
+func NewSelf(sockets []string, db string, pid int) *action.Self {
 	abs := func(p string) string {
 		if p == "" {
 			return ""
@@ -79,7 +80,7 @@ func NewSelf(sockets []string, db string, pid int) *predictor.Self {
 		}
 		return filepath.Clean(p)
 	}
-	self := &predictor.Self{DB: abs(db), PID: pid}
+	self := &action.Self{DB: abs(db), PID: pid}
 	for _, s := range sockets {
 		if s = abs(s); s != "" {
 			self.Sockets = append(self.Sockets, s)
@@ -110,7 +111,7 @@ var requiredArg = map[string]string{
 
 // checkArgs refuses a call of a known tool whose required argument is
 // missing, empty or not a string.
-func checkArgs(a predictor.Action) error {
+func checkArgs(a action.Action) error {
 	name, ok := requiredArg[a.Tool]
 	if !ok {
 		return nil

@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
-	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -36,14 +36,14 @@ var pathTools = map[string]bool{
 // parses at most 32 KiB of it, leaving the rest to one opaque part (which
 // makes the verdict ask); a block rule on what lies beyond would so become
 // an ask by making the command longer. When Parts stopped short of a
-// command (predictor.Capped) or the input is oversized,
-// every part predictor.CheckedParts finds meets the block and ask rules
+// command (action.Capped) or the input is oversized,
+// every part action.CheckedParts finds meets the block and ask rules
 // here, and a command too big even for it is blocked: what limen cannot
 // check, it does not let a person wave through either.
 //
 // An oversized input that is not a file tool's (a 70 KiB command, a huge
 // MCP call) is never allowed: at most ask.
-func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []predictor.Part, env policy.Env, res engine.Result, at time.Time) engine.Result {
+func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []action.Part, env policy.Env, res engine.Result, at time.Time) engine.Result {
 	if pol == nil || res.Verdict == policy.Block {
 		return res
 	}
@@ -56,7 +56,7 @@ func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []predictor.
 	if err != nil {
 		return res // Decide decoded it already; this cannot fail
 	}
-	all, complete := predictor.CheckedParts(act)
+	all, complete := action.CheckedParts(act)
 	var ask *engine.Result
 	for i, p := range all {
 		rule, ok := pol.RuleFor(p, env)
@@ -80,7 +80,7 @@ func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []predictor.
 	if !complete {
 		return engine.Result{Verdict: policy.Block, DecidedBy: engine.ByRule, Key: res.Key, Class: res.Class,
 			Reason: fmt.Sprintf("this command is too big for limen to check against its block rules (more than %d simple commands, %d levels of nested shells or %d KiB), so limen blocks it rather than let a blocked command hide in it: write the script to a file and run that, or split the work",
-				predictor.MaxCheckedParts, predictor.MaxCheckedDepth, predictor.MaxCheckedLen>>10)}
+				action.MaxCheckedParts, action.MaxCheckedDepth, action.MaxCheckedLen>>10)}
 	}
 	if ask != nil && res.Verdict == policy.Allow {
 		return *ask
@@ -105,9 +105,9 @@ func limitDeep(res engine.Result, deep bool, max int) engine.Result {
 	return res
 }
 
-func anyCapped(parts []predictor.Part) bool {
+func anyCapped(parts []action.Part) bool {
 	for _, p := range parts {
-		if predictor.Capped(p) {
+		if action.Capped(p) {
 			return true
 		}
 	}

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
-	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -66,7 +66,7 @@ func TestLimitBeyondCaps(t *testing.T) {
 		{"block past 64 parts", "Bash", cmd(strings.Repeat("true; ", 70) + "rm -rf /"), allow, policy.Block, "Bash(rm -rf /)"},
 		{"ask rule past 64 parts", "Bash", cmd(strings.Repeat("true; ", 70) + "git push origin main"), allow, policy.Ask, "Bash(git push *)"},
 		{"nothing hidden", "Bash", cmd(strings.Repeat("true; ", 70)), allow, policy.Allow, "Bash(true)"},
-		{"too many to check", "Bash", cmd(strings.Repeat("true; ", predictor.MaxCheckedParts+1)), allow, policy.Block, "too big for limen to check"},
+		{"too many to check", "Bash", cmd(strings.Repeat("true; ", action.MaxCheckedParts+1)), allow, policy.Block, "too big for limen to check"},
 		{"a block stays", "Bash", cmd("ls"), engine.Result{Verdict: policy.Block, Reason: "x"}, policy.Block, "x"},
 		{"oversized command", "Bash", `{"command":"echo hi","description":"` + strings.Repeat("x", MaxInputBytes) + `"}`, allow, policy.Ask, "more than the 64 KiB"},
 		{"oversized Write", "Write", `{"file_path":"/home/ana/shop/a","content":"` + strings.Repeat("x", MaxInputBytes) + `"}`, allow, policy.Allow, "Bash(true)"},
@@ -79,7 +79,7 @@ func TestLimitBeyondCaps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := limitBeyondCaps(pol, msg, predictor.Parts(act), env, tt.res, time.Now())
+			got := limitBeyondCaps(pol, msg, action.Parts(act), env, tt.res, time.Now())
 			if got.Verdict != tt.want || !strings.Contains(got.Reason, tt.says) {
 				t.Fatalf("= %v %q; want %v saying %q", got.Verdict, got.Reason, tt.want, tt.says)
 			}

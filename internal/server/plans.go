@@ -4,9 +4,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
-	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -34,14 +34,14 @@ type plans struct {
 	m  map[planKey]*plannedAction
 	// self is limend's own locations, given to every action it plans, so
 	// its parts know limen's controls; it never changes.
-	self *predictor.Self
+	self *action.Self
 }
 
 type planKey struct{ user, tool, input, cwd string }
 
 // plannedAction is one cached plan; it is shared and never changed.
 type plannedAction struct {
-	parts []predictor.Part
+	parts []action.Part
 	env   policy.Env
 	plan  *engine.Plan
 }
@@ -69,7 +69,7 @@ func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*planne
 		return nil, err
 	}
 	act.Self = c.self
-	parts := predictor.Parts(act)
+	parts := action.Parts(act)
 	env := policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)}
 	p = &plannedAction{parts: parts, env: env, plan: engine.NewPlan(ps.pol, parts, env)}
 	if len(k.input) > maxPlanInput || len(k.cwd) > maxPlanInput || len(k.user)+len(k.tool) > maxPlanInput {

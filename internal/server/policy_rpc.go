@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
@@ -127,7 +128,7 @@ func replayPolicy(pol *policy.Policy) *policy.Policy {
 
 // replay is one recorded decision made ready to be decided again.
 type replay struct {
-	parts   []predictor.Part
+	parts   []action.Part
 	env     policy.Env
 	granted bool // a person's session grant allowed it
 	failed  bool // the failsafe settled it
@@ -138,10 +139,10 @@ type replay struct {
 }
 
 // replayOf rebuilds the parts and predictions of a recorded decision.
-func (s *Server) replayOf(d *limenv1.Decision, act predictor.Action, now time.Time) (replay, error) {
+func (s *Server) replayOf(d *limenv1.Decision, act action.Action, now time.Time) (replay, error) {
 	act.Self = s.plans.self
 	r := replay{
-		parts:   predictor.Parts(act),
+		parts:   action.Parts(act),
 		env:     policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)},
 		granted: d.GetDecidedBy() == limenv1.Decider_DECIDER_HUMAN,
 		failed:  d.GetDecidedBy() == limenv1.Decider_DECIDER_FAILSAFE,
@@ -186,7 +187,7 @@ func (r replay) decide(ctx context.Context, pol *policy.Policy) engine.Result {
 		Granted: func(string) bool { return r.granted },
 		Draw:    1, // no exploration
 	}
-	return engine.Decide(ctx, in, func(_ context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	return engine.Decide(ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		if r.failed {
 			return nil, errReplayedFailure
 		}

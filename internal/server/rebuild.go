@@ -5,6 +5,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
@@ -23,7 +24,7 @@ func rebuild(est *predictor.Estimator, st *store.Store) error {
 			return nil // stored, but it never taught the predictor (Answer)
 		}
 		approved := v.Choice == limenv1.Choice_CHOICE_APPROVE
-		if v.KeyScheme == predictor.KeyScheme {
+		if v.KeyScheme == action.KeyScheme {
 			est.ObserveBytes(v.User, v.Ladders, approved, v.Time)
 			return nil
 		}
@@ -37,11 +38,11 @@ func rebuild(est *predictor.Estimator, st *store.Store) error {
 
 // laddersOf returns the answer's stored ladders, or derives them again when
 // they were made by another version of the key scheme.
-func laddersOf(rec *limenv1.AnswerRecord) []predictor.Ladder {
-	if rec.GetKeyScheme() == predictor.KeyScheme {
-		out := make([]predictor.Ladder, len(rec.GetLadders()))
+func laddersOf(rec *limenv1.AnswerRecord) []action.Ladder {
+	if rec.GetKeyScheme() == action.KeyScheme {
+		out := make([]action.Ladder, len(rec.GetLadders()))
 		for i, l := range rec.GetLadders() {
-			out[i] = predictor.Ladder(l.GetKeys())
+			out[i] = action.Ladder(l.GetKeys())
 		}
 		return out
 	}
@@ -49,5 +50,5 @@ func laddersOf(rec *limenv1.AnswerRecord) []predictor.Ladder {
 	if err != nil {
 		return nil
 	}
-	return ladders(predictor.Parts(act))
+	return ladders(action.Parts(act))
 }

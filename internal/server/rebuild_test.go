@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/loadgen"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -51,13 +52,13 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 		}
 		switch i % 4 {
 		case 0: // an older scheme: the stored ladders are stale
-			rec.KeyScheme = predictor.KeyScheme - 1
+			rec.KeyScheme = action.KeyScheme - 1
 			rec.Ladders = []*limenv1.Ladder{stale}
 		case 1: // written before the scheme was recorded
 		default:
-			rec.KeyScheme = predictor.KeyScheme
+			rec.KeyScheme = action.KeyScheme
 			if act, err := toAction(msg, at); err == nil {
-				for _, l := range ladders(predictor.Parts(act)) {
+				for _, l := range ladders(action.Parts(act)) {
 					rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
 				}
 			}
@@ -97,7 +98,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ls := ladders(predictor.Parts(act))
+			ls := ladders(action.Parts(act))
 			got, want := fast.PredictEach(user, ls, now), full.PredictEach(user, ls, now)
 			for i := range want {
 				if got[i] != want[i] {
@@ -105,7 +106,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 				}
 			}
 		}
-		p := fast.Predict(user, []predictor.Ladder{stale.GetKeys()}, now)
+		p := fast.Predict(user, []action.Ladder{stale.GetKeys()}, now)
 		if p.Level == "Bash:stale" || p.Level == "Bash:stale key" {
 			t.Errorf("%s: a stale ladder stored under an old key scheme was counted: %+v", user, p)
 		}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/policy"
@@ -31,8 +32,8 @@ import (
 // Model is what the server needs of a predictor. *predictor.Estimator is the
 // real one; tests put slow, failing or panicking ones in its place.
 type Model interface {
-	PredictEach(user string, ladders []predictor.Ladder, now time.Time) []predictor.Prediction
-	Observe(user string, ladders []predictor.Ladder, approved bool, at time.Time)
+	PredictEach(user string, ladders []action.Ladder, now time.Time) []predictor.Prediction
+	Observe(user string, ladders []action.Ladder, approved bool, at time.Time)
 }
 
 // Options configure a Server.
@@ -49,7 +50,7 @@ type Options struct {
 	// Self is where this limend keeps its sockets and database (see
 	// NewSelf), so that an agent touching them is blocked; nil protects
 	// only the default locations.
-	Self *predictor.Self
+	Self *action.Self
 	// TrustedGateways are OS user names (or uids) that may decide and
 	// answer for other users; nil means DefaultTrustedGateways.
 	TrustedGateways []string
@@ -142,8 +143,8 @@ func New(opts Options) (*Server, error) {
 	return s, nil
 }
 
-func ladders(parts []predictor.Part) []predictor.Ladder {
-	out := make([]predictor.Ladder, len(parts))
+func ladders(parts []action.Part) []action.Ladder {
+	out := make([]action.Ladder, len(parts))
 	for i, p := range parts {
 		out[i] = p.Keys
 	}
@@ -228,7 +229,7 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	if req.GetDryRun() {
 		in.Draw = 1 // no exploration: explain what the policy and the evidence say
 	}
-	res := engine.Decide(ctx, in, func(ctx context.Context, ls []predictor.Ladder) ([]predictor.Prediction, error) {
+	res := engine.Decide(ctx, in, func(ctx context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.model.PredictEach(user, ls, start), nil
 	})
 	// Nothing Parts left out may weaken the verdict, and an oversized input
@@ -475,7 +476,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	if err != nil {
 		return nil, toStatus(fmt.Errorf("decode the asked action: %w", err))
 	}
-	parts := predictor.Parts(act)
+	parts := action.Parts(act)
 	if req.GetChoice() == limenv1.Choice_CHOICE_APPROVE {
 		// The policy may have changed since the ask was queued: a block
 		// rule in force now outranks a person's approval, as it would
@@ -490,7 +491,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	ls := ladders(parts)
 	rec := &limenv1.AnswerRecord{
 		AskId: req.GetAskId(), Action: dec.GetAction(), Choice: req.GetChoice(), Scope: scope,
-		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: predictor.KeyScheme,
+		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme,
 	}
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})

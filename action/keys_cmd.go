@@ -1,0 +1,695 @@
+package action
+
+import (
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// optSpec describes a command's options well enough to skip them.
+type optSpec struct {
+	valueShort string          // short options that take a value (-u root, -uroot)
+	valueLong  map[string]bool // long options that take a value unless given with =
+	assigns    bool            // NAME=value words before the wrapped command (env, sudo)
+}
+
+func set(s ...string) map[string]bool {
+	m := make(map[string]bool, len(s))
+	for _, x := range s {
+		m[x] = true
+	}
+	return m
+}
+
+func isAssignment(s string) bool {
+	eq := strings.IndexByte(s, '=')
+	if eq <= 0 {
+		return false
+	}
+	for i := 0; i < eq; i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// binDirs are the directories whose programs are keyed by their base name:
+// /usr/bin/git is git. Programs elsewhere (./deploy.sh, venv/bin/pip) keep
+// their path, so a script in one place does not borrow the answers given
+// for a script of the same name in another.
+var binDirs = [...]string{"/usr/bin/", "/bin/", "/usr/local/bin/", "/usr/sbin/", "/sbin/", "/opt/homebrew/bin/", "/usr/local/sbin/"}
+
+func programName(w word) string {
+	if !w.lit {
+		return w.text
+	}
+	for _, d := range binDirs {
+		if rest, ok := strings.CutPrefix(w.text, d); ok && rest != "" && !strings.Contains(rest, "/") {
+			return rest
+		}
+	}
+	return w.text
+}
+
+// shells are the programs that run `-c` strings, scripts, or their stdin.
+var shells = set("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish")
+
+// interpreters run code from a script argument, -c/-e/-m, or stdin.
+var interpreters = set("python", "python2", "python3", "node", "nodejs", "ruby", "perl", "php", "pwsh", "powershell", "osascript", "lua", "Rscript", "deno", "bun", "tsx", "ts-node")
+
+// interpreterBase maps versioned names (python3.12) to their family.
+func interpreterBase(prog string) string {
+	if strings.HasPrefix(prog, "python") {
+		rest := strings.TrimLeft(prog[len("python"):], "0123456789.")
+		if rest == "" {
+			return "python"
+		}
+	}
+	return prog
+}
+
+// shellScriptArg returns the index in cmd of the string a shell runs with
+// -c, or -1.
+func shellScriptArg(cmd []word) int {
+	withC := false
+	for i := 1; i < len(cmd); i++ {
+		t := cmd[i].text
+		if !cmd[i].lit {
+			return -1
+		}
+		if t == "--" {
+			if withC && i+1 < len(cmd) {
+				return i + 1
+			}
+			return -1
+		}
+		if len(t) > 1 && (t[0] == '-' || t[0] == '+') && !strings.HasPrefix(t, "--") {
+			if t == "-o" || t == "+o" || t == "-O" || t == "+O" {
+				i++
+				continue
+			}
+			if strings.IndexByte(t, 'c') > 0 {
+				withC = true
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "--") {
+			continue
+		}
+		if withC {
+			return i
+		}
+		return -1
+	}
+	return -1
+}
+
+// readsScriptFromStdin reports whether a shell or interpreter would run
+// code read from its standard input: no script, no -c/-e/-m.
+func readsScriptFromStdin(prog string, args []word) bool {
+	base := interpreterBase(prog)
+	if !shells[base] && !interpreters[base] {
+		return false
+	}
+	for _, a := range args {
+		t := a.text
+		if !a.lit {
+			return false
+		}
+		switch {
+		case t == "-" || t == "-s" || t == "--":
+			return true
+		case strings.HasPrefix(t, "-"):
+			if t == "-c" || t == "-e" || t == "-m" || t == "--eval" || t == "-E" || t == "--command" {
+				return false
+			}
+			continue
+		}
+		return false // a script file or arguments
+	}
+	return true
+}
+
+// teeMarks returns the write marks of tee's file arguments.
+func teeMarks(args []word) []string {
+	mark := ">"
+	files := false
+	for _, a := range args {
+		switch {
+		case a.text == "-a" || a.text == "--append":
+			mark = ">>"
+		case strings.HasPrefix(a.text, "-") && a.lit:
+		case a.lit && harmlessSink(a.text):
+		default:
+			files = true
+		}
+	}
+	if !files {
+		return nil
+	}
+	return []string{mark}
+}
+
+// copiers write to their last operand.
+var copiers = set("cp", "mv", "install", "ln", "rsync")
+
+// remoteCopiers reach another machine through a host:path operand.
+var remoteCopiers = set("scp", "rsync", "sftp")
+
+// argMarks are the risk marks of what a command's operands name: a secret
+// file (secret-file: `cat .env`, `head certs/server.key`), another machine
+// (remote-host: `scp -r . me@host:/tmp/`) and, for commands that copy, a
+// destination outside the workspace and /tmp (write-outside: `cp x
+// /usr/local/bin/`). They put `cat .env` on another ladder level than
+// `cat README.md`, so that approving one never vouches for the other.
+func (w walker) argMarks(prog string, args []word) []string {
+	var marks []string
+	secret, remote := false, false
+	last := ""
+	for _, a := range args {
+		if a.lit && strings.HasPrefix(a.text, "-") && !secret {
+			// A path stuck to an option is read too: curl -H@~/.netrc,
+			// git commit -F.env, --pathspec-from-file=.env.
+			for _, v := range optionValues(a.text) {
+				if secretAt(v, w.cwd, w.home) {
+					secret = true
+					marks = append(marks, "secret-file")
+					break
+				}
+			}
+		}
+		if !a.lit || strings.HasPrefix(a.text, "-") {
+			continue
+		}
+		t := a.text
+		last = t
+		if !secret && secretAt(t, w.cwd, w.home) {
+			secret = true
+			marks = append(marks, "secret-file")
+		}
+		if !remote && remoteCopiers[prog] && isRemoteTarget(t) {
+			remote = true
+			marks = append(marks, "remote-host")
+		}
+	}
+	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
+		marks = append(marks, "write-outside")
+	}
+	if copiers[prog] && last != "" && runsConfig(last) || removers[prog] && anyRunsConfig(args) || prog == "tee" && anyRunsConfig(args) {
+		// .git/config, .git/hooks/*, .gitattributes, node_modules/.bin/*,
+		// .npmrc, .curlrc, a shell's rc file: files whose content an
+		// ordinary, approved command then runs.
+		marks = append(marks, "runs-config")
+	}
+	if prog == "mv" && last != "" && !isRemoteTarget(last) && w.leavesWorkspace(last) && len(args) > 1 {
+		marks = append(marks, "moves-out") // mv src /tmp/gone takes the project's files away
+	}
+	if (prog == "cp" || prog == "install") && len(args) > 1 {
+		for _, a := range args[:len(args)-1] {
+			if a.text == "/dev/null" {
+				marks = append(marks, "truncates") // cp /dev/null src/app.js empties it
+				break
+			}
+		}
+	}
+	if prog == "curl" || prog == "wget" {
+		// A URL of another scheme than http(s) reaches more than a web
+		// API: file:// reads a file, gopher:// and dict:// speak raw bytes
+		// to any local service.
+		for _, a := range args {
+			t := strings.ToLower(a.text)
+			scheme, _, ok := strings.Cut(t, "://")
+			if !a.lit || !ok || strings.HasPrefix(t, "-") || scheme == "http" || scheme == "https" {
+				continue
+			}
+			marks = append(marks, "other-scheme")
+			if scheme == "file" && !secret {
+				if p, err := url.PathUnescape(a.text[len(scheme)+3:]); err == nil && (secretAt(p, w.cwd, w.home) || holdsSecrets(p, w.cwd, w.home)) {
+					marks = append(marks, "secret-file")
+				}
+			}
+			break
+		}
+	}
+	if prog == "git" && len(args) > 0 {
+		if sub := subcommand(prog, args); sub == "push" || sub == "pull" || sub == "fetch" {
+			for _, a := range args {
+				if v, ok := strings.CutPrefix(a.text, "--repo="); ok && v != "" && !isRemoteName(v) {
+					marks = append(marks, "remote-url")
+					break
+				}
+			}
+			for i, a := range args {
+				if i > 0 && subcommandPrograms["git"][args[i-1].text] {
+					continue // the value of -C, --git-dir …
+				}
+				if t := a.text; a.lit && !strings.HasPrefix(t, "-") && (strings.Contains(t, "://") || strings.HasPrefix(t, "/") || strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || isRemoteTarget(t) && strings.Contains(t, "@")) {
+					marks = append(marks, "remote-url") // a remote named by URL, not one of the repository's
+					break
+				}
+			}
+		}
+	}
+	if removers[prog] && !slices.Contains(marks, "write-outside") {
+		// mv takes its sources away and rm, shred, chmod … change what
+		// they name: any operand outside the workspace is a write there
+		// (mv ~ /dev/null), whatever approving rm of a build file said.
+		for _, a := range args {
+			if a.lit && !strings.HasPrefix(a.text, "-") && !isRemoteTarget(a.text) && w.outside(a.text) {
+				marks = append(marks, "write-outside")
+				break
+			}
+		}
+	}
+	if removers[prog] {
+		// rm *, rm -f -- */*, mv * /tmp: every file of a directory, not
+		// the build file an approval of rm was about; rm *.go or a list
+		// of files are many files at once.
+		operands, globs := 0, false
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "-") && a.lit {
+				continue
+			}
+			operands++
+			if a.glob && strings.Trim(path.Base(a.text), "*.") == "" {
+				marks = append(marks, "every-file")
+				break
+			}
+			globs = globs || a.glob
+		}
+		if globs || operands > 3 && prog != "chmod" && prog != "chown" {
+			marks = append(marks, "many-files")
+		}
+	}
+	if prog == "git" {
+		if sub := subcommand(prog, args); sub == "checkout" || sub == "restore" {
+			if discardsChanges(args) {
+				marks = append(marks, "discards-changes")
+			}
+		}
+	}
+	if !secret && readsTrees(prog, args) {
+		// A recursive read of a directory that holds credentials (grep -r
+		// token ~/.config, tar czf x ~) reads them, though no operand
+		// names one.
+		for _, a := range args {
+			if a.lit && !strings.HasPrefix(a.text, "-") && holdsSecrets(a.text, w.cwd, w.home) {
+				marks = append(marks, "secret-file")
+				break
+			}
+		}
+	}
+	return marks
+}
+
+// runsConfigNames are files whose content ordinary commands run or obey:
+// git's and the shells' configuration and hooks, package managers' rc
+// files, test bootstraps. An agent that copies over one of them makes an
+// approved `git status` or `npm test` run what it wrote.
+var runsConfigNames = set(".mcp.json", ".claude.json", "CLAUDE.md", "AGENTS.md", "GEMINI.md", "go.mod", ".pnpmfile.cjs", "rust-toolchain", "rust-toolchain.toml", "go.work", ".tool-versions", ".mise.toml", "mise.toml", ".nvmrc",
+	".node-version", ".python-version", ".ruby-version", "Cargo.toml", ".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
+	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc", ".pythonrc",
+	"conftest.py", "sitecustomize.py", "usercustomize.py", ".pre-commit-config.yaml", "package.json", "Makefile", "makefile", "GNUmakefile",
+	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml")
+
+// isRemoteName reports whether s reads as a remote's name (origin), not a
+// URL or path.
+func isRemoteName(s string) bool {
+	return s != "" && !strings.ContainsAny(s, ":/@.")
+}
+
+// runsConfigPrefixes start the names of JavaScript tools' configuration
+// files, which are code the tool runs (jest.config.js, vite.config.ts).
+var runsConfigPrefixes = []string{"jest.config.", "vitest.config.", "webpack.config.", "eslint.config.", ".eslintrc", "vite.config.",
+	"babel.config.", ".babelrc", ".mocharc", "rollup.config.", "next.config.", "nuxt.config.", "playwright.config.", "karma.conf.",
+	"svelte.config.", "astro.config.", "tailwind.config.", "postcss.config.", "prettier.config.", ".prettierrc.", "metro.config.",
+	"gulpfile.", "gruntfile.", "noxfile.py", "fabfile.py", "dodo.py"}
+
+// runsConfigLower is runsConfigNames in lower case, as runsConfig looks.
+var runsConfigLower = func() map[string]bool {
+	m := make(map[string]bool, len(runsConfigNames))
+	for n := range runsConfigNames {
+		m[strings.ToLower(n)] = true
+	}
+	return m
+}()
+
+// runsConfigDirs hold files that are run or obeyed as they are.
+var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".cursor/", "node_modules/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
+	".config/systemd/", ".config/autostart/", ".config/git/", "launchagents/", ".direnv/"}
+
+// runsConfig reports whether writing or removing p changes what an
+// ordinary command runs.
+func runsConfig(p string) bool {
+	// Lower case: on a case-insensitive file system (macOS) .GIT/config is
+	// .git/config. A directory named as such (mv src .cargo) counts.
+	p = strings.ToLower(path.Clean(p)) + "/"
+	base := path.Base(p)
+	if runsConfigLower[base] {
+		return true
+	}
+	for _, pre := range runsConfigPrefixes {
+		if strings.HasPrefix(base, pre) {
+			return true
+		}
+	}
+	for _, d := range runsConfigDirs {
+		if strings.HasPrefix(p, d) || strings.Contains(p, "/"+d) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyRunsConfig(args []word) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a.text, "-") && runsConfig(a.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// removers change or take away every file they name, not only their last
+// operand.
+var removers = set("mv", "rm", "rmdir", "unlink", "shred", "truncate", "chmod", "chown", "chgrp", "chattr", "setfacl", "srm", "trash", "trash-put", "gio")
+
+// recursiveReaders read whole directory trees: always, or with one of
+// their recursive flags.
+var recursiveReaders = map[string][]string{
+	"rg": nil, "ag": nil, "ack": nil, "tar": nil, "bsdtar": nil, "7z": nil, "du": nil,
+	"grep": {"-r", "-R", "--recursive", "--dereference-recursive", "-d"}, "egrep": {"-r", "-R", "--recursive"}, "fgrep": {"-r", "-R", "--recursive"},
+	"zip": {"-r", "-R", "--recurse-paths"}, "cp": {"-r", "-R", "-a", "--recursive", "--archive"},
+	"rsync": {"-r", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "sftp": {"-r"},
+	"base64": nil, "cat": nil, "strings": nil, "xxd": nil, "od": nil, "hexdump": nil,
+}
+
+// readsTrees reports whether prog with args reads whole directories: it
+// always does, or a recursive flag is given (also inside a short-option
+// cluster such as -rn).
+func readsTrees(prog string, args []word) bool {
+	flags, ok := recursiveReaders[prog]
+	if !ok {
+		return false
+	}
+	if flags == nil {
+		return true
+	}
+	for _, a := range args {
+		t := a.text
+		if !a.lit || !strings.HasPrefix(t, "-") {
+			continue
+		}
+		for _, f := range flags {
+			if t == f || strings.HasPrefix(t, f+"=") {
+				return true
+			}
+			if len(f) == 2 && !strings.HasPrefix(t, "--") && strings.ContainsRune(t[1:], rune(f[1])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isRemoteTarget reports whether an operand has the [user@]host:path shape
+// of scp and rsync (and is not a URL or a Windows drive).
+func isRemoteTarget(t string) bool {
+	host, _, ok := strings.Cut(t, ":")
+	if !ok || host == "" || strings.Contains(host, "/") || len(host) == 1 || strings.Contains(t, "://") {
+		return false
+	}
+	return true
+}
+
+// leavesWorkspace reports whether a path lies outside the working
+// directory, /tmp included: what is moved there is gone from the project.
+func (w walker) leavesWorkspace(t string) bool {
+	if w.outside(t) {
+		return true
+	}
+	if strings.HasPrefix(t, "/") {
+		c := path.Clean(t)
+		return w.cwd == "" || c != w.cwd && !strings.HasPrefix(c, w.cwd+"/")
+	}
+	return false
+}
+
+// outside reports whether a path operand lies outside the working
+// directory and /tmp.
+func (w walker) outside(t string) bool {
+	switch {
+	case t == "~" || strings.HasPrefix(t, "~/"):
+		if w.home == "" {
+			return true
+		}
+		t = w.home + t[1:]
+	case strings.HasPrefix(t, "~"):
+		return true // ~root/.bashrc: a home directory, never the workspace
+	case !strings.HasPrefix(t, "/"):
+		return strings.HasPrefix(path.Clean(t), "..")
+	}
+	t = path.Clean(t)
+	if t == "/tmp" || strings.HasPrefix(t, "/tmp/") || harmlessSink(t) {
+		return false
+	}
+	return w.cwd == "" || w.cwd == "/" || (t != w.cwd && !strings.HasPrefix(t, w.cwd+"/"))
+}
+
+// envDumpMark marks a command that prints the environment, where tokens
+// and keys live: env, printenv, set, export -p, cat /proc/self/environ.
+const envDumpMark = "secret-env"
+
+// envDump reports whether a command prints environment variables: env
+// with no command (seen through otherwise), printenv, set alone, ps's e
+// option, or a read of a process's environ file.
+func envDump(prog string, args []word) bool {
+	switch prog {
+	case "env", "printenv":
+		return true // env with a command is seen through and never keyed as env
+	case "set":
+		return len(args) == 0
+	case "ps":
+		for _, a := range args {
+			t := a.text
+			if !strings.HasPrefix(t, "-") && strings.ContainsAny(t, "eE") {
+				return true // BSD e: the environment after each command
+			}
+			if strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.Count(t, "e") > 1 {
+				return true
+			}
+		}
+	case "compgen":
+		return false
+	case "jq", "gojq", "jaq":
+		// env and $ENV in a jq program are the environment.
+		for _, a := range args {
+			if !strings.HasPrefix(a.text, "-") && (jqEnv.MatchString(a.text)) {
+				return true
+			}
+		}
+	case "make", "gmake":
+		for _, a := range args {
+			if a.text == "-p" || a.text == "--print-data-base" || strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "p") && len(a.text) < 6 {
+				return true // the database holds every variable, the environment's included
+			}
+		}
+	case "npm", "pnpm", "yarn", "bun":
+		// npm run env prints the environment scripts run with.
+		for i, a := range args {
+			if a.text == "env" && i > 0 && (args[i-1].text == "run" || args[i-1].text == "run-script") {
+				return true
+			}
+		}
+	}
+	for _, a := range args {
+		if environFile(a.text) {
+			return true
+		}
+	}
+	return secretVars(args)
+}
+
+var jqEnv = regexp.MustCompile(`(^|[^A-Za-z0-9_.$])(env|\$ENV|\$__loc__)\b`)
+
+// secretVarName matches the names people give the variables that hold
+// credentials: $GITHUB_TOKEN, $AWS_SECRET_ACCESS_KEY, $DB_PASSWORD.
+var secretVarName = regexp.MustCompile(`(?i)(TOKEN|SECRET|PASSW|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIAL|AUTH|COOKIE|SESSION_?ID|^AWS_|^GH_|^GITHUB_|^NPM_|^OPENAI_|^ANTHROPIC_|^GOOGLE_APPLICATION|^AZURE_|^VAULT_|^DOCKER_PASS|^PGPASS|^MYSQL_PWD)`)
+
+var paramRef = regexp.MustCompile(`\$\{?!?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// secretVars reports whether an argument expands a variable whose name
+// says it holds a credential (echo $AWS_SECRET_ACCESS_KEY, curl
+// "https://x/?k=$GITHUB_TOKEN"), or expands variables indirectly (${!v}),
+// which can read any.
+func secretVars(args []word) bool {
+	for _, a := range args {
+		if a.lit && !a.computed {
+			continue
+		}
+		if strings.Contains(a.text, "${!") {
+			return true
+		}
+		for _, m := range paramRef.FindAllStringSubmatch(a.text, -1) {
+			if secretVarName.MatchString(m[1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// environFile reports whether a path names a process's environment.
+func environFile(p string) bool {
+	return p == "environ" || strings.HasSuffix(p, "/environ") || strings.HasSuffix(p, "/environ*") || strings.HasPrefix(p, "/proc/") && strings.Contains(p, "environ")
+}
+
+// readMark is the mark of a file a redirection reads: a secret, or a
+// process's environment.
+func readMark(target word) string {
+	switch {
+	case environFile(target.text):
+		return envDumpMark
+	case !target.lit:
+		return ""
+	case isSecretPath(target.text) || target.glob && isSecretPath(strings.TrimRight(target.text, "*?")):
+		return "secret-file"
+	}
+	return ""
+}
+
+// configEnvNames move where a program reads its configuration from (HOME=src
+// git status reads src/.gitconfig, CURL_HOME=src curl reads src/.curlrc):
+// to a file the agent may have written.
+var configEnvNames = set("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "CURL_HOME", "WGETRC", "GIT_CONFIG",
+	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "NPM_CONFIG_USERCONFIG",
+	"NPM_CONFIG_GLOBALCONFIG", "npm_config_userconfig", "npm_config_globalconfig", "YARN_RC_FILENAME", "PIP_CONFIG_FILE",
+	"CARGO_HOME", "GOENV", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "NODE_PATH", "BASH_ENV", "ENV", "ZDOTDIR", "INPUTRC",
+	"MAKEFILES", "DOCKER_CONFIG", "KUBECONFIG", "SSH_CONFIG", "GNUPGHOME",
+	// where code is fetched from, and whether it is checked
+	"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE", "GOTOOLCHAIN", "GOPRIVATE", "GONOPROXY", "GOPATH", "GOCACHE",
+	"GOMODCACHE", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "POETRY_REPOSITORIES",
+	"RUSTUP_TOOLCHAIN", "RUSTUP_HOME", "RUSTUP_DIST_SERVER", "YARN_NPM_REGISTRY_SERVER", "BUNDLE_MIRROR", "GEM_HOME", "GEM_SOURCE")
+
+// configEnv reports whether the assignments before a command (words that
+// are NAME=value) move where it reads configuration from.
+func configEnv(before []word) bool {
+	for _, w := range before {
+		if name, _, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && configEnvNames[name] {
+			return true
+		}
+		if name, _, ok := strings.Cut(w.text, "="); ok && (strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") || strings.HasPrefix(name, "CARGO_REGISTRIES_") || strings.HasPrefix(name, "PIP_")) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsPatchFromStdin reports whether git apply or git am would apply a
+// patch read from its input: curl … | git apply changes the project with
+// what a server sent.
+func readsPatchFromStdin(prog, sub string, args []word) bool {
+	if prog != "git" || sub != "apply" && sub != "am" && sub != "apply --index" {
+		return false
+	}
+	for _, a := range args[1:] {
+		if a.text == "-" {
+			return true
+		}
+		if !strings.HasPrefix(a.text, "-") && a.text != sub {
+			return false // a patch file
+		}
+	}
+	return true
+}
+
+// makefileMarks: make run on a makefile other than the project's own
+// (-f FILE, --file=FILE, -fFILE, or through MAKEFLAGS) runs what that file
+// says, which an approval of make in the project says nothing about.
+func makefileMarks(before, args []word) []string {
+	standard := set("Makefile", "makefile", "GNUmakefile", "./Makefile", "./makefile", "./GNUmakefile")
+	other := func(f string) bool { return f != "" && !standard[f] }
+	for i, a := range args {
+		t := a.text
+		switch {
+		case (t == "-f" || t == "--file" || t == "--makefile") && i+1 < len(args):
+			if other(args[i+1].text) {
+				return []string{"other-makefile"}
+			}
+		case strings.HasPrefix(t, "--file=") || strings.HasPrefix(t, "--makefile="):
+			_, f, _ := strings.Cut(t, "=")
+			if other(f) {
+				return []string{"other-makefile"}
+			}
+		case strings.HasPrefix(t, "-f") && len(t) > 2 && !strings.HasPrefix(t, "--"):
+			if other(t[2:]) {
+				return []string{"other-makefile"}
+			}
+		}
+	}
+	for _, w := range before {
+		if v, ok := strings.CutPrefix(w.text, "MAKEFLAGS="); ok && (strings.Contains(v, "-f") || strings.Contains(v, "--file") || strings.Contains(v, "--makefile")) {
+			return []string{"other-makefile"}
+		}
+	}
+	return nil
+}
+
+// optionValues returns what an option word may name as a file: after its
+// "=" (--file=.env), after an "@" (-H@file, @file), and the rest of a short
+// option (-F.env).
+func optionValues(t string) []string {
+	var out []string
+	if _, v, ok := strings.Cut(t, "="); ok && v != "" {
+		out = append(out, strings.TrimPrefix(v, "@"))
+	}
+	if i := strings.IndexByte(t, '@'); i >= 0 && i+1 < len(t) {
+		out = append(out, t[i+1:])
+	}
+	if len(t) > 2 && t[1] != '-' {
+		out = append(out, strings.TrimPrefix(t[2:], "@"))
+	}
+	return out
+}
+
+// discardsChanges reports whether git checkout or git restore is given
+// paths (not only a branch): :/, ., a glob, a tree-ish and paths, which
+// overwrite uncommitted work with no way back.
+func discardsChanges(args []word) bool {
+	operands := 0
+	for _, a := range args[1:] {
+		t := a.text
+		if strings.HasPrefix(t, "-") {
+			if t == "-b" || t == "-B" || t == "--orphan" || t == "-c" || t == "-C" {
+				return false // a new branch
+			}
+			continue
+		}
+		operands++
+		if t == "." || t == "./" || strings.HasPrefix(t, ":/") || strings.HasPrefix(t, ":(") || a.glob || strings.ContainsAny(t, "*?[") {
+			return true
+		}
+	}
+	return operands > 1
+}
+
+// makeEnv reports whether make's command-line variables (make NAME=value
+// …, which make exports to its recipes) move configuration or name
+// programs: make HOME=src test, make LD_PRELOAD=x.so build, make
+// GOFLAGS=-toolexec=x build.
+func makeEnv(args []word) bool {
+	var assigns []word
+	for _, a := range args {
+		if a.lit && isAssignment(a.text) {
+			assigns = append(assigns, a)
+			if name, _, _ := strings.Cut(a.text, "="); envRuns(name) != envNone {
+				return true
+			}
+		}
+	}
+	return configEnv(assigns)
+}
