@@ -109,8 +109,10 @@
 // record, and its views point into the file's memory map.
 //
 // NextID reserves ids in blocks of 4096 with one synchronous write per
-// block, so ids jump by up to a block after every restart. Ids are unique
-// and increasing, but not dense.
+// block. A clean Close gives the unused rest of the block back, so after a
+// clean restart ids go on from where they stopped; after a crash they jump
+// by up to a block, which is what keeps them unique. Ids are unique and
+// increasing, but not dense.
 //
 // Every synchronous write costs an fsync; on a laptop SSD that is around a
 // millisecond, which bounds the answer rate, not the decision rate.
