@@ -10,7 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/encoding/protowire"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // AnswerView is what rebuilding the predictor reads of one stored answer,
@@ -24,7 +24,7 @@ type AnswerView struct {
 	// AnsweredBy is who answered (AnswerRecord.answered_by).
 	AnsweredBy []byte
 	// Choice and Time are the record's.
-	Choice limenv1.Choice
+	Choice storev1.Choice
 	Time   time.Time
 	// KeyScheme is the version of the key ladders that made Ladders.
 	KeyScheme uint32
@@ -158,7 +158,7 @@ func (v *AnswerView) decodeAt(k, b []byte) error {
 	return nil
 }
 
-// Field numbers of the messages AnswerView reads (proto/limen/v1/limen.proto).
+// Field numbers of the messages AnswerView reads (proto/limen/store/v1/store.proto).
 const (
 	answerAction    = 3  // AnswerRecord.action
 	answerChoice    = 4  // AnswerRecord.choice
@@ -191,7 +191,7 @@ func (v *AnswerView) decode(b []byte) error {
 				return nil
 			})
 		case num == answerChoice && typ == protowire.VarintType:
-			v.Choice = limenv1.Choice(int32(x))
+			v.Choice = storev1.Choice(int32(x))
 		case num == answerBy && typ == protowire.BytesType:
 			if !utf8.Valid(val) {
 				return errNotUTF8

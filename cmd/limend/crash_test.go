@@ -20,6 +20,7 @@ import (
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // TestCrashKeepsEveryAcknowledgedAnswer runs the real limend binary, has
@@ -43,7 +44,7 @@ func TestCrashKeepsEveryAcknowledgedAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := strings.Replace(policy.DefaultDocument, "ask = []", `ask = ["Task"]`, 1)
-	if _, err := st.SetPolicy(0, &limenv1.Policy{Document: doc, Author: "test"}); err != nil {
+	if _, err := st.SetPolicy(0, &storev1.Policy{Document: doc, Author: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -137,11 +138,11 @@ func TestCrashKeepsEveryAcknowledgedAnswer(t *testing.T) {
 			t.Fatalf("acknowledged ask %d: %v", a.id, err)
 		}
 		o := d.GetOutcome()
-		want := limenv1.Choice_CHOICE_DENY
+		want := storev1.Choice_CHOICE_DENY
 		if a.approve {
-			want = limenv1.Choice_CHOICE_APPROVE
+			want = storev1.Choice_CHOICE_APPROVE
 		}
-		if o.GetState() != limenv1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != want {
+		if o.GetState() != storev1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != want {
 			t.Fatalf("acknowledged ask %d has outcome %v; want answered %v", a.id, o, want)
 		}
 	}
