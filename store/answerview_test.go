@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	storev1 "github.com/limenhq/limen/store/storev1"
@@ -297,3 +298,37 @@ func TestAnswerViewsAcrossPages(t *testing.T) {
 }
 
 var errStop = errors.New("stop")
+
+// TestAnswerViewFieldNumbersMatchStoreProto: the hand decoder's field
+// numbers are those of the messages it decodes, so a change to
+// store.proto cannot leave it reading the wrong fields.
+func TestAnswerViewFieldNumbersMatchStoreProto(t *testing.T) {
+	rec := (&storev1.AnswerRecord{}).ProtoReflect().Descriptor().Fields()
+	act := (&storev1.Action{}).ProtoReflect().Descriptor().Fields()
+	lad := (&storev1.Ladder{}).ProtoReflect().Descriptor().Fields()
+	ts := (&timestamppb.Timestamp{}).ProtoReflect().Descriptor().Fields()
+	for _, c := range []struct {
+		fields interface {
+			ByName(protoreflect.Name) protoreflect.FieldDescriptor
+		}
+		name string
+		num  protowire.Number
+		kind protoreflect.Kind
+	}{
+		{rec, "action", answerAction, protoreflect.MessageKind},
+		{rec, "choice", answerChoice, protoreflect.EnumKind},
+		{rec, "answered_by", answerBy, protoreflect.StringKind},
+		{rec, "time", answerTime, protoreflect.MessageKind},
+		{rec, "key_scheme", answerKeyScheme, protoreflect.Uint32Kind},
+		{rec, "ladders", answerLadders, protoreflect.MessageKind},
+		{act, "user", actionUser, protoreflect.StringKind},
+		{lad, "keys", ladderKeys, protoreflect.StringKind},
+		{ts, "seconds", timeSeconds, protoreflect.Int64Kind},
+		{ts, "nanos", timeNanos, protoreflect.Int32Kind},
+	} {
+		fd := c.fields.ByName(protoreflect.Name(c.name))
+		if fd == nil || fd.Number() != c.num || fd.Kind() != c.kind {
+			t.Errorf("field %s: store.proto has %v, the decoder reads number %d as %v", c.name, fd, c.num, c.kind)
+		}
+	}
+}
