@@ -36,12 +36,16 @@
 // The records are the store's own messages, not the API's (limenv1):
 // limend converts between the two (internal/server/storeconv.go), so an
 // API change is not a change of anyone's file, and the store links no
-// gRPC. Until schema version 2 the records were limenv1 messages; storev1
-// began as a copy of them with the same field numbers and types, so those
-// files read as they are, with no migration and no schema version bump
+// gRPC. Files written before that split (schema version 2, still the
+// current one) hold limenv1 messages; storev1 began as a copy of them with
+// the same field numbers and types, so those files read as they are, with
+// no migration and no schema version bump
 // (TestReadsFilesWrittenWithAPIMessages opens one the old code wrote). A
 // migration would have rewritten every record of every file at the first
-// start, for bytes that are already right.
+// start, for bytes that are already right. From here the two evolve apart:
+// store.proto changes only as stored data may (a new field under a new
+// number; a number never reused or retyped), and anything else is a
+// migration in schema.go.
 //
 // Decision ids and ask ids share one id space: an ask's id is the id of the
 // decision that asked. The API shows ids as decimal strings ("42"); use
