@@ -1,12 +1,12 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -25,12 +25,12 @@ func (m *Model) answer(ask *limenv1.PendingAsk, choice limenv1.Choice, scope lim
 	req := &limenv1.AnswerRequest{AskId: id, Choice: choice, Scope: scope, Note: note}
 	m.sending[id] = answerWords(req)
 	m.setStatus(false, "sending %s for ask %s…", answerWords(req), id)
-	api := m.opts.API
+	lm := m.opts.Client
 	hasSession := ask.GetDecision().GetAction().GetSession() != ""
 	ctx, cancel := m.call()
 	return func() tea.Msg {
 		defer cancel()
-		resp, err := api.Answer(ctx, req)
+		resp, err := lm.Answer(ctx, req)
 		return answerSentMsg{req: req, resp: resp, err: err, hasSession: hasSession}
 	}
 }
@@ -58,7 +58,7 @@ func (m *Model) answered(msg answerSentMsg) tea.Cmd {
 	delete(m.sending, id)
 	if msg.err != nil {
 		m.log.Warn("answer not delivered", "ask", id, "err", msg.err)
-		if status.Code(msg.err) == codes.FailedPrecondition {
+		if errors.Is(msg.err, client.ErrAnswerRefused) {
 			// Someone else answered first, or it expired: not ours.
 			m.setStatus(true, "ask %s was not answered by you: %s", id, describeErr(msg.err))
 			return nil
@@ -203,36 +203,36 @@ func (m *Model) saveRule(askID, pattern string, v policy.Verdict) tea.Cmd {
 	if v == policy.Block {
 		listName, choice = "block", limenv1.Choice_CHOICE_DENY
 	}
-	api := m.opts.API
+	lm := m.opts.Client
 	ctx, cancel := m.call()
 	return func() tea.Msg {
 		defer cancel()
 		out := ruleSavedMsg{askID: askID, pattern: pattern, list: listName}
 		for try := 0; ; try++ {
-			cur, err := api.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+			cur, err := lm.GetPolicy(ctx)
 			if err != nil {
 				out.err = fmt.Errorf("read the policy: %s", describeErr(err))
 				return out
 			}
-			doc, err := policy.AddRule(cur.GetPolicy().GetDocument(), listName, pattern)
+			doc, err := policy.AddRule(cur.GetDocument(), listName, pattern)
 			if err != nil {
 				out.err = err
 				return out
 			}
-			set, err := api.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc})
-			if status.Code(err) == codes.Aborted && try < maxPolicyRetries {
+			set, err := lm.SetPolicy(ctx, cur.GetVersion(), doc)
+			if errors.Is(err, client.ErrPolicyChanged) && try < maxPolicyRetries {
 				continue // changed under us: read it again
 			}
 			if err != nil {
 				out.err = fmt.Errorf("save the policy: %s", describeErr(err))
 				return out
 			}
-			out.version = set.GetPolicy().GetVersion()
+			out.version = set.GetVersion()
 			break
 		}
 		req := &limenv1.AnswerRequest{AskId: askID, Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE,
 			Note: "made the rule " + pattern}
-		resp, err := api.Answer(ctx, req)
+		resp, err := lm.Answer(ctx, req)
 		out.answer = answerSentMsg{req: req, resp: resp, err: err}
 		return out
 	}

@@ -98,18 +98,18 @@ func TestFlowWithLimend(t *testing.T) {
 
 	// An ask rule makes every command an ask, whatever the predictor
 	// learns from the answers below.
-	cur, err := c.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+	cur, err := c.GetPolicy(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := strings.Replace(policy.DefaultDocument, "ask = []", `ask = ["Bash"]`, 1)
-	if _, err := c.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc}); err != nil {
+	if _, err := c.SetPolicy(t.Context(), cur.GetVersion(), doc); err != nil {
 		t.Fatalf("SetPolicy: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	m := New(ctx, Options{API: c.API, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
+	m := New(ctx, Options{Client: c, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
 	defer m.Close()
 	// Real timers, but ones that end with the test.
 	m.after = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
@@ -129,13 +129,13 @@ func TestFlowWithLimend(t *testing.T) {
 
 	decide := func(cmd string) string {
 		t.Helper()
-		resp, err := c.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{
+		v := c.Decide(t.Context(), &limenv1.Action{
 			User: "ana", Agent: "claude-code", Session: "s1", Tool: "Bash",
-			InputJson: `{"command":"` + cmd + `"}`, Cwd: "/home/ana/shop"}})
-		if err != nil || resp.GetDecision().GetAskId() == "" {
-			t.Fatalf("Decide(%s) = %v, %v; want an ask", cmd, resp, err)
+			InputJson: `{"command":"` + cmd + `"}`, Cwd: "/home/ana/shop"})
+		if v.Err != nil || v.Decision.GetAskId() == "" {
+			t.Fatalf("Decide(%s) = %v %q, %v; want an ask", cmd, v.Verdict, v.Reason, v.Err)
 		}
-		return resp.GetDecision().GetAskId()
+		return v.Decision.GetAskId()
 	}
 
 	// An ask appears without a refresh, and the TUI approves it.
@@ -146,7 +146,7 @@ func TestFlowWithLimend(t *testing.T) {
 	}
 	awaited := make(chan *limenv1.AwaitResponse, 1)
 	go func() {
-		resp, err := c.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: id})
+		resp, err := c.Await(t.Context(), id, 5*time.Second)
 		if err != nil {
 			t.Errorf("Await: %v", err)
 		}
@@ -166,7 +166,7 @@ func TestFlowWithLimend(t *testing.T) {
 	// An ask answered elsewhere (as limenctl answer does) disappears.
 	other := decide("terraform plan")
 	r.until("the second ask appears", func() bool { return m.pending[other] != nil })
-	if _, err := c.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: other, Choice: limenv1.Choice_CHOICE_DENY}); err != nil {
+	if _, err := c.Answer(t.Context(), &limenv1.AnswerRequest{AskId: other, Choice: limenv1.Choice_CHOICE_DENY}); err != nil {
 		t.Fatal(err)
 	}
 	r.until("the ask answered elsewhere disappears", func() bool { return m.pending[other] == nil })

@@ -18,6 +18,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -66,8 +67,8 @@ const flashFor = 2 * time.Second
 
 // Options configure the TUI.
 type Options struct {
-	// API is limend's service, normally client.Client.API.
-	API limenv1.DecisionServiceClient
+	// Client reaches limend, normally a *client.Client.
+	Client Limend
 	// Now is the clock; nil means time.Now. Tests fix it so that ages and
 	// expiry countdowns render the same every run.
 	Now func() time.Time
@@ -125,7 +126,7 @@ type Model struct {
 	conn         connState
 	connErr      error
 	gen          int // the watch stream's generation; older messages are stale
-	stream       limenv1.DecisionService_WatchPendingClient
+	stream       client.PendingStream
 	streamCancel context.CancelFunc
 	backoff      time.Duration
 	retryAt      time.Time
@@ -226,7 +227,7 @@ func (m *Model) Init() tea.Cmd {
 type (
 	watchOpenedMsg struct {
 		gen    int
-		stream limenv1.DecisionService_WatchPendingClient
+		stream client.PendingStream
 	}
 	watchEventMsg struct {
 		gen int
@@ -733,33 +734,33 @@ func (m *Model) call() (context.Context, context.CancelFunc) {
 }
 
 func (m *Model) fetchHistory() tea.Cmd {
-	api, limit := m.opts.API, m.opts.HistoryLimit
+	lm, limit := m.opts.Client, m.opts.HistoryLimit
 	ctx, cancel := m.call()
 	return func() tea.Msg {
 		defer cancel()
-		resp, err := api.History(ctx, &limenv1.HistoryRequest{Limit: int32(limit)})
+		decisions, err := lm.History(ctx, limit)
 		if err != nil {
 			return historyMsg{err: fmt.Errorf("history: %w", err)}
 		}
-		return historyMsg{decisions: resp.GetDecisions()}
+		return historyMsg{decisions: decisions}
 	}
 }
 
 func (m *Model) fetchStats() tea.Cmd {
-	api := m.opts.API
+	lm := m.opts.Client
 	since := startOfDay(m.opts.Now())
 	ctx, cancel := m.call()
 	return func() tea.Msg {
 		defer cancel()
-		st, err := api.Stats(ctx, &limenv1.StatsRequest{Since: timestamp(since)})
+		st, err := lm.Stats(ctx, since)
 		if err != nil {
 			return statsMsg{err: fmt.Errorf("stats: %w", err)}
 		}
-		pol, err := api.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+		pol, err := lm.GetPolicy(ctx)
 		if err != nil {
 			return statsMsg{err: fmt.Errorf("policy: %w", err)}
 		}
-		return statsMsg{stats: st, policy: pol.GetPolicy()}
+		return statsMsg{stats: st, policy: pol}
 	}
 }
 

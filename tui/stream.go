@@ -2,14 +2,10 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
+	"github.com/limenhq/limen/client"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -27,9 +23,9 @@ func (m *Model) openWatch() tea.Cmd {
 	if m.conn != connLive {
 		m.conn = connConnecting
 	}
-	api := m.opts.API
+	lm := m.opts.Client
 	return func() tea.Msg {
-		st, err := api.WatchPending(ctx, &limenv1.WatchPendingRequest{})
+		st, err := lm.WatchPending(ctx)
 		if err != nil {
 			return watchErrMsg{gen, err}
 		}
@@ -177,17 +173,4 @@ func (m *Model) flash() tea.Cmd {
 }
 
 // describeErr turns a call's error into words for the status line.
-func describeErr(err error) string {
-	if st, ok := status.FromError(err); ok {
-		switch st.Code() {
-		case codes.Unavailable:
-			return "limend is unreachable"
-		case codes.DeadlineExceeded:
-			return "limend did not answer in time"
-		}
-		return fmt.Sprintf("%s (%s)", st.Message(), st.Code())
-	}
-	return err.Error()
-}
-
-func timestamp(t time.Time) *timestamppb.Timestamp { return timestamppb.New(t) }
+func describeErr(err error) string { return client.Describe(err) }

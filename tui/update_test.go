@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/limenhq/limen/client"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -232,7 +234,7 @@ func TestAnswerNotDelivered(t *testing.T) {
 		status string
 	}{
 		{"limend down", status.Error(codes.Unavailable, "connection refused"), "could not approve ask 41: limend is unreachable"},
-		{"answered elsewhere first", status.Error(codes.FailedPrecondition, "ask 41: already resolved"), "ask 41 was not answered by you"},
+		{"answered elsewhere first", fmt.Errorf("ask 41: already resolved: %w", client.ErrAnswerRefused), "ask 41 was not answered by you"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,7 +273,7 @@ func TestAnswerOnce(t *testing.T) {
 // and write is read again, and the rule lands on the newer version.
 func TestRuleRetriesConflict(t *testing.T) {
 	m, api := newTestModel(t, 80, 24)
-	api.setErrs = []error{status.Error(codes.Aborted, "version conflict")}
+	api.setErrs = []error{errConflict}
 	press(t, m, "r", "enter")
 	if len(api.sets) != 2 || api.sets[1].GetExpectedVersion() != 4 {
 		t.Fatalf("SetPolicy calls = %v; want a retry at version 4", api.sets)
@@ -304,7 +306,7 @@ func TestRemovedElsewhere(t *testing.T) {
 // says how to start it; once reached, that it is connected.
 func TestFirstConnectFails(t *testing.T) {
 	api := &fakeAPI{watchErr: status.Error(codes.Unavailable, "connection refused")}
-	m := New(t.Context(), Options{API: api, Now: func() time.Time { return now }, Renderer: NewRenderer(io.Discard, true), Socket: "/run/limend.sock"})
+	m := New(t.Context(), Options{Client: api, Now: func() time.Time { return now }, Renderer: NewRenderer(io.Discard, true), Socket: "/run/limend.sock"})
 	defer m.Close()
 	m.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 	drain(t, m, m.openWatch())

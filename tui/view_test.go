@@ -42,7 +42,7 @@ func TestViewGolden(t *testing.T) {
 			m.Update(watchErrMsg{gen: m.gen, err: status.Error(codes.Unavailable, "connection refused")})
 		}},
 		{"answer-failed", func(t *testing.T, m *Model) {
-			m.opts.API.(*fakeAPI).answerErr = status.Error(codes.Unavailable, "connection refused")
+			m.opts.Client.(*fakeAPI).answerErr = status.Error(codes.Unavailable, "connection refused")
 			press(t, m, "a")
 		}},
 	}
