@@ -200,13 +200,13 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fakeAPI) {
 	}
 	m := New(t.Context(), Options{Client: api, Now: func() time.Time { return now }, Renderer: NewRenderer(io.Discard, true), Socket: "/run/user/1000/limen/limend.sock"})
 	t.Cleanup(m.Close)
-	m.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	m.c.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m.Update(watchOpenedMsg{gen: m.gen})
+	m.Update(watchOpenedMsg{gen: m.watch.gen})
 	for _, a := range asks {
-		m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: a}})
+		m.Update(watchEventMsg{gen: m.watch.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: a}})
 	}
-	m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_SYNCED}})
+	m.Update(watchEventMsg{gen: m.watch.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_SYNCED}})
 	return m, api
 }
 
