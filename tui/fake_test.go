@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -315,3 +316,40 @@ func golden(t *testing.T, name, got string) {
 func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
 func displayWidth(s string) int { return ansi.StringWidth(s) }
+
+// testCommon is what New would give the components, for testing one of
+// them alone: the fake limend, the fixed clock, no colour, and timers that
+// fire at once (their command returns the message straight away).
+func testCommon(t *testing.T, api Limend) *common {
+	t.Helper()
+	return &common{ctx: t.Context(),
+		opts: Options{Client: api, Now: func() time.Time { return now }, CallTimeout: time.Second, HistoryLimit: 200, Socket: "/run/limend.sock"},
+		log:  slog.New(slog.DiscardHandler),
+		after: func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+			return func() tea.Msg { return fn(now) }
+		},
+		keys: DefaultKeyMap(), styles: DefaultStyles(NewRenderer(io.Discard, true))}
+}
+
+// runBatch runs cmd and the commands of any batch it returns, and gives
+// the messages they make.
+func runBatch(t *testing.T, cmd tea.Cmd) []tea.Msg {
+	t.Helper()
+	var out []tea.Msg
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case nil:
+		default:
+			out = append(out, msg)
+		}
+	}
+	return out
+}

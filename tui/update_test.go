@@ -19,9 +19,12 @@ import (
 
 func selectedID(m *Model) string { return m.pending.selected().GetAskId() }
 
-func pendingIDs(m *Model) []string {
+func pendingIDs(m *Model) []string { return queueIDs(m.pending) }
+
+// queueIDs are the ids of the asks listed, in order.
+func queueIDs(p *pendingTab) []string {
 	var out []string
-	for _, it := range m.pending.list.Items() {
+	for _, it := range p.list.Items() {
 		out = append(out, it.(askItem).ask.GetAskId())
 	}
 	return out
