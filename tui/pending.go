@@ -249,7 +249,8 @@ func (p *pendingTab) answered(msg answerSentMsg) tea.Cmd {
 	if msg.err != nil {
 		p.c.log.Warn("answer not delivered", "ask", id, "err", msg.err)
 		if errors.Is(msg.err, client.ErrAnswerRefused) {
-			// Someone else answered first, or it expired: not ours.
+			// Someone else answered first, it expired, or a block rule
+			// added since forbids the approval: limend's words say which.
 			p.c.setStatus(true, "ask %s was not answered by you: %s", id, describeErr(msg.err))
 			return nil
 		}
