@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -31,7 +32,7 @@ func actionOf(a *limenv1.Action) action.Action {
 
 // envOf is what path patterns are resolved against for an action.
 func envOf(a action.Action) policy.Env {
-	return policy.Env{Cwd: a.Cwd, Home: action.HomeDir(a)}
+	return convert.Env(a)
 }
 
 // subWordRE is a word a prefix rule may take as a subcommand: letters,

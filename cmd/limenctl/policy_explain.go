@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/user"
 	"strings"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/describe"
 
 	"github.com/spf13/cobra"
@@ -158,7 +158,7 @@ func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
 		return ex
 	}
 	act := toPredictorAction(d.GetAction())
-	env := policy.Env{Cwd: act.Cwd, Home: homeDir(act.User)}
+	env := convert.Env(act)
 	for _, part := range action.Parts(act) {
 		pv := partView{Part: part.Subject, Key: part.Keys.Exact(), Class: parsed.ClassOf(part, env).Name}
 		if pv.Part == "" {
@@ -303,17 +303,4 @@ func toPredictorAction(act *limenv1.Action) action.Action {
 	_ = dec.Decode(&input) // limend already accepted it
 	return action.Action{User: act.GetUser(), Agent: act.GetAgent(), Session: act.GetSession(),
 		Tool: act.GetTool(), Input: input, Cwd: act.GetCwd()}
-}
-
-// homeDir is the home directory of a local user (yours when name is
-// empty), for ~ in rules.
-func homeDir(name string) string {
-	if name != "" {
-		if u, err := user.Lookup(name); err == nil {
-			return u.HomeDir
-		}
-		return "/home/" + name
-	}
-	h, _ := os.UserHomeDir()
-	return h
 }

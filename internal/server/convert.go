@@ -6,10 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/limenhq/limen/action"
@@ -184,22 +182,4 @@ func toDecider(d engine.DecidedBy) limenv1.Decider {
 
 func toEvidence(p predictor.Prediction) *limenv1.Evidence {
 	return &limenv1.Evidence{Level: p.Level, Approvals: p.Approvals, Denials: p.Denials, EffectiveCount: p.Effective, Specific: p.Specific}
-}
-
-var homes sync.Map // user name → home directory
-
-// homeOf returns the home directory of a local user, for `~` in rules.
-func homeOf(name string) string {
-	if name == "" {
-		return ""
-	}
-	if h, ok := homes.Load(name); ok {
-		return h.(string)
-	}
-	home := "/home/" + name
-	if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
-		home = u.HomeDir
-	}
-	homes.Store(name, home)
-	return home
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
@@ -143,7 +144,7 @@ func (s *Server) replayOf(d *limenv1.Decision, act action.Action, now time.Time)
 	act.Self = s.plans.self
 	r := replay{
 		parts:   action.Parts(act),
-		env:     policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)},
+		env:     convert.Env(act),
 		granted: d.GetDecidedBy() == limenv1.Decider_DECIDER_HUMAN,
 		failed:  d.GetDecidedBy() == limenv1.Decider_DECIDER_FAILSAFE,
 		preds:   make(map[string]predictor.Prediction, 1),

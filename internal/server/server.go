@@ -21,6 +21,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/policy"
@@ -482,7 +483,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		// rule in force now outranks a person's approval, as it would
 		// have outranked it at decision time.
 		if pol := s.policy.Load().pol; pol != nil {
-			env := policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)}
+			env := convert.Env(act)
 			if r, ok := pol.RulesFor(parts, env); ok && r.Verdict == policy.Block {
 				return nil, precondition(fmt.Sprintf("ask %s cannot be approved: the policy in force now blocks it (rule %s), added after it was asked; deny it, or change the rule with limenctl policy edit", req.GetAskId(), r.Pattern))
 			}
