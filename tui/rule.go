@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -19,16 +17,7 @@ import (
 // splits and matches actions exactly as limend does. A malformed input
 // gives an action with no arguments rather than an error: the TUI only
 // shows and previews, it never decides.
-func actionOf(a *limenv1.Action) action.Action {
-	input := map[string]any{}
-	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		_ = dec.Decode(&input)
-	}
-	return action.Action{User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(),
-		Tool: a.GetTool(), Input: input, Cwd: a.GetCwd()}
-}
+func actionOf(a *limenv1.Action) action.Action { return convert.Preview(a) }
 
 // envOf is what path patterns are resolved against for an action.
 func envOf(a action.Action) policy.Env {

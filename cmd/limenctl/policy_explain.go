@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -157,7 +156,7 @@ func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
 		ex.Why = "the policy in force does not parse, so limen asks a person about everything (failing closed)"
 		return ex
 	}
-	act := toPredictorAction(d.GetAction())
+	act := convert.Preview(d.GetAction())
 	env := convert.Env(act)
 	for _, part := range action.Parts(act) {
 		pv := partView{Part: part.Subject, Key: part.Keys.Exact(), Class: parsed.ClassOf(part, env).Name}
@@ -293,14 +292,4 @@ func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 		w.Flush()
 	}
 	fmt.Fprintf(a.out, "\nwhy: %s\n", ex.Why)
-}
-
-// toPredictorAction decodes an API action the way limend does.
-func toPredictorAction(act *limenv1.Action) action.Action {
-	input := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader([]byte(act.GetInputJson())))
-	dec.UseNumber()
-	_ = dec.Decode(&input) // limend already accepted it
-	return action.Action{User: act.GetUser(), Agent: act.GetAgent(), Session: act.GetSession(),
-		Tool: act.GetTool(), Input: input, Cwd: act.GetCwd()}
 }

@@ -1,14 +1,11 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
@@ -40,29 +37,6 @@ func validateAction(a *limenv1.Action) error {
 		}
 	}
 	return nil
-}
-
-// toAction decodes an API action; input_json must be a JSON object (an empty
-// string counts as {}).
-func toAction(a *limenv1.Action, at time.Time) (action.Action, error) {
-	input := map[string]any{}
-	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
-		if raw[0] != '{' {
-			return action.Action{}, errors.New(`action.input_json must be a JSON object of the tool's arguments, such as {"command":"ls -la"}`)
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&input); err != nil {
-			return action.Action{}, fmt.Errorf(`action.input_json is not valid JSON (%v): send an object such as {"command":"ls -la"}`, err)
-		}
-		if dec.More() {
-			return action.Action{}, errors.New("action.input_json has data after the JSON object: send exactly one object")
-		}
-	}
-	return action.Action{
-		User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(), Tool: a.GetTool(),
-		Input: input, Cwd: a.GetCwd(), Time: at,
-	}, nil
 }
 
 // NewSelf describes where a limend keeps its sockets and database, for

@@ -62,7 +62,7 @@ func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*planne
 	if p != nil {
 		return p, nil
 	}
-	act, err := toAction(msg, at)
+	act, err := convert.Action(msg, at)
 	if err != nil {
 		return nil, err
 	}

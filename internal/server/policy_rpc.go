@@ -94,7 +94,7 @@ func (s *Server) SimulatePolicy(ctx context.Context, req *limenv1.SimulatePolicy
 		if req.GetLimit() > 0 && sim.current.sum.GetDecisions() >= int64(req.GetLimit()) {
 			return errLimit
 		}
-		act, err := toAction(d.GetAction(), d.GetTime().AsTime())
+		act, err := convert.Action(d.GetAction(), d.GetTime().AsTime())
 		if err != nil {
 			// Decide refuses actions that do not decode, so this is a
 			// record written by something else: leave it out.

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
@@ -46,7 +47,7 @@ func laddersOf(rec *limenv1.AnswerRecord) []action.Ladder {
 		}
 		return out
 	}
-	act, err := toAction(rec.GetAction(), rec.GetTime().AsTime())
+	act, err := convert.Action(rec.GetAction(), rec.GetTime().AsTime())
 	if err != nil {
 		return nil
 	}

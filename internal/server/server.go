@@ -473,7 +473,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	by := c.name
 	now := s.now()
-	act, err := toAction(dec.GetAction(), now)
+	act, err := convert.Action(dec.GetAction(), now)
 	if err != nil {
 		return nil, toStatus(fmt.Errorf("decode the asked action: %w", err))
 	}
