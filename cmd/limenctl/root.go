@@ -19,8 +19,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/version"
+	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -47,10 +49,10 @@ func (v verdictExit) Error() string { return fmt.Sprintf("verdict exit %d", v.co
 // exitFor returns nil for allow and a verdictExit for anything else, ask
 // included: an unspecified verdict is ask.
 func exitFor(v limenv1.Verdict) error {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
+	switch convert.Verdict(v) {
+	case policy.Allow:
 		return nil
-	case limenv1.Verdict_VERDICT_BLOCK:
+	case policy.Block:
 		return verdictExit{exitBlock}
 	}
 	return verdictExit{exitAsk}

@@ -47,6 +47,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -220,7 +221,7 @@ func (h *Handler) run(ctx context.Context, req hookfmt.DecideRequest) (resp hook
 		return hookfmt.DecideResponse{}, err
 	}
 	dec := d.GetDecision()
-	resp = hookfmt.DecideResponse{Verdict: verdictName(dec.GetVerdict()), Reason: dec.GetReason(), DecisionID: dec.GetDecisionId(), AskID: dec.GetAskId()}
+	resp = hookfmt.DecideResponse{Verdict: convert.VerdictName(dec.GetVerdict()), Reason: dec.GetReason(), DecisionID: dec.GetDecisionId(), AskID: dec.GetAskId()}
 	if resp.Verdict != "ask" || resp.AskID == "" {
 		return resp, nil
 	}
@@ -249,7 +250,7 @@ func (h *Handler) wait(ctx context.Context, askID string, d time.Duration) (hook
 	if err != nil {
 		return hookfmt.DecideResponse{}, err
 	}
-	resp := hookfmt.DecideResponse{Verdict: verdictName(a.GetVerdict()), Reason: a.GetReason(), AskID: askID}
+	resp := hookfmt.DecideResponse{Verdict: convert.VerdictName(a.GetVerdict()), Reason: a.GetReason(), AskID: askID}
 	switch a.GetState() {
 	case limenv1.AskState_ASK_STATE_PENDING:
 		resp.State, resp.Verdict = "pending", "ask"
@@ -271,16 +272,6 @@ func waitOf(ms int64) time.Duration {
 		return MaxWait
 	}
 	return d
-}
-
-func verdictName(v limenv1.Verdict) string {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
-		return "allow"
-	case limenv1.Verdict_VERDICT_BLOCK:
-		return "block"
-	}
-	return "ask" // unspecified or unknown: fail closed
 }
 
 func readJSON(r *http.Request, v any) error {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
-	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -127,17 +126,6 @@ func argExample(tool string) string {
 		return `{"notebook_path":"analysis.ipynb"}`
 	default:
 		return `{"file_path":"src/main.go"}`
-	}
-}
-
-func toVerdict(v policy.Verdict) limenv1.Verdict {
-	switch v {
-	case policy.Allow:
-		return limenv1.Verdict_VERDICT_ALLOW
-	case policy.Block:
-		return limenv1.Verdict_VERDICT_BLOCK
-	default:
-		return limenv1.Verdict_VERDICT_ASK
 	}
 }
 

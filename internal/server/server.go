@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -295,7 +294,7 @@ func (s *Server) decision(msg *limenv1.Action, res engine.Result, ps *policyStat
 	d := &limenv1.Decision{
 		Time:          timestamppb.New(start),
 		Action:        msg,
-		Verdict:       toVerdict(res.Verdict),
+		Verdict:       convert.APIVerdict(res.Verdict),
 		P:             res.Prediction.P,
 		Thresholds:    &limenv1.Thresholds{AllowAbove: res.Thresholds.AllowAbove, BlockBelow: res.Thresholds.BlockBelow},
 		RiskClass:     res.Class,
@@ -402,7 +401,7 @@ func (s *Server) settled(ctx context.Context, id uint64, mine func(user string) 
 	o := d.GetOutcome()
 	switch {
 	case d.GetAskId() == "":
-		return nil, toStatus(fmt.Errorf("decision %d was %s, not an ask: %w", id, strings.ToLower(strings.TrimPrefix(d.GetVerdict().String(), "VERDICT_")), store.ErrNotFound))
+		return nil, toStatus(fmt.Errorf("decision %d was %s, not an ask: %w", id, convert.VerdictName(d.GetVerdict()), store.ErrNotFound))
 	case o == nil:
 		return nil, toStatus(askErr(id, store.ErrNotFound))
 	}
