@@ -3,6 +3,9 @@ package main
 import (
 	"testing"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -19,5 +22,14 @@ func TestExitForUnknownVerdict(t *testing.T) {
 		if got := exitFor(v); got != want {
 			t.Errorf("exitFor(%v) = %v, want %v", v, got, want)
 		}
+	}
+}
+
+// TestClassifyUnauthenticated: limend refusing a caller without its token
+// is a refusal (exit 4), as a permission denial is, not a failure.
+func TestClassifyUnauthenticated(t *testing.T) {
+	code, msg := classify(status.Error(codes.Unauthenticated, "send the bearer token"), "", "limenctl pending")
+	if code != exitRefused || msg != "refused: send the bearer token" {
+		t.Errorf("classify(Unauthenticated) = %d %q, want %d \"refused: send the bearer token\"", code, msg, exitRefused)
 	}
 }
