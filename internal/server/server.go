@@ -71,8 +71,8 @@ type Server struct {
 	policy atomic.Pointer[policyState]
 	asks   *asks
 	guard  *guard
-	grants sync.Map // grantKey → struct{}: session-scoped approvals, in memory only
-	plans  plans    // what Decide works out from an action and the policy alone
+	grants engine.Grants // session-scoped approvals, in memory only
+	plans  plans         // what Decide works out from an action and the policy alone
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -85,8 +85,6 @@ type policyState struct {
 	msg *limenv1.Policy
 	err error
 }
-
-type grantKey struct{ user, session, key string }
 
 // New builds a Server on an open store: it loads the policy (storing the
 // default as version 1 on a new database), rebuilds the predictor from the
@@ -223,7 +221,7 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		Env:     pl.env,
 		Plan:    pl.plan,
 		Policy:  ps.pol,
-		Granted: func(key string) bool { _, ok := s.grants.Load(grantKey{user, session, key}); return ok },
+		Granted: s.grants.For(user, session),
 		Draw:    rand.Float64(),
 	}
 	if req.GetDryRun() {
@@ -481,11 +479,8 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		// The policy may have changed since the ask was queued: a block
 		// rule in force now outranks a person's approval, as it would
 		// have outranked it at decision time.
-		if pol := s.policy.Load().pol; pol != nil {
-			env := convert.Env(act)
-			if r, ok := pol.RulesFor(parts, env); ok && r.Verdict == policy.Block {
-				return nil, precondition(fmt.Sprintf("ask %s cannot be approved: the policy in force now blocks it (rule %s), added after it was asked; deny it, or change the rule with limenctl policy edit", req.GetAskId(), r.Pattern))
-			}
+		if err := engine.CheckApproval(s.policy.Load().pol, parts, convert.Env(act)); err != nil {
+			return nil, precondition(fmt.Sprintf("ask %s cannot be approved: %v; deny it, or change the rule with limenctl policy edit", req.GetAskId(), err))
 		}
 	}
 	ls := ladders(parts)
@@ -507,12 +502,8 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	if attributed(by) {
 		s.model.Observe(act.User, ls, approved, now)
 	}
-	if approved && scope == limenv1.Scope_SCOPE_SESSION && act.Session != "" {
-		for _, p := range parts {
-			if !p.Opaque {
-				s.grants.Store(grantKey{act.User, act.Session, p.Keys.Exact()}, struct{}{})
-			}
-		}
+	if approved && scope == limenv1.Scope_SCOPE_SESSION {
+		s.grants.Approve(act.User, act.Session, parts)
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)
