@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/limenhq/limen/action"
-	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -126,19 +125,6 @@ func argExample(tool string) string {
 		return `{"notebook_path":"analysis.ipynb"}`
 	default:
 		return `{"file_path":"src/main.go"}`
-	}
-}
-
-func toDecider(d engine.DecidedBy) limenv1.Decider {
-	switch d {
-	case engine.ByRule:
-		return limenv1.Decider_DECIDER_RULE
-	case engine.ByPrediction:
-		return limenv1.Decider_DECIDER_PREDICTION
-	case engine.ByHuman:
-		return limenv1.Decider_DECIDER_HUMAN
-	default:
-		return limenv1.Decider_DECIDER_FAILSAFE
 	}
 }
 

@@ -299,7 +299,7 @@ func (s *Server) decision(msg *limenv1.Action, res engine.Result, ps *policyStat
 		Key:           res.Key,
 		Evidence:      toEvidence(res.Prediction),
 		Reason:        res.Reason,
-		DecidedBy:     toDecider(res.DecidedBy),
+		DecidedBy:     convert.APIDecider(res.DecidedBy),
 		PolicyVersion: ps.msg.GetVersion(),
 		Latency:       durationpb.New(s.now().Sub(start)),
 	}
