@@ -56,7 +56,7 @@ NO_COLOR turns colour off.`,
 			}
 			defer c.Close()
 			opts := tui.Options{
-				API:      c.API,
+				Client:   c,
 				Logger:   logger,
 				Renderer: tui.NewRenderer(os.Stdout, noColor),
 				Socket:   c.Socket(),

@@ -27,6 +27,7 @@ import (
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // Model is what the server needs of a predictor. *predictor.Estimator is the
@@ -64,7 +65,7 @@ type Options struct {
 type Server struct {
 	limenv1.UnimplementedDecisionServiceServer
 
-	store  *store.Store
+	store  apiStore // storeconv.go
 	model  Model
 	log    *slog.Logger
 	now    func() time.Time
@@ -91,7 +92,7 @@ type policyState struct {
 // stored answers, and re-arms the expiry of the asks still pending.
 func New(opts Options) (*Server, error) {
 	s := &Server{
-		store:    opts.Store,
+		store:    apiStore{opts.Store},
 		model:    opts.Model,
 		log:      opts.Logger,
 		now:      opts.Now,
@@ -122,7 +123,7 @@ func New(opts Options) (*Server, error) {
 		if pol := s.policy.Load().pol; pol != nil {
 			est.SetHalfLife(pol.HalfLife)
 		}
-		if err := rebuild(est, s.store); err != nil {
+		if err := rebuild(est, s.store.Store); err != nil {
 			return nil, err
 		}
 		s.model = est
@@ -484,12 +485,12 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		}
 	}
 	ls := ladders(parts)
-	rec := &limenv1.AnswerRecord{
-		AskId: req.GetAskId(), Action: dec.GetAction(), Choice: req.GetChoice(), Scope: scope,
+	rec := &storev1.AnswerRecord{
+		AskId: req.GetAskId(), Action: storeAction(dec.GetAction()), Choice: storev1.Choice(req.GetChoice()), Scope: storev1.Scope(scope),
 		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme,
 	}
 	for _, l := range ls {
-		rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
+		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 	}
 	answered, err := s.store.Answer(id, rec)
 	if err != nil {
