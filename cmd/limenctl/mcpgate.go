@@ -254,11 +254,11 @@ func checkLimend(ctx context.Context, c *client.Client, timeout time.Duration) e
 	defer cancel()
 	h, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
 	if err != nil {
-		if st, ok := status.FromError(err); ok {
-			if text := grpcText(err, st); isHTTPSocket(text) {
+		if _, ok := status.FromError(err); ok {
+			if text := client.Message(err); isHTTPSocket(text) {
 				return fmt.Errorf("this is limend's HTTP hook socket (limend-http.sock); point --socket at the gRPC socket (limend.sock)")
 			}
-			return errors.New(grpcText(err, st))
+			return errors.New(client.Message(err))
 		}
 		return err
 	}

@@ -43,10 +43,10 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -193,7 +193,7 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 	event = call.Event
 	resp, err := h.run(r.Context(), hookfmt.RequestFor(f, call, wait.Milliseconds()))
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, errors.New("limend refused the call: "+status.Convert(err).Message())))
+		answer(hookfmt.FailClosed(f, event, errors.New("limend refused the call: "+client.Message(err))))
 		return
 	}
 	answer(hookfmt.Explain(f, event, resp))
@@ -220,7 +220,7 @@ func (h *Handler) run(ctx context.Context, req hookfmt.DecideRequest) (resp hook
 		return hookfmt.DecideResponse{}, err
 	}
 	dec := d.GetDecision()
-	resp = hookfmt.DecideResponse{Verdict: verdictName(dec.GetVerdict()), Reason: dec.GetReason(), DecisionID: dec.GetDecisionId(), AskID: dec.GetAskId()}
+	resp = hookfmt.DecideResponse{Verdict: convert.VerdictName(dec.GetVerdict()), Reason: dec.GetReason(), DecisionID: dec.GetDecisionId(), AskID: dec.GetAskId()}
 	if resp.Verdict != "ask" || resp.AskID == "" {
 		return resp, nil
 	}
@@ -233,7 +233,7 @@ func (h *Handler) run(ctx context.Context, req hookfmt.DecideRequest) (resp hook
 	resp.WaitedMS = max(time.Since(began).Milliseconds(), 1)
 	if err != nil {
 		// The decision stands as ask; say why the wait ended.
-		resp.Reason += " (waiting for a person failed: " + status.Convert(err).Message() + ")"
+		resp.Reason += " (waiting for a person failed: " + client.Message(err) + ")"
 		return resp, nil
 	}
 	if waited.State == "pending" {
@@ -249,7 +249,7 @@ func (h *Handler) wait(ctx context.Context, askID string, d time.Duration) (hook
 	if err != nil {
 		return hookfmt.DecideResponse{}, err
 	}
-	resp := hookfmt.DecideResponse{Verdict: verdictName(a.GetVerdict()), Reason: a.GetReason(), AskID: askID}
+	resp := hookfmt.DecideResponse{Verdict: convert.VerdictName(a.GetVerdict()), Reason: a.GetReason(), AskID: askID}
 	switch a.GetState() {
 	case limenv1.AskState_ASK_STATE_PENDING:
 		resp.State, resp.Verdict = "pending", "ask"
@@ -271,16 +271,6 @@ func waitOf(ms int64) time.Duration {
 		return MaxWait
 	}
 	return d
-}
-
-func verdictName(v limenv1.Verdict) string {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
-		return "allow"
-	case limenv1.Verdict_VERDICT_BLOCK:
-		return "block"
-	}
-	return "ask" // unspecified or unknown: fail closed
 }
 
 func readJSON(r *http.Request, v any) error {
@@ -310,23 +300,22 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 
 // writeStatus maps the service's gRPC status to HTTP, in one place.
 func writeStatus(w http.ResponseWriter, err error) {
-	st := status.Convert(err)
 	code := http.StatusInternalServerError
-	switch st.Code() {
-	case codes.InvalidArgument, codes.OutOfRange:
+	switch client.ProblemOf(err) {
+	case client.BadRequest:
 		code = http.StatusBadRequest
-	case codes.NotFound:
+	case client.NotFound:
 		code = http.StatusNotFound
-	case codes.FailedPrecondition, codes.Aborted, codes.AlreadyExists:
+	case client.Conflict:
 		code = http.StatusConflict
-	case codes.PermissionDenied, codes.Unauthenticated:
+	case client.Denied:
 		code = http.StatusForbidden
-	case codes.ResourceExhausted:
+	case client.Exhausted:
 		code = http.StatusTooManyRequests
-	case codes.Unavailable:
+	case client.Unreachable:
 		code = http.StatusServiceUnavailable
-	case codes.DeadlineExceeded, codes.Canceled:
+	case client.Timeout, client.Canceled:
 		code = http.StatusGatewayTimeout
 	}
-	writeError(w, code, st.Message())
+	writeError(w, code, client.Message(err))
 }

@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
 // Format names a runtime's hook protocol.
@@ -48,10 +50,13 @@ const (
 // FromLimen turns a verdict as limend words it (allow, ask, block) into a
 // hook verdict. Anything else is ask: an unknown word never allows.
 func FromLimen(v string) Verdict {
-	switch v {
-	case "allow":
+	if v == "deny" {
+		return Deny
+	}
+	switch convert.ParseVerdictName(v) {
+	case limenv1.Verdict_VERDICT_ALLOW:
 		return Allow
-	case "block", "deny":
+	case limenv1.Verdict_VERDICT_BLOCK:
 		return Deny
 	}
 	return Ask
