@@ -51,6 +51,11 @@ process that runs under an agent runtime it has seen (the process that
 started limen-hook or mcp-gate), so answer in limenctl tui in your own
 terminal. docs/SECURITY.md says what that check does not stop.
 
+Under systemd (limenctl service install) the sockets belong to systemd's
+socket units, which start limend on the first call that reaches them:
+limend takes them (named limend and limend-http by FileDescriptorName=)
+instead of binding its own, and leaves them in place when it stops.
+
 Stop it with Ctrl-C (or SIGTERM): open calls get a few seconds to finish and
 the database is closed cleanly. A second Ctrl-C exits at once.`
 
@@ -89,6 +94,12 @@ func run(args []string) int {
 			}
 			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			cfg.Limits.Burst = int(2 * cfg.Limits.Rate)
+			// Under systemd the sockets may already exist and be handed
+			// over (limenctl service install); otherwise limend binds them.
+			if cfg.Inherited, err = daemon.Activated(); err != nil {
+				return err
+			}
+			defer cfg.Inherited.Close()
 			return serve(cfg, debugAddr, log)
 		},
 	}
