@@ -66,7 +66,8 @@ func run(args []string) int {
 		return 1
 	}
 	cfg := defaults
-	var logLevel, debugAddr string
+	var debugAddr string
+	logOpts := logOptions{format: "text", maxSizeMB: 20}
 	cmd := &cobra.Command{
 		Use:   "limend",
 		Short: "limen's decision daemon",
@@ -82,17 +83,17 @@ func run(args []string) int {
 		SilenceErrors: true,
 		Version:       version.Get().String(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			level, err := parseLevel(logLevel)
-			if err != nil {
-				return err
-			}
 			if _, set := os.LookupEnv(paths.EnvHTTPSocket); !cmd.Flags().Changed("http-socket") && !set {
 				cfg.HTTPSocket = hookfmt.HTTPSocketFor(cfg.Socket) // follows --socket
 			}
 			if err := checkLimits(cfg.Limits); err != nil {
 				return err
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			log, closeLog, err := newLogger(logOpts, os.Stderr)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
 			cfg.Limits.Burst = int(2 * cfg.Limits.Rate)
 			// Under systemd the sockets may already exist and be handed
 			// over (limenctl service install); otherwise limend binds them.
@@ -100,7 +101,11 @@ func run(args []string) int {
 				return err
 			}
 			defer cfg.Inherited.Close()
-			return serve(cfg, debugAddr, log)
+			err = serve(cfg, debugAddr, log)
+			if err != nil && logOpts.file != "" {
+				log.Error("limend stopped on an error", "err", err) // stderr has it too
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -109,7 +114,10 @@ func run(args []string) int {
 	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC over TCP: a loopback address such as 127.0.0.1:7411, whose callers are anonymous and may only Decide and Await their own asks; or any address with --tls-*, whose authenticated callers are admin gateways (env LIMEN_TCP)")
 	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")
 	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks; its callers are anonymous (env LIMEN_HTTP_TCP)")
-	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
+	f.StringVar(&logOpts.level, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
+	f.StringVar(&logOpts.format, "log-format", logOpts.format, "text (key=value) or json, one record a line (env LIMEN_LOG_FORMAT)")
+	f.StringVar(&logOpts.file, "log-file", "", "log to this file instead of stderr (the journal under systemd), rotated at --log-max-size with 5 old files kept (env LIMEN_LOG_FILE)")
+	f.IntVar(&logOpts.maxSizeMB, "log-max-size", logOpts.maxSizeMB, "rotate --log-file at this many megabytes (env LIMEN_LOG_MAX_SIZE)")
 	f.StringVar(&debugAddr, "debug-addr", os.Getenv("LIMEN_DEBUG_ADDR"), "serve Go profiles (pprof) on this loopback address, such as 127.0.0.1:6060 (env LIMEN_DEBUG_ADDR)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop (env LIMEN_SHUTDOWN_TIMEOUT)")
 	f.StringVar(&cfg.TLS.Cert, "tls-cert", os.Getenv("LIMEN_TLS_CERT"), "serve --tcp over TLS with this certificate (PEM); needed beyond loopback (env LIMEN_TLS_CERT)")
