@@ -213,6 +213,12 @@ func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
 		}
 		defer stop()
 	}
+	// Catch the signals before serving: a SIGTERM that came after the
+	// first call was served but before Notify would kill limend outright
+	// (systemd stopping a limend it has just started, say).
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
 	d, err := daemon.Start(cfg, log)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -220,8 +226,6 @@ func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
 		}
 		return err
 	}
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	select {
 	case sig := <-signals:
 		log.Info("stopping; press Ctrl-C again to exit at once", "signal", sig.String())
