@@ -336,3 +336,22 @@ func TestServiceLaunchd(t *testing.T) {
 		t.Errorf("uninstall left the agent (%v)", err)
 	}
 }
+
+// TestCompletion: limenctl completion prints a script for each shell the
+// README names, and the dynamic completion it calls offers the service
+// subcommands.
+func TestCompletion(t *testing.T) {
+	e := newServiceEnv(t, "linux")
+	for shell, want := range map[string]string{"bash": "bash completion V2 for limenctl", "zsh": "#compdef limenctl", "fish": "fish completion for limenctl"} {
+		out, errOut, code := e.ctl("completion", shell)
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("completion %s = %d (%s); want a script with %q", shell, code, errOut, want)
+		}
+	}
+	out, _, _ := e.ctl("__complete", "service", "")
+	for _, sub := range []string{"install", "uninstall", "status"} {
+		if !strings.Contains(out, sub+"\t") {
+			t.Errorf("completing `limenctl service ` does not offer %s:\n%s", sub, out)
+		}
+	}
+}
