@@ -480,14 +480,27 @@ limend by hand, or install again, and nothing is lost.`,
 				return err
 			}
 			m := &svcManager{ctx: cmd.Context()}
+			installed := false
+			for _, f := range s.files {
+				if _, err := os.Stat(f.Path); err == nil {
+					installed = true
+				}
+			}
 			var note string
-			if serviceOS == "linux" {
+			switch {
+			case !installed:
+				// Nothing to stop, and systemctl disable of units that do
+				// not exist fails.
+			case serviceOS == "linux":
 				if note = m.systemdAvailable(); note == "" {
 					if _, err := m.systemctl("disable", "--now", service.SocketUnit, service.HTTPSocketUnit, service.ServiceUnit); err != nil {
 						return err
 					}
 				}
-			} else if note = m.launchdAvailable(); note == "" {
+			default:
+				if note = m.launchdAvailable(); note != "" {
+					break
+				}
 				target := launchdTarget() + "/" + service.LaunchdLabel
 				if _, err := m.run("launchctl", "print", target); err == nil {
 					if _, err := m.run("launchctl", "bootout", target); err != nil {
@@ -513,7 +526,7 @@ limend by hand, or install again, and nothing is lost.`,
 				}
 				removed = append(removed, svcFileChange{f.Path, "removed"})
 			}
-			if serviceOS == "linux" && note == "" {
+			if serviceOS == "linux" && installed && note == "" {
 				if _, err := m.systemctl("daemon-reload"); err != nil {
 					return err
 				}

@@ -355,3 +355,16 @@ func TestCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestServiceUninstallNotInstalled says there was nothing to remove and
+// asks systemctl nothing (disabling units that do not exist fails).
+func TestServiceUninstallNotInstalled(t *testing.T) {
+	e := newServiceEnv(t, "linux")
+	out, errOut, code := e.ctl("service", "uninstall")
+	if code != exitOK || !strings.Contains(out, "nothing to remove") {
+		t.Fatalf("uninstall = %d\n%s\n%s", code, out, errOut)
+	}
+	if calls := e.ran(t); calls[0] != "" {
+		t.Errorf("uninstall ran %q", calls)
+	}
+}
