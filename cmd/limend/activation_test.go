@@ -242,28 +242,43 @@ func TestSocketActivationStartsOnFirstCall(t *testing.T) {
 	}
 }
 
-// TestSocketActivationFailureIsAsk hands limend sockets it must refuse (a
-// unit whose path is not limend's --socket): limend exits with an error
-// that names the fix, and the hook call waiting on the socket still gets
-// ask, never allow.
+// TestSocketActivationFailureIsAsk hands limend sockets it must refuse —
+// a unit whose path is not limend's --socket, sockets named for nothing
+// limend knows: limend exits with an error that names the fix, and the
+// hook call waiting on the socket still gets ask, never allow.
 func TestSocketActivationFailureIsAsk(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds limend and limen-hook; skipped with -short")
 	}
 	bin, hook := buildLimend(t), buildHook(t)
-	dir := t.TempDir()
-	sock, httpSock := filepath.Join(dir, "run", "limend.sock"), filepath.Join(dir, "run", "limend-http.sock")
-	argv := []string{bin, "--socket", filepath.Join(dir, "elsewhere.sock"), "--http-socket", httpSock, "--db", filepath.Join(dir, "limen.db")}
-	sd := newFakeSystemd(t, []string{sock, httpSock}, service.GRPCSocketName+":"+service.HTTPSocketName, argv, 3)
+	for _, c := range []struct {
+		name, names string
+		otherSocket bool
+		want        string
+	}{
+		{"path is not --socket", service.GRPCSocketName + ":" + service.HTTPSocketName, true, "ListenStream="},
+		{"unknown names", "grpc:http", false, "FileDescriptorName="},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			sock, httpSock := filepath.Join(dir, "run", "limend.sock"), filepath.Join(dir, "run", "limend-http.sock")
+			flagSock := sock
+			if c.otherSocket {
+				flagSock = filepath.Join(dir, "elsewhere.sock")
+			}
+			argv := []string{bin, "--socket", flagSock, "--http-socket", httpSock, "--db", filepath.Join(dir, "limen.db")}
+			sd := newFakeSystemd(t, []string{sock, httpSock}, c.names, argv, 3)
 
-	decision, reason := runHook(t, hook, httpSock, "git status", 3*time.Second)
-	if decision != "ask" {
-		t.Fatalf("hook with a limend that cannot start: %s (%s); want ask", decision, reason)
-	}
-	if err := <-sd.exited; err == nil {
-		t.Fatal("limend served sockets that are not where clients dial; want it to refuse")
-	}
-	if !strings.Contains(sd.logs(), "ListenStream=") {
-		t.Errorf("limend's error does not say how to fix the unit:\n%s", sd.logs())
+			decision, reason := runHook(t, hook, httpSock, "git status", 3*time.Second)
+			if decision != "ask" {
+				t.Fatalf("hook with a limend that cannot start: %s (%s); want ask", decision, reason)
+			}
+			if err := <-sd.exited; err == nil {
+				t.Fatal("limend served sockets it should refuse")
+			}
+			if !strings.Contains(sd.logs(), c.want) {
+				t.Errorf("limend's error does not say how to fix the unit (%s):\n%s", c.want, sd.logs())
+			}
+		})
 	}
 }
