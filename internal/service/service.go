@@ -55,8 +55,9 @@ type File struct {
 const Mode fs.FileMode = 0o644
 
 // Check refuses options the files could not carry faithfully: a relative
-// path (a service starts in another directory), control characters, a
-// flag in Args that the files set themselves.
+// path (a service starts in another directory), control characters, or
+// a socket or database flag in Args: those must be the ones the socket
+// units and limenctl agree on.
 func (o Options) Check() error {
 	for _, p := range []struct{ flag, path string }{
 		{"the limend binary", o.Limend}, {"--socket", o.Socket}, {"--http-socket", o.HTTPSocket}, {"--db", o.DB}, {"--log-file", o.LogFile},
@@ -80,7 +81,7 @@ func (o Options) Check() error {
 		}
 		name, _, _ := strings.Cut(a, "=")
 		switch name {
-		case "--socket", "--http-socket", "--db", "--log-file":
+		case "--socket", "--http-socket", "--db":
 			return fmt.Errorf("limend argument %s: the service files set it from limenctl's own %s flag, so that the socket units and limend agree; pass it there", a, name)
 		}
 	}

@@ -161,6 +161,7 @@ func TestCheckRefuses(t *testing.T) {
 		{"relative socket", func(o *Options) { o.Socket = "limend.sock" }, "--socket"},
 		{"newline", func(o *Options) { o.DB = "/a\n[Service]\nExecStart=/bin/sh" }, "control character"},
 		{"socket in args", func(o *Options) { o.Args = []string{"--socket=/tmp/x.sock"} }, "limenctl's own --socket"},
+		{"db in args", func(o *Options) { o.Args = []string{"--log-format", "json", "--db", "/tmp/x.db"} }, "limenctl's own --db"},
 		{"no db", func(o *Options) { o.DB = "" }, "--db"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
