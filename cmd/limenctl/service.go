@@ -287,6 +287,12 @@ them where one runs.`,
 			if err != nil {
 				return err
 			}
+			if serviceOS == "linux" && a.socket == "" && os.Getenv("XDG_RUNTIME_DIR") == "" && os.Getenv(paths.EnvSocket) == "" {
+				// Most logins under systemd set it; a later shell that has it
+				// would look for limend in $XDG_RUNTIME_DIR/limen instead.
+				fmt.Fprintf(a.errOut, "limenctl: warning: XDG_RUNTIME_DIR is not set, so limend's sockets go in %s; "+
+					"if your logins set it, run install from such a session, or limenctl and limen-hook will look for limend elsewhere\n", filepath.Dir(s.opts.Socket))
+			}
 			m := &svcManager{ctx: cmd.Context()}
 			if dryRun {
 				return a.printDryRun(s, ver)

@@ -368,3 +368,19 @@ func TestServiceUninstallNotInstalled(t *testing.T) {
 		t.Errorf("uninstall ran %q", calls)
 	}
 }
+
+// TestServiceInstallWarnsWithoutRuntimeDir: without XDG_RUNTIME_DIR the
+// sockets fall back to the state directory, which a later login that sets
+// it would not look in; install says so.
+func TestServiceInstallWarnsWithoutRuntimeDir(t *testing.T) {
+	e := newServiceEnv(t, "linux")
+	os.Unsetenv("XDG_RUNTIME_DIR")
+	_, errOut, code := e.ctl("service", "install", "--dry-run", "--limend", e.limend)
+	if code != exitOK || !strings.Contains(errOut, "XDG_RUNTIME_DIR is not set, so limend's sockets go in "+filepath.Join(e.home, ".local", "state", "limen")) {
+		t.Errorf("install without XDG_RUNTIME_DIR = %d, %q; want a warning naming where the sockets go", code, errOut)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	if _, errOut, _ := e.ctl("service", "install", "--dry-run", "--limend", e.limend); strings.Contains(errOut, "XDG_RUNTIME_DIR") {
+		t.Errorf("warned with XDG_RUNTIME_DIR set: %q", errOut)
+	}
+}
