@@ -300,6 +300,7 @@ decide and await exit 0 only for allow: 5 for ask, 6 for block.`,
 		newTUICmd(a),
 		newEvalCmd(a),
 		newDoctorCmd(a),
+		newServiceCmd(a),
 	)
 	return root
 }
