@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -24,7 +23,6 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/limenhq/limen/internal/hookapi"
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/internal/server"
@@ -86,11 +84,9 @@ func DefaultConfig() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	httpSock := hookfmt.HTTPSocketFor(sock)
-	if os.Getenv(paths.EnvHTTPSocket) != "" {
-		if httpSock, err = paths.HTTPSocket(); err != nil {
-			return Config{}, err
-		}
+	httpSock, err := paths.HTTPSocket()
+	if err != nil {
+		return Config{}, err
 	}
 	return Config{Socket: sock, HTTPSocket: httpSock, HTTPTCP: os.Getenv("LIMEN_HTTP_TCP"), DB: db, TCP: os.Getenv("LIMEN_TCP"), ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
 }
@@ -216,17 +212,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	if err != nil {
 		return fail(err)
 	}
-	d.grpc = grpc.NewServer(
-		grpc.Creds(peercred.Credentials()),
-		grpc.ChainUnaryInterceptor(server.RecoverUnary(log)),
-		grpc.ChainStreamInterceptor(server.RecoverStream(log)),
-		grpc.MaxRecvMsgSize(1<<20),
-		// Serve calls on long-lived workers instead of a new goroutine per
-		// call: stack growth of fresh goroutines was a visible share of
-		// Decide's CPU (docs/BENCHMARKS.md). With only NumCPU workers gRPC
-		// falls back to new goroutines whenever they are all busy.
-		grpc.NumStreamWorkers(uint32(64*runtime.NumCPU())),
-	)
+	d.grpc = grpc.NewServer(server.ServerOptions(log, peercred.Credentials())...)
 	healthpb.RegisterHealthServer(d.grpc, d.health)
 	limenv1.RegisterDecisionServiceServer(d.grpc, d.svc)
 	reflection.Register(d.grpc)
