@@ -106,7 +106,7 @@ did; limend being down is a failure, not exit 3.`,
 			return d.report()
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", os.Getenv(paths.EnvDB), "the database limend uses, if not the default (env LIMEN_DB)")
+	cmd.Flags().StringVar(&db, "db", envDB.get(), "the database limend uses, if not the default (env LIMEN_DB)")
 	return cmd
 }
 

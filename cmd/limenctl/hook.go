@@ -63,7 +63,7 @@ func (s *hookScope) path() (string, error) {
 		}
 		return filepath.Join(wd, ".claude", name), nil
 	}
-	dir := os.Getenv("CLAUDE_CONFIG_DIR")
+	dir := envClaudeDir.get()
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -187,7 +187,7 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
 	f.StringVar(&onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen")
 	f.DurationVar(&wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
 	f.StringVar(&hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
-	f.StringVar(&socket, "http-socket", os.Getenv("LIMEN_HTTP_SOCKET"), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
+	f.StringVar(&socket, "http-socket", envHTTPSocket.get(), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
 	return cmd
 }
 

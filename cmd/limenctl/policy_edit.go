@@ -127,9 +127,9 @@ limenctl policy diff.`,
 // runEditor opens path in the user's editor, which may be a command with
 // arguments ("code --wait").
 func runEditor(cmd *cobra.Command, a *app, path string) error {
-	editor := os.Getenv("VISUAL")
+	editor := envVisual.get()
 	if editor == "" {
-		editor = os.Getenv("EDITOR")
+		editor = envEditor.get()
 	}
 	if editor == "" {
 		editor = "vi"
