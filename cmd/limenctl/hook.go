@@ -209,39 +209,42 @@ install created, and that holds nothing else since, is removed.`,
 		Example: `  limenctl hook uninstall claude-code
   limenctl hook uninstall claude-code --project`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkRuntime(args); err != nil {
-				return err
-			}
-			path, err := scope.path()
-			if err != nil {
-				return err
-			}
-			changed, err := editSettings(path, uninstallEntry)
-			if errors.Is(err, fs.ErrNotExist) {
-				changed, err = false, nil
-			}
-			if err != nil {
-				return err
-			}
-			_, statErr := os.Stat(path)
-			removed := changed && errors.Is(statErr, fs.ErrNotExist)
-			if a.json {
-				return a.printJSON(map[string]any{"settings": path, "changed": changed, "removed": removed})
-			}
-			switch {
-			case !changed:
-				fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
-			case removed:
-				fmt.Fprintf(a.out, "removed %s: install had created it, and it held nothing but limen's hook\n", path)
-			default:
-				fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runHookUninstall(a, scope, args) },
 	}
 	scope.flags(cmd)
 	return cmd
+}
+
+// runHookUninstall is limenctl hook uninstall claude-code.
+func runHookUninstall(a *app, scope hookScope, args []string) error {
+	if err := checkRuntime(args); err != nil {
+		return err
+	}
+	path, err := scope.path()
+	if err != nil {
+		return err
+	}
+	changed, err := editSettings(path, uninstallEntry)
+	if errors.Is(err, fs.ErrNotExist) {
+		changed, err = false, nil
+	}
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(path)
+	removed := changed && errors.Is(statErr, fs.ErrNotExist)
+	if a.json {
+		return a.printJSON(map[string]any{"settings": path, "changed": changed, "removed": removed})
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
+	case removed:
+		fmt.Fprintf(a.out, "removed %s: install had created it, and it held nothing but limen's hook\n", path)
+	default:
+		fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
+	}
+	return nil
 }
 
 // jsonText is s as it appears inside a JSON string.

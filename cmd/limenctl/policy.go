@@ -115,43 +115,46 @@ func newPolicyShowCmd(a *app) *cobra.Command {
 		Example: `  limenctl policy show
   limenctl policy show --document > policy.toml   # edit, then: limenctl policy set policy.toml`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			resp, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
-			if err != nil {
-				return err
-			}
-			p := resp.GetPolicy()
-			switch {
-			case a.json:
-				return a.printJSON(p)
-			case docOnly:
-				doc := stampVersion(p.GetDocument(), p.GetVersion())
-				if left := policy.LeftOut(p.GetDocument()); len(left) > 0 && !strings.Contains(doc, leftOutNote) {
-					// Say what is in force beyond the text, so that a person
-					// editing it does not take the missing lists for empty.
-					if !strings.HasSuffix(doc, "\n") {
-						doc += "\n"
-					}
-					doc += "\n" + leftOutNote + strings.Join(left, ", ") +
-						": the shipped ones apply (limenctl policy show lists them; docs/policy.md has the default document)\n"
-				}
-				_, err := io.WriteString(a.out, doc)
-				return err
-			}
-			fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
-			printClasses(a, p)
-			printRules(a, p.GetDocument())
-			fmt.Fprintln(a.out, "\n(limenctl policy show --document prints the TOML; limenctl policy edit changes it)")
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPolicyShow(cmd, a, docOnly) },
 	}
 	cmd.Flags().BoolVar(&docOnly, "document", false, "print only the TOML document")
 	return cmd
+}
+
+// runPolicyShow is limenctl policy show; docOnly is --document.
+func runPolicyShow(cmd *cobra.Command, a *app, docOnly bool) error {
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	resp, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+	if err != nil {
+		return err
+	}
+	p := resp.GetPolicy()
+	switch {
+	case a.json:
+		return a.printJSON(p)
+	case docOnly:
+		doc := stampVersion(p.GetDocument(), p.GetVersion())
+		if left := policy.LeftOut(p.GetDocument()); len(left) > 0 && !strings.Contains(doc, leftOutNote) {
+			// Say what is in force beyond the text, so that a person
+			// editing it does not take the missing lists for empty.
+			if !strings.HasSuffix(doc, "\n") {
+				doc += "\n"
+			}
+			doc += "\n" + leftOutNote + strings.Join(left, ", ") +
+				": the shipped ones apply (limenctl policy show lists them; docs/policy.md has the default document)\n"
+		}
+		_, err := io.WriteString(a.out, doc)
+		return err
+	}
+	fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
+	printClasses(a, p)
+	printRules(a, p.GetDocument())
+	fmt.Fprintln(a.out, "\n(limenctl policy show --document prints the TOML; limenctl policy edit changes it)")
+	return nil
 }
 
 // leftOutNote starts the line policy show --document adds to a document
