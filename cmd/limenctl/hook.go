@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 // hookScope is where a hook is installed: which settings file.
@@ -160,12 +160,12 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 	switch {
 	case o.socket == "" && a.socket != "":
 		// limend serves its HTTP socket beside the gRPC one.
-		o.socket = hookfmt.HTTPSocketFor(a.socket)
+		o.socket = hookout.HTTPSocketFor(a.socket)
 	case o.socket == "":
 		// Write the path down: Claude Code may be started from an
 		// IDE or a service whose environment lacks XDG_RUNTIME_DIR,
 		// and a hook that cannot find limend can only ever ask.
-		if o.socket, err = hookfmt.DefaultHTTPSocket(); err != nil {
+		if o.socket, err = hookout.DefaultHTTPSocket(); err != nil {
 			return fmt.Errorf("%w\nhint: pass --http-socket with limend's HTTP socket", err)
 		}
 	}
