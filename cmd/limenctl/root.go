@@ -282,13 +282,15 @@ func newRoot(a *app) *cobra.Command {
 
 Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
 4 request refused by limend (bad input, unknown id, version conflict).
-decide and await exit 0 only for allow: 5 for ask, 6 for block.`,
+decide and await exit 0 only for allow: 5 for ask, 6 for block.
+
+` + envHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get().String(),
 	}
 	root.SetVersionTemplate("limenctl {{.Version}}\n")
-	root.PersistentFlags().StringVar(&a.socket, "socket", os.Getenv("LIMEN_SOCKET"), "limend's Unix socket (default $XDG_RUNTIME_DIR/limen/limend.sock; env LIMEN_SOCKET)")
+	root.PersistentFlags().StringVar(&a.socket, "socket", envSocket.get(), "limend's Unix socket (default $XDG_RUNTIME_DIR/limen/limend.sock; env LIMEN_SOCKET)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON instead of tables, for scripts")
 	root.PersistentFlags().DurationVar(&a.timeout, "timeout", 5*time.Second, "how long to wait for limend")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

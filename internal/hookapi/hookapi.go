@@ -48,6 +48,7 @@ import (
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -155,14 +156,14 @@ const VerdictHeader = "Limen-Verdict"
 // parsing and rendering happens in limend, not in a process started per
 // tool call.
 func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
-	f, err := hookfmt.ParseFormat(r.PathValue("format"))
+	f, err := hookout.ParseFormat(r.PathValue("format"))
 	if err != nil {
 		writeError(w, http.StatusNotFound, "no hook route for "+err.Error()+" (/v1/hooks/claude-code, /v1/hooks/codex, /v1/hooks/gemini)")
 		return
 	}
-	event := hookfmt.DefaultEvent(f)
+	event := hookout.DefaultEvent(f)
 	answer := func(a hookfmt.Answer) {
-		b := hookfmt.Render(f, event, a.Verdict, a.Reason)
+		b := hookout.Render(f, event, a.Verdict, a.Reason)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		w.Header().Set(VerdictHeader, string(a.Verdict))
@@ -172,28 +173,28 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 	var wait time.Duration
 	if s := r.URL.Query().Get("wait"); s != "" {
 		if wait, err = time.ParseDuration(s); err != nil || wait < 0 {
-			answer(hookfmt.FailClosed(f, event, fmt.Errorf("the hook URL's wait=%q is not a duration such as 20s; fix the URL in the hook settings", s)))
+			answer(hookout.FailClosed(f, event, fmt.Errorf("the hook URL's wait=%q is not a duration such as 20s; fix the URL in the hook settings", s)))
 			return
 		}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, hookfmt.MaxInput+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, hookout.MaxInput+1))
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, fmt.Errorf("read the hook input: %w", err)))
+		answer(hookout.FailClosed(f, event, fmt.Errorf("read the hook input: %w", err)))
 		return
 	}
 	call, err := hookfmt.Parse(f, body)
 	if errors.Is(err, hookfmt.ErrTooLarge) {
-		answer(hookfmt.TooLarge())
+		answer(hookout.TooLarge())
 		return
 	}
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, fmt.Errorf("malformed hook input: %w", err)))
+		answer(hookout.FailClosed(f, event, fmt.Errorf("malformed hook input: %w", err)))
 		return
 	}
 	event = call.Event
 	resp, err := h.run(r.Context(), hookfmt.RequestFor(f, call, wait.Milliseconds()))
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, errors.New("limend refused the call: "+client.Message(err))))
+		answer(hookout.FailClosed(f, event, errors.New("limend refused the call: "+client.Message(err))))
 		return
 	}
 	answer(hookfmt.Explain(f, event, resp))
@@ -277,7 +278,7 @@ func readJSON(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("Content-Type is %q: send application/json", ct)
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, hookfmt.MaxInput+1))
+	dec := json.NewDecoder(io.LimitReader(r.Body, hookout.MaxInput+1))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("request body: %w (see the fields in docs/integrations.md)", err)

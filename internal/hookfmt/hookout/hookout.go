@@ -265,6 +265,7 @@ const hex = "0123456789abcdef"
 // AppendString appends s as a JSON string, escaped exactly as
 // encoding/json.Marshal escapes it: HTML-safe (<, > and & as \u003c…),
 // U+2028 and U+2029 escaped, and invalid UTF-8 replaced by U+FFFD.
+// Hand-written, not encoding/json, because of limen-hook's BenchmarkStart (docs/BENCHMARKS.md, "Hook start").
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
