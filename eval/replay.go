@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,23 @@ type Options struct {
 	Bins int
 	// PerUser keeps each user's metrics in the report.
 	PerUser bool
+	// Users, if set, picks the users replayed: the lines of any other
+	// user are skipped before a strategy sees them, so they neither count
+	// nor teach (the organisation is only the users picked).
+	Users func(user string) bool
+}
+
+// UserHalf is the half, "a" or "b", a user id falls in: a fixed hash of
+// the id (the low bit of its SHA-256's first byte: 0 in a, 1 in b). It
+// splits a stream's users in two without looking at their actions, so that
+// settings tuned on one half can be checked on the other. A cryptographic
+// hash because a simple one splits ids like u01…u65 by the parity of
+// their digits, which is no random split.
+func UserHalf(user string) string {
+	if sha256.Sum256([]byte(user))[0]&1 == 0 {
+		return "a"
+	}
+	return "b"
 }
 
 // CostsUnder scores an action with the costs of the riskiest risk class
@@ -280,6 +298,9 @@ func Replay(r io.Reader, strategies []Strategy, opt Options) (*Report, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
+		}
+		if opt.Users != nil && !opt.Users(l.act.User) {
+			continue
 		}
 		n++
 		users[l.act.User] = true

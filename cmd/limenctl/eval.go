@@ -22,6 +22,7 @@ type evalOptions struct {
 	costs      string
 	policyFile string
 	seed       uint64
+	usersHalf  string
 }
 
 func newEvalCmd(a *app) *cobra.Command {
@@ -47,7 +48,9 @@ second and per-decision p50/p99.`,
 		Example: `  limenctl eval dev.jsonl
   limenctl eval dev.jsonl --per-user
   limenctl eval dev.jsonl --costs allow=20,block=2,ask=1 --json > report.json
-  limenctl eval dev.jsonl --policy my-policy.toml --seed 7`,
+  limenctl eval dev.jsonl --policy my-policy.toml --seed 7
+  limenctl eval dev.jsonl --users-half a   # tune on these users …
+  limenctl eval dev.jsonl --users-half b   # … and check on the others`,
 		Args: needArgs(1, "the labelled stream to replay (a .jsonl file, such as eval/testdata/smoke.jsonl)", "limenctl eval STREAM.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runEvalStream(a, o, args[0]) },
 	}
@@ -56,6 +59,8 @@ second and per-decision p50/p99.`,
 	f.StringVar(&o.costs, "costs", "", "score and decide every class at these costs instead of the policy's, as allow=20,block=2,ask=1")
 	f.StringVar(&o.policyFile, "policy", "", "replay under this policy document (default: limen's default policy)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of limen's exploration draws")
+	f.StringVar(&o.usersHalf, "users-half", "", "replay only half of the stream's users, a or b, split by a fixed hash of the user id\n"+
+		"(the other half's lines are skipped: they neither count nor teach), to tune on one half and check on the other")
 	return cmd
 }
 
@@ -78,6 +83,14 @@ func runEvalStream(a *app, o evalOptions, stream string) error {
 		}
 		pol = flatCosts(pol, c)
 	}
+	var users func(string) bool
+	switch o.usersHalf {
+	case "":
+	case "a", "b":
+		users = func(u string) bool { return eval.UserHalf(u) == o.usersHalf }
+	default:
+		return usagef("--users-half %q: give a or b (each user id falls in one half, by a fixed hash)", o.usersHalf)
+	}
 	f, err := os.Open(stream)
 	if err != nil {
 		return fmt.Errorf("eval: %w\nhint: give the path of a .jsonl stream, such as eval/testdata/smoke.jsonl in limen's source tree", err)
@@ -93,7 +106,7 @@ func runEvalStream(a *app, o evalOptions, stream string) error {
 		eval.AlwaysAsk{}, eval.NewRememberExact(), eval.NewRememberPrefix(),
 	}
 	start := time.Now()
-	rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: o.perUser})
+	rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: o.perUser, Users: users})
 	if bar != nil {
 		_ = bar.Finish() // clears the bar's line before anything else is printed
 	}
@@ -114,6 +127,9 @@ func runEvalStream(a *app, o evalOptions, stream string) error {
 		scoring = o.policyFile + ", each class at its own costs"
 	case o.costs != "":
 		scoring = "limen's default policy, every class at " + o.costs
+	}
+	if o.usersHalf != "" {
+		scoring += "; only the users of half " + o.usersHalf
 	}
 	printReport(a, rep, stream, scoring, time.Since(start))
 	return nil

@@ -100,3 +100,55 @@ func TestEvalRefusesBadInput(t *testing.T) {
 		})
 	}
 }
+
+// --users-half replays the two halves of the smoke stream's users apart:
+// together they are the whole stream, and neither holds the other's users.
+func TestEvalUsersHalf(t *testing.T) {
+	type report struct {
+		Actions int `json:"actions"`
+		Users   int `json:"users"`
+		Results []struct {
+			Strategy string `json:"strategy"`
+			PerUser  []struct {
+				User string `json:"user"`
+			} `json:"per_user"`
+		} `json:"results"`
+	}
+	halves := map[string]report{}
+	for _, h := range []string{"a", "b"} {
+		code, out, errOut := runEval(t, smokeStream, "--json", "--per-user", "--users-half", h)
+		if code != exitOK {
+			t.Fatalf("--users-half %s: exit %d: %s", h, code, errOut)
+		}
+		var rep report
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("--users-half %s: %v", h, err)
+		}
+		halves[h] = rep
+	}
+	a, b := halves["a"], halves["b"]
+	// The smoke stream's 5 users: u42 (71 actions) falls in a, u28, u31,
+	// u54 and u56 (229 actions) in b.
+	if a.Users != 1 || a.Actions != 71 || b.Users != 4 || b.Actions != 229 {
+		t.Errorf("half a: %d users, %d actions; half b: %d users, %d actions; want 1, 71 and 4, 229",
+			a.Users, a.Actions, b.Users, b.Actions)
+	}
+	inA := map[string]bool{}
+	for _, u := range a.Results[0].PerUser {
+		inA[u.User] = true
+	}
+	for _, u := range b.Results[0].PerUser {
+		if inA[u.User] {
+			t.Errorf("user %s is in both halves", u.User)
+		}
+	}
+
+	code, out, errOut := runEval(t, smokeStream, "--users-half", "a")
+	if code != exitOK || !strings.Contains(out, "only the users of half a") {
+		t.Errorf("exit %d; the table should say which half it covers:\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runEval(t, smokeStream, "--users-half", "c")
+	if code != exitUsage || !strings.Contains(errOut, `--users-half "c": give a or b`) {
+		t.Errorf("--users-half c: exit %d, stderr %q; want a usage error naming the flag", code, errOut)
+	}
+}
