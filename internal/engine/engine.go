@@ -239,11 +239,24 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	if out.Reason == "" {
 		out.Reason = explain(out)
 	}
-	if out.Verdict == policy.Allow && in.Draw < pol.Exploration {
+	if out.Verdict == policy.Allow && in.Draw < pol.Exploration && generalises(preds) {
 		out.Verdict = policy.Ask
 		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
 	}
 	return out
+}
+
+// generalises reports whether an allow of these parts rests on
+// generalisation: some part is not one the person approved exactly (and
+// never refused). Only such allows are explored: asking again about an
+// exact repeat of an approval teaches nothing the person has not said.
+func generalises(preds []predictor.Prediction) bool {
+	for _, p := range preds {
+		if !p.OwnExact {
+			return true
+		}
+	}
+	return false
 }
 
 // unvouched says why learning may not allow a part whose p is above the
