@@ -321,6 +321,24 @@ func observe[T text, L ~[]T](e *Estimator, user T, parts []L, approved bool, now
 	e.count(who, ids, ends, approved, now)
 }
 
+// markLevel is action.MarkLevel for keys as strings or bytes: the index
+// of the ladder's level that holds its risk marks ("Bash:rm [-f -r]"), or
+// -1. It must agree with action.MarkLevel (a test holds it to that).
+func markLevel[T text, L ~[]T](l L) int {
+	for i := 1; i < len(l)-1; i++ {
+		k := l[i]
+		if n := len(k); n == 0 || k[n-1] != ']' {
+			continue
+		}
+		for j := 0; j+1 < len(k); j++ {
+			if k[j] == ' ' && k[j+1] == '[' {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // addKey interns a new key.
 func (e *Estimator) addKey(k string) int32 {
 	id := int32(len(e.info))
@@ -403,13 +421,25 @@ func (e *Estimator) novelty(root int32) *novelty {
 }
 
 // blame returns the parts a denial of the whole action is counted on:
-// every part but those the person has approved exactly before and never
+// the parts with risk marks, when there are any, else every part; in
+// either case but those the person has approved exactly before and never
 // refused (all parts, if that leaves none). Refusing `cd src && rm -rf .`
 // says nothing against an approved `cd src`, and counting it there would
-// make the person's next harmless `cd src && make` look refused.
+// make the person's next harmless `cd src && make` look refused; refusing
+// `find . -name x | xargs rm -rf` is about the rm -rf, not the find.
 // The parts kept are appended to out.
 func blame[T text, L ~[]T](e *Estimator, who *person, parts, out []L) []L {
+	marked := false
 	for _, l := range parts {
+		if markLevel(l) >= 0 {
+			marked = true
+			break
+		}
+	}
+	for _, l := range parts {
+		if marked && markLevel(l) < 0 {
+			continue
+		}
 		var exact T // an empty ladder's exact key is ""
 		if len(l) > 0 {
 			exact = l[len(l)-1]

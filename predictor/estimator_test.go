@@ -128,6 +128,56 @@ func TestEstimatorDenialSparesApprovedParts(t *testing.T) {
 	}
 }
 
+// A refused compound action with a risky part counts against that part
+// only: refusing `find . -name x | xargs rm -rf` says nothing against the
+// find, which was new, and counting it there would block every later find.
+func TestEstimatorDenialBlamesTheRiskyPart(t *testing.T) {
+	e := NewEstimator(DefaultConfig())
+	find := action.Ladder{"Bash", "Bash:find", "Bash:find . -name x"}
+	rm := action.Ladder{"Bash", "Bash:rm", "Bash:rm [-f -r computed-args]", "Bash:xargs rm -rf"}
+	e.Observe("ana", []action.Ladder{find, rm}, false, t0)
+	if p := e.Predict("ana", []action.Ladder{find}, t0); p.Level != "Bash" || p.OwnDepth != 0 {
+		t.Errorf("find after refusing find | xargs rm -rf: %+v; want nothing counted below the shared root", p)
+	}
+	if p := e.Predict("ana", []action.Ladder{rm}, t0); p.Denials != 1 || p.Level != "Bash:xargs rm -rf" {
+		t.Errorf("xargs rm -rf after the refusal: %+v; want its denial", p)
+	}
+	// Without a risky part, every new part is blamed, as before.
+	e = NewEstimator(DefaultConfig())
+	mk := action.Ladder{"Bash", "Bash:make", "Bash:make deploy"}
+	e.Observe("ana", []action.Ladder{find, mk}, false, t0)
+	for _, l := range []action.Ladder{find, mk} {
+		if p := e.Predict("ana", []action.Ladder{l}, t0); p.Denials != 1 {
+			t.Errorf("%s after refusing find && make deploy: %+v; want the denial counted", l.Exact(), p)
+		}
+	}
+}
+
+// markLevel, which the estimator runs on keys as bytes, agrees with
+// action.MarkLevel.
+func TestMarkLevelAgreesWithAction(t *testing.T) {
+	for _, l := range []action.Ladder{
+		{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -rf ."},
+		{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f]", "Bash:git push -f"},
+		{"Bash", "Bash:ls [x]"},           // the exact key is never the mark level
+		{"Bash", "Bash:ls [x", "Bash:ls"}, // no closing bracket
+		{"Bash", "Bash:ls]", "Bash:ls"},   // no " ["
+		{"Read", "Read:workspace", "Read:/home/ana/a [1].txt"},
+		{},
+	} {
+		bs := make([][]byte, len(l))
+		for i, k := range l {
+			bs[i] = []byte(k)
+		}
+		if got, want := markLevel(l), action.MarkLevel(l); got != want {
+			t.Errorf("markLevel(%q) = %d, action.MarkLevel = %d", l, got, want)
+		}
+		if got, want := markLevel(bs), action.MarkLevel(l); got != want {
+			t.Errorf("markLevel(bytes %q) = %d, action.MarkLevel = %d", l, got, want)
+		}
+	}
+}
+
 func TestOwnEvidence(t *testing.T) {
 	e := NewEstimator(DefaultConfig())
 	now := time.Unix(1_800_000_000, 0)
