@@ -71,6 +71,23 @@ type counts struct {
 // (how this person treats novelty under this key).
 type node struct {
 	own, kids counts
+	// risky is the part of own.d, decayed with it, that refused a riskier
+	// variant below this key (rm [-f -r] under rm): it lowers p here, but
+	// is no refusal of this key itself, so it does not let a prediction
+	// block here.
+	risky float64
+}
+
+// bumpOwn counts one answer at the node; risky marks a denial of a
+// riskier variant below it.
+func (n *node) bumpOwn(approved, risky bool, at int64, halfLife time.Duration) {
+	if n.risky > 0 && at > n.own.updated {
+		n.risky *= decay(time.Duration(at-n.own.updated), halfLife)
+	}
+	n.own.bump(approved, at, halfLife)
+	if risky {
+		n.risky++
+	}
 }
 
 // decay returns the factor old counts are multiplied by after age.
@@ -306,9 +323,10 @@ func observe[T text, L ~[]T](e *Estimator, user T, parts []L, approved bool, now
 	// Most actions have one part of a handful of keys: keep them on the
 	// stack.
 	var idBuf [32]int32
-	var endBuf [8]int
-	ids, ends := idBuf[:0], endBuf[:0]
+	var endBuf, markBuf [8]int
+	ids, ends, marks := idBuf[:0], endBuf[:0], markBuf[:0]
 	for _, l := range parts {
+		marks = append(marks, markLevel(l))
 		for _, k := range l {
 			id, ok := e.keys[string(k)]
 			if !ok {
@@ -318,7 +336,7 @@ func observe[T text, L ~[]T](e *Estimator, user T, parts []L, approved bool, now
 		}
 		ends = append(ends, len(ids))
 	}
-	e.count(who, ids, ends, approved, now)
+	e.count(who, ids, ends, marks, approved, now)
 }
 
 // markLevel is action.MarkLevel for keys as strings or bytes: the index
@@ -348,8 +366,9 @@ func (e *Estimator) addKey(k string) int32 {
 }
 
 // count records one answer of who: ids are the key ids of every ladder of
-// the action, one after the other, and ends[i] is where ladder i ends.
-func (e *Estimator) count(who *person, ids []int32, ends []int, approved bool, now int64) {
+// the action, one after the other, ends[i] is where ladder i ends, and
+// marks[i] is its mark level (-1 without one).
+func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved bool, now int64) {
 	hl := e.cfg.HalfLife
 	// Collect each distinct key once, with what was known before this
 	// answer, so that two parts sharing a key neither count it twice nor
@@ -363,6 +382,7 @@ func (e *Estimator) count(who *person, ids []int32, ends []int, approved bool, n
 		parent *node // the key above, when it was known before this answer
 		known  bool
 		pa     bool // the parent leaned towards approval
+		risky  bool // the key is above the ladder's risk marks
 	}
 	var buf [32]step
 	steps := buf[:0]
@@ -372,7 +392,7 @@ func (e *Estimator) count(who *person, ids []int32, ends []int, approved bool, n
 	}
 	who.reserve(len(ids))
 	start := 0
-	for _, end := range ends {
+	for j, end := range ends {
 		l := ids[start:end]
 		var parent *node
 		for i, id := range l {
@@ -381,7 +401,8 @@ func (e *Estimator) count(who *person, ids []int32, ends []int, approved bool, n
 				parent = n
 				continue
 			}
-			s := step{id: id, root: l[0], slot: slot(i, len(l)), node: n, known: n.own.a > 0 || n.own.d > 0}
+			s := step{id: id, root: l[0], slot: slot(i, len(l)), node: n, known: n.own.a > 0 || n.own.d > 0,
+				risky: !approved && i < marks[j]}
 			if parent != nil && parent.own.a+parent.own.d > 0 {
 				s.parent = parent
 				s.pa = parent.own.a >= parent.own.d
@@ -405,7 +426,7 @@ func (e *Estimator) count(who *person, ids []int32, ends []int, approved bool, n
 				}
 			}
 		}
-		s.node.own.bump(approved, now, hl)
+		s.node.bumpOwn(approved, s.risky, now, hl)
 	}
 }
 
@@ -565,6 +586,10 @@ func (e *Estimator) predictLadder(who *person, ladder action.Ladder, now int64) 
 			if a+d > 0 {
 				est = rate(a, d, start, cfg.Strength)
 				pred.Level, pred.Approvals, pred.Denials = ladder[i], a, d
+				pred.RiskyDenials = 0
+				if r := l.node.risky; r > 0 {
+					pred.RiskyDenials = min(d, r*decay(time.Duration(now-l.node.own.updated), hl))
+				}
 				pred.Effective = a + d + cfg.Strength
 				pred.OwnDepth = i
 				pred.OwnExact = i == len(ladder)-1 && a > 0 && l.node.own.d == 0

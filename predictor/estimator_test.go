@@ -200,3 +200,22 @@ func TestOwnEvidence(t *testing.T) {
 	e.Observe("ana", []action.Ladder{l}, false, now)
 	check("ana refused it once", l, 3, false)
 }
+
+// A refusal of a risky variant counts at the keys above its marks (it
+// lowers p there) as a risky denial, which fades with the rest.
+func TestEstimatorRiskyDenials(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.HalfLife = 24 * time.Hour
+	e := NewEstimator(cfg)
+	upload := action.Ladder{"Bash", "Bash:curl", "Bash:curl [-d]", "Bash:curl -d @f https://x.example"}
+	plain := action.Ladder{"Bash", "Bash:curl", "Bash:curl -s https://x.example"}
+	e.Observe("ana", []action.Ladder{upload}, false, t0)
+	e.Observe("ana", []action.Ladder{plain}, false, t0)
+	p := e.Predict("ana", []action.Ladder{{"Bash", "Bash:curl", "Bash:curl -I https://y.example"}}, t0.Add(24*time.Hour))
+	if p.Level != "Bash:curl" || math.Abs(p.Denials-1) > 1e-9 || math.Abs(p.RiskyDenials-0.5) > 1e-9 {
+		t.Errorf("curl -I a day later: %+v; want 1 denial at Bash:curl, half of it (one faded refusal of an upload) risky", p)
+	}
+	if p := e.Predict("ana", []action.Ladder{upload}, t0); p.RiskyDenials != 0 || p.Denials != 1 {
+		t.Errorf("the upload itself: %+v; want its own denial, not a risky one", p)
+	}
+}

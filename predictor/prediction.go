@@ -12,6 +12,9 @@ type Prediction struct {
 	Level string
 	// Approvals and Denials are the decayed counts seen at Level.
 	Approvals, Denials float64
+	// RiskyDenials is the part of Denials that refused a riskier variant
+	// below Level (`rm -rf x` under `Bash:rm`), not Level itself.
+	RiskyDenials float64
 	// Effective is the weight of evidence behind P, prior included.
 	Effective float64
 	// Specific says some answer concerns this action's own kind: the

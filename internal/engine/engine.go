@@ -232,6 +232,13 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
 				", but nobody has answered anything of this kind yet, so a person decides rather than limen blocking"
 		}
+		if r.Verdict == policy.Block {
+			if why := unrefused(pred); why != "" {
+				r.Verdict = policy.Ask
+				r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+					", but " + why + ", so a person decides rather than limen blocking"
+			}
+		}
 		if i == 0 || worse(r, out) {
 			out = r
 		}
@@ -244,6 +251,30 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
 	}
 	return out
+}
+
+// unrefused says why a prediction below the block threshold may not
+// block, or "" when it may. A block asks nobody, so a wrong one never
+// heals: a prediction blocks only on this person's own repeated and
+// consistent refusals at a key of this action's ladder below the tool
+// (the deepest one they answered): more than one denial's worth of
+// evidence there (two denials within a half-life), not counting refusals
+// of riskier variants below it (`curl -d @f` under `Bash:curl`), and no
+// approval. Other people's refusals, one refusal, refusals of riskier
+// variants only, or refusals mixed with approvals make it ask.
+func unrefused(pred predictor.Prediction) string {
+	own := pred.Denials - pred.RiskyDenials
+	switch {
+	case pred.OwnDepth < 1 || pred.Denials <= 0:
+		return "you have not refused anything like it yourself (other people's answers put p this low)"
+	case pred.Approvals > 0:
+		return "you have both approved and refused " + pred.Level
+	case own <= 0:
+		return "you have refused only riskier variants of " + pred.Level + ", not " + pred.Level + " itself"
+	case own <= 1:
+		return "you have refused " + pred.Level + " only once"
+	}
+	return ""
 }
 
 // generalises reports whether an allow of these parts rests on
