@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/version"
 )
@@ -200,7 +199,7 @@ func (d *doctor) checkSockets() {
 	if fi, err := os.Stat(dir); err == nil {
 		d.private("socket", dir, fi, 0o700)
 	}
-	for _, s := range []string{d.socket, hookout.HTTPSocketFor(d.socket)} {
+	for _, s := range []string{d.socket, paths.HTTPSocketFor(d.socket)} {
 		fi, err := os.Lstat(s)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // limend down is the limend check's
