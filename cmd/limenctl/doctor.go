@@ -180,7 +180,7 @@ func (d *doctor) checkLimend(ctx context.Context) {
 		d.add("limend", levelFail, text, hint)
 		return
 	}
-	v, err := limendVersion(ctx, c.API)
+	v, err := limendVersion(ctx, c)
 	if err != nil {
 		_, msg := classify(err, d.socket, "limenctl doctor")
 		d.add("limend", levelFail, "running at "+d.socket+", but it would not say its version: "+msg, "")

@@ -689,7 +689,7 @@ func (a *app) svcLimendState(cmd *cobra.Command, socket string) svcLimendState {
 	defer c.Close()
 	ctx, cancel := a.ctx(cmd)
 	defer cancel()
-	v, err := limendVersion(ctx, c.API)
+	v, err := limendVersion(ctx, c)
 	if err != nil {
 		_, msg := classify(err, socket, "limenctl service status")
 		msg, _, _ = strings.Cut(msg, "\nhint: ") // status gives the service's own hint
