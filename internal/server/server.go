@@ -184,8 +184,18 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	// Whatever comes of it, a Decide over the socket comes from a process
 	// an agent runtime started (limen-hook, mcp-gate): remember what it
 	// runs under, so that an answer from there is refused (runtimes.go).
+	// The walk reads /proc while the decision is made, and the reply
+	// waits for it: the caller is alive until then, so its parents can
+	// still be read, and an answer from a tool that the reply lets run
+	// finds the runtime recorded.
 	if c := s.guard.whoIs(ctx); c.kind != kindAnonymous && c.kind != kindGateway {
-		s.guard.runtimes.note(c.peer.PID, c.peer.Start, c.peer.Proc, c.kind == kindTrusted)
+		noted := make(chan struct{})
+		go func() {
+			defer close(noted)
+			peer := c.peer.Resolved()
+			s.guard.runtimes.note(peer.PID, peer.Start, peer.Proc, c.kind == kindTrusted)
+		}()
+		defer func() { <-noted }()
 	}
 	msg := req.GetAction()
 	if err := validateAction(msg); err != nil {
