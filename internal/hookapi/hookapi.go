@@ -30,6 +30,7 @@
 package hookapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -278,7 +279,14 @@ func readJSON(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("Content-Type is %q: send application/json", ct)
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, hookout.MaxInput+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, hookout.MaxInput+1))
+	if err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	if err := hookfmt.ExactKeys(body, v); err != nil {
+		return fmt.Errorf("request body: %w (see the fields in docs/integrations.md)", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("request body: %w (see the fields in docs/integrations.md)", err)
