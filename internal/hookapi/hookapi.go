@@ -71,6 +71,7 @@ func New(svc limenv1.DecisionServiceServer, log *slog.Logger) *Handler {
 	h.mux.HandleFunc("POST /v1/decide", h.decide)
 	h.mux.HandleFunc("POST /v1/await", h.await)
 	h.mux.HandleFunc("POST /v1/hooks/{format}", h.hook)
+	h.registerEvents() // events.go
 	h.mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "serving"})
 	})
@@ -196,6 +197,7 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 		answer(hookfmt.FailClosed(f, event, errors.New("limend refused the call: "+status.Convert(err).Message())))
 		return
 	}
+	h.observeDecided(r.Context(), f, event, body, resp) // events.go
 	answer(hookfmt.Explain(f, event, resp))
 }
 

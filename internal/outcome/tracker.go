@@ -126,6 +126,12 @@ func (t *Tracker) Showing(id string) bool {
 	return false
 }
 
+// Prune forgets the asks that keep says are no longer open (answered in
+// limen, expired), so that no event binds to them.
+func (t *Tracker) Prune(keep func(id string) bool) {
+	t.asks = slices.DeleteFunc(t.asks, func(k *open) bool { return !keep(k.ID) })
+}
+
 // Close forgets ask id (answered elsewhere, in limen, or expired).
 func (t *Tracker) Close(id string) {
 	t.asks = slices.DeleteFunc(t.asks, func(k *open) bool { return k.ID == id })

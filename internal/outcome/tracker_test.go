@@ -191,3 +191,14 @@ func TestRejectionNote(t *testing.T) {
 		}
 	}
 }
+
+func TestPruneForgetsClosedAsks(t *testing.T) {
+	var tr Tracker
+	tr.Open(ask("1", "s", "p", "{}"))
+	tr.Open(ask("2", "s", "p", "{}"))
+	tr.Prune(func(id string) bool { return id != "1" }) // 1 was answered in limen
+	tr.Observe(permReq("s", "{}"))
+	if done, _ := tr.Observe(ev(PostToolUse, "s", "2")); ids(done) != "2:approved:true" {
+		t.Errorf("the dialog bound to an ask no longer open: %s", ids(done))
+	}
+}

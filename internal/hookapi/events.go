@@ -1,0 +1,75 @@
+package hookapi
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/limenhq/limen/internal/hookfmt"
+)
+
+// Observed hook events (issue 14): limen-hook posts the Claude Code events
+// around a tool call that decide nothing — PermissionRequest, PostToolUse,
+// PostToolUseFailure, PostToolBatch, UserPromptSubmit, SessionEnd — to
+//
+//	/v1/events/claude-code     Claude Code hook JSON → 200 {}
+//
+// and limend learns from them what the person answered in Claude Code's
+// own dialog (internal/outcome). PreToolUse, which does decide, reaches the
+// observer from the /v1/hooks route, with the ask it opened. The reply
+// says nothing the runtime acts on: limen-hook prints no answer for these
+// events, whatever limend replies.
+
+// Observer takes observed hook events (a *server.Server in limend).
+type Observer interface {
+	// ObserveHook takes one event; askID is the ask a PreToolUse just
+	// opened, "" otherwise. An error says what was not taken.
+	ObserveHook(ctx context.Context, body []byte, askID string) error
+}
+
+// registerEvents adds the events route when the service observes.
+func (h *Handler) registerEvents() {
+	obs, ok := h.svc.(Observer)
+	if !ok {
+		return
+	}
+	h.mux.HandleFunc("POST /v1/events/{format}", func(w http.ResponseWriter, r *http.Request) {
+		if r.PathValue("format") != string(hookfmt.ClaudeCode) {
+			writeError(w, http.StatusNotFound, "limen observes only Claude Code's events so far (/v1/events/claude-code)")
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, hookfmt.MaxInput+1))
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "read the hook event: "+err.Error())
+			return
+		}
+		if len(body) > hookfmt.MaxInput {
+			writeError(w, http.StatusRequestEntityTooLarge, "hook event is larger than "+strconv.Itoa(hookfmt.MaxInput)+" bytes")
+			return
+		}
+		if err := obs.ObserveHook(r.Context(), body, ""); err != nil {
+			h.log.Debug("hook event not taken", "err", err)
+			writeStatus(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, struct{}{})
+	})
+}
+
+// observeDecided tells the observer of a Claude Code PreToolUse that was
+// just decided, with the ask it opened, if any: the ask is tracked from
+// there, and the PreToolUse of a new prompt closes the last one's asks.
+func (h *Handler) observeDecided(ctx context.Context, f hookfmt.Format, event string, body []byte, resp hookfmt.DecideResponse) {
+	obs, ok := h.svc.(Observer)
+	if !ok || f != hookfmt.ClaudeCode || event != hookfmt.PreToolUse {
+		return
+	}
+	askID := ""
+	if resp.Verdict == "ask" && resp.State == "pending" {
+		askID = resp.AskID
+	}
+	if err := obs.ObserveHook(ctx, body, askID); err != nil {
+		h.log.Debug("PreToolUse not tracked", "err", err)
+	}
+}
