@@ -130,6 +130,10 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 	if event != "" {
 		out.event = event
 	}
+	if observing(f, event) {
+		observe(o, event, call, deadline, out) // observe.go: no decision
+		return
+	}
 	if err == errDeadline {
 		out.fail(errors.New("the runtime did not finish writing the hook input within limen-hook's --timeout of " + o.timeout.String()))
 		return
