@@ -51,7 +51,10 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
 					describe.Verdict(d.GetVerdict()), describe.DecidedBy(d), pText(d), dash(d.GetRiskClass()),
 					describe.Outcome(d), shorten(describe.Action(d.GetAction()), 60))
 			}
-			return w.Flush()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			return printNotes(a, resp.GetDecisions()) // history_notes.go
 		},
 	}
 	f := cmd.Flags()
