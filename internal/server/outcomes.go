@@ -63,11 +63,14 @@ func (s *Server) source(ctx context.Context) (string, procKey, error) {
 	if c.kind == kindAnonymous || c.kind == kindGateway {
 		return "", procKey{}, status.Error(codes.PermissionDenied, "hook events are taken only over limend's Unix socket, where the kernel names the process that sent them")
 	}
-	e, _, err := s.guard.runtimes.runtimeOf(c.peer.PID, c.peer.Start)
+	e, sameSession, err := s.guard.runtimes.runtimeOf(c.peer.PID, c.peer.Start)
 	if err != nil {
 		return "", procKey{}, status.Error(codes.PermissionDenied, err.Error())
 	}
-	if e == nil {
+	// A runtime's hooks are its children; a process only in its session
+	// left its tree (nohup, a shell's & after the shell exited): an
+	// agent's leftover, not a hook.
+	if e == nil || sameSession {
 		return c.name + "@", procKey{}, nil
 	}
 	top := s.guard.runtimes.top(e.key)

@@ -16,7 +16,8 @@ import (
 
 // dialogMachine is machine() with a second hook process of the same
 // claude (node 701: sh 720 → limen-hook 721), and a second claude in the
-// person's other tab (node 802 → sh 803 → limen-hook 804).
+// person's other tab (node 802 → sh 803 → limen-hook 804), and a process
+// the agent left behind in claude's session (730, reparented to init).
 func dialogMachine() *procTable {
 	pt := machine()
 	pt.set(
@@ -25,6 +26,7 @@ func dialogMachine() *procTable {
 		peercred.Proc{PID: 802, PPID: 800, Start: 82, Comm: "node", SID: 800, TTY: tty + 1},
 		peercred.Proc{PID: 803, PPID: 802, Start: 83, Comm: "sh", SID: 800, TTY: tty + 1},
 		peercred.Proc{PID: 804, PPID: 803, Start: 84, Comm: "limen-hook", SID: 800, TTY: tty + 1},
+		peercred.Proc{PID: 730, PPID: 1, Start: 78, Comm: "limen-hook", SID: 700, TTY: tty},
 	)
 	return pt
 }
@@ -170,15 +172,16 @@ func TestDialogAnswersAreLearned(t *testing.T) {
 }
 
 // TestForgedEventsAreNotTaken: an event from another runtime (the other
-// claude in the person's second tab), from the person's own shell, or for
-// an ask that is not open, settles nothing.
+// claude in the person's second tab), from the person's own shell, from a
+// process that left claude's tree but not its session, or for an ask that
+// is not open, settles nothing.
 func TestForgedEventsAreNotTaken(t *testing.T) {
 	cwd := t.TempDir()
 	pt := dialogMachine()
 	s := newDialogServer(t, pt)
 	file := filepath.Join(cwd, "m")
 	id := openDialogAsk(t, s, pt, cwd, file, "toolu_1")
-	for _, pid := range []int{804, 801} {
+	for _, pid := range []int{804, 801, 730} {
 		for _, ev := range [][]byte{hookEvent("PermissionRequest", "", cwd, file, nil), hookEvent("PostToolUse", "toolu_1", cwd, file, nil), hookEvent("SessionEnd", "", cwd, file, nil)} {
 			s.ObserveHook(as(t, pt, pid), ev, "")
 		}
