@@ -57,3 +57,13 @@ func minTime(a, b time.Time) time.Time {
 	}
 	return b
 }
+
+// dialogNoDecision reports whether limend answered a PreToolUse asked with
+// --on-ask dialog with no decision: an ask it leaves to Claude Code's own
+// rules and dialog (only in the permission modes where those ask the
+// person; internal/hookapi/events.go). check would refuse it, rightly in
+// every other case: to a PreToolUse, {} is no opinion, which
+// bypassPermissions runs.
+func (r reply) dialogNoDecision(event string) bool {
+	return r.code == 200 && r.verdict == string(hookout.Ask) && string(r.body) == "{}" && event == hookout.PreToolUse
+}

@@ -102,3 +102,29 @@ func TestObservedYesIsLearned(t *testing.T) {
 		t.Fatalf("the ask's outcome is %v; want the approval seen in Claude Code's dialog", got)
 	}
 }
+
+// TestOnAskDialog: with --on-ask dialog, an ask the prediction made gets no
+// decision ({}), so Claude Code's own rules and dialog decide; an ask of a
+// rule, or any ask in a mode where Claude Code would ask nobody, is still
+// printed as ask.
+func TestOnAskDialog(t *testing.T) {
+	l := start(t)
+	l.rules(t, nil, []string{"Bash(git push *)"})
+	call := func(mode, command, id string) string {
+		in := `{"session_id":"s1","prompt_id":"p1","cwd":"/tmp","permission_mode":"` + mode + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"` + command + `"},"tool_use_id":"` + id + `"}`
+		out, _ := runHook(t, []byte(in), "--on-ask", "dialog", "--socket", l.http)
+		return string(out)
+	}
+	if got := call("default", "touch /tmp/x", "toolu_1"); got != "{}" {
+		t.Errorf("a predicted ask in default mode: %s; want no decision", got)
+	}
+	for _, c := range []struct{ mode, command, id string }{
+		{"bypassPermissions", "touch /tmp/y", "toolu_2"},
+		{"acceptEdits", "touch /tmp/z", "toolu_3"},
+		{"default", "git push origin main", "toolu_4"},
+	} {
+		if got := call(c.mode, c.command, c.id); !strings.Contains(got, `"permissionDecision":"ask"`) {
+			t.Errorf("%s in %s mode: %s; want ask", c.command, c.mode, got)
+		}
+	}
+}

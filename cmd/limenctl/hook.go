@@ -124,7 +124,11 @@ stop the person's work.
 --on-ask says what happens when limen asks a person:
   prompt  (default) Claude Code shows its own permission prompt at once
   wait    limen-hook waits up to --wait for an answer in limen (limenctl
-          answer, the TUI), then allows or denies; nobody answered: ask`,
+          answer, the TUI), then allows or denies; nobody answered: ask
+  dialog  an ask of the prediction is left to Claude Code's own rules and
+          dialog (with its "don't ask again"), in the default and plan
+          modes only; limen still allows and blocks, asks for its rules,
+          and learns the answer given in the dialog`,
 		Example: `  limenctl hook install claude-code                  # ~/.claude/settings.json
   limenctl hook install claude-code --project        # ./.claude/settings.json
   limenctl hook install claude-code --on-ask wait --wait 50s
@@ -134,8 +138,8 @@ stop the person's work.
 			if err := checkRuntime(args); err != nil {
 				return err
 			}
-			if onAsk != "prompt" && onAsk != "wait" {
-				return usagef("--on-ask %q: use prompt or wait", onAsk)
+			if onAsk != "prompt" && onAsk != "wait" && onAsk != "dialog" {
+				return usagef("--on-ask %q: use prompt, wait or dialog", onAsk)
 			}
 			if wait < time.Second || wait > 10*time.Minute {
 				return usagef("--wait %v: use between 1s and 10m, such as 50s", wait)
@@ -187,7 +191,7 @@ stop the person's work.
 	}
 	scope.flags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen")
+	f.StringVar(&onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog")
 	f.DurationVar(&wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
 	f.StringVar(&hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
 	f.StringVar(&socket, "http-socket", os.Getenv("LIMEN_HTTP_SOCKET"), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")

@@ -2,6 +2,8 @@ package hookapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -26,6 +28,10 @@ type Observer interface {
 	// ObserveHook takes one event; askID is the ask a PreToolUse just
 	// opened, "" otherwise. An error says what was not taken.
 	ObserveHook(ctx context.Context, body []byte, askID string) error
+	// DialogMayAsk reports whether the runtime's own dialog may ask the
+	// person about ask askID instead of limen (--on-ask dialog): only an
+	// ask the prediction made, not one a rule or a failure made.
+	DialogMayAsk(askID string) bool
 }
 
 // registerEvents adds the events route when the service observes.
@@ -60,16 +66,54 @@ func (h *Handler) registerEvents() {
 // observeDecided tells the observer of a Claude Code PreToolUse that was
 // just decided, with the ask it opened, if any: the ask is tracked from
 // there, and the PreToolUse of a new prompt closes the last one's asks.
-func (h *Handler) observeDecided(ctx context.Context, f hookfmt.Format, event string, body []byte, resp hookfmt.DecideResponse) {
+// It reports whether the hook should give no decision rather than ask
+// (onAsk "dialog", see dialogMayAsk).
+func (h *Handler) observeDecided(ctx context.Context, f hookfmt.Format, event string, body []byte, resp hookfmt.DecideResponse, onAsk string) bool {
 	obs, ok := h.svc.(Observer)
 	if !ok || f != hookfmt.ClaudeCode || event != hookfmt.PreToolUse {
-		return
+		return false
 	}
 	askID := ""
 	if resp.Verdict == "ask" && resp.State == "pending" {
 		askID = resp.AskID
 	}
-	if err := obs.ObserveHook(ctx, body, askID); err != nil {
+	err := obs.ObserveHook(ctx, body, askID)
+	if err != nil {
 		h.log.Debug("PreToolUse not tracked", "err", err)
 	}
+	return onAsk == "dialog" && askID != "" && err == nil && dialogMode(body) && obs.DialogMayAsk(askID)
+}
+
+// dialogModes are the permission modes in which Claude Code's own rules
+// ask the person about what they do not allow: there, --on-ask dialog may
+// leave an ask to Claude Code's dialog. In any other mode (bypassPermissions,
+// acceptEdits, auto, dontAsk) its rules would let the tool run, or refuse
+// it, with nobody asked, so limen asks itself.
+var dialogModes = map[string]bool{"default": true, "plan": true}
+
+func dialogMode(body []byte) bool {
+	var in struct {
+		Mode string `json:"permission_mode"`
+	}
+	return json.Unmarshal(body, &in) == nil && dialogModes[in.Mode]
+}
+
+// checkOnAsk reads the hook URL's on_ask: "" or prompt (print ask), dialog
+// (leave the asks of the prediction to the runtime's dialog).
+func checkOnAsk(v string) error {
+	switch v {
+	case "", "prompt", "dialog":
+		return nil
+	}
+	return fmt.Errorf("the hook URL's on_ask=%q is not prompt or dialog; fix the URL in the hook settings", v)
+}
+
+// writeNoDecision answers a hook with no decision ({}): the runtime's own
+// rules and dialog decide. The verdict header says ask, which is what it is.
+func writeNoDecision(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", "2")
+	w.Header().Set(VerdictHeader, string(hookfmt.Ask))
+	w.WriteHeader(http.StatusOK)
+	w.Write([]byte("{}"))
 }

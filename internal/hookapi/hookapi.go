@@ -177,6 +177,10 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if err := checkOnAsk(r.URL.Query().Get("on_ask")); err != nil { // events.go
+		answer(hookfmt.FailClosed(f, event, err))
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, hookfmt.MaxInput+1))
 	if err != nil {
 		answer(hookfmt.FailClosed(f, event, fmt.Errorf("read the hook input: %w", err)))
@@ -197,7 +201,10 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 		answer(hookfmt.FailClosed(f, event, errors.New("limend refused the call: "+status.Convert(err).Message())))
 		return
 	}
-	h.observeDecided(r.Context(), f, event, body, resp) // events.go
+	if h.observeDecided(r.Context(), f, event, body, resp, r.URL.Query().Get("on_ask")) { // events.go
+		writeNoDecision(w)
+		return
+	}
 	answer(hookfmt.Explain(f, event, resp))
 }
 

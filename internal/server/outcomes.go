@@ -137,6 +137,26 @@ func (s *Server) ObserveHook(ctx context.Context, body []byte, askID string) err
 	return openErr
 }
 
+// DialogMayAsk reports whether the runtime's own dialog may ask the person
+// about ask askID instead of limen (limen-hook --on-ask dialog): the ask is
+// pending and tracked, and the prediction made it. An ask a rule or a
+// failure made is limen's to put to the person.
+func (s *Server) DialogMayAsk(askID string) bool {
+	id, err := store.ParseID(askID)
+	if err != nil {
+		return false
+	}
+	k := s.asks.get(id)
+	if k == nil || k.msg.GetDecision().GetDecidedBy() != limenv1.Decider_DECIDER_PREDICTION {
+		return false
+	}
+	o := s.outcomes()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, tracked := o.procs[askID]
+	return tracked
+}
+
 // openAsk starts tracking an ask that a PreToolUse opened, once it is
 // sure the ask is pending, is this event's call, and is the caller's own.
 func (s *Server) openAsk(o *outcomes, e outcome.Event, askID string, proc procKey) error {

@@ -54,7 +54,7 @@ def limen_said(s):
             d = json.loads(l)
             if d["event"] == "PreToolUse":
                 o = json.loads(d["out"]).get("hookSpecificOutput", {})
-                out.append("%s (%s)" % (o.get("permissionDecision"), (o.get("permissionDecisionReason") or "")[:90]))
+                out.append("%s (%s)" % (o.get("permissionDecision", "no decision"), (o.get("permissionDecisionReason") or "")[:90]))
     except OSError:
         pass
     return out
@@ -64,7 +64,11 @@ def answer_then_again(answer, cmd="touch {proj}/marker"):
     def run(s):
         c = cmd.replace("{proj}", s.proj)
         s.prompt("RUN: " + c)
-        s.wait_dialog()
+        if answer == "none":
+            time.sleep(4)
+            s.note("dialog shown: %s" % ("Do you want to proceed" in s.shot("first-call")))
+        else:
+            s.wait_dialog()
         if answer == "yes":
             s.note("chose: " + s.select(r"^Yes$"))
             s.keys("Enter")
@@ -98,12 +102,19 @@ def answer_then_again(answer, cmd="touch {proj}/marker"):
 
 
 LIMEN = {"limen": {"on": ["PreToolUse"]}}
+DIALOG = {"limen": {"on": ["PreToolUse"], "args": "--on-ask dialog"}}
 SCENARIOS = {
     "lx_yes": (answer_then_again("yes"), LIMEN),
     "lx_no_note": (answer_then_again("note"), LIMEN),
     "lx_no": (answer_then_again("no"), LIMEN),
     "lx_esc": (answer_then_again("esc"), LIMEN),
     "lx_yes_fails": (answer_then_again("yes", "python3 -c 'import sys; sys.exit(3)'"), LIMEN),
+    # --on-ask dialog: Claude Code's own dialog, with "don't ask again"
+    "lx_dialog_always": (answer_then_again("always", "python3 -c 'print(42)'"), DIALOG),
+    "lx_dialog_yes": (answer_then_again("yes"), DIALOG),
+    "lx_dialog_no_note": (answer_then_again("note"), DIALOG),
+    # a read-only command Claude Code runs without asking: nobody answers
+    "lx_dialog_readonly": (answer_then_again("none", "ls {proj}"), DIALOG),
 }
 
 
