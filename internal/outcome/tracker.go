@@ -116,6 +116,16 @@ func (t *Tracker) Open(a Ask) error {
 // Len is how many asks are open.
 func (t *Tracker) Len() int { return len(t.asks) }
 
+// HasOpen reports whether session has an open ask.
+func (t *Tracker) HasOpen(session string) bool {
+	for _, k := range t.asks {
+		if k.Session == session {
+			return true
+		}
+	}
+	return false
+}
+
 // Showing reports whether ask id is open and a dialog was asked for it.
 func (t *Tracker) Showing(id string) bool {
 	for _, k := range t.asks {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -105,11 +106,16 @@ func (s *Server) ObserveHook(ctx context.Context, body []byte, askID string) err
 		return err
 	}
 	e.Source = src
+	o := s.outcomes()
 	switch e.Name {
 	case outcome.PermissionRequest, outcome.PostToolUse, outcome.PostToolUseFailure:
-		e.Rules = allowRules(e.Cwd)
+		o.mu.Lock()
+		open := o.tracker.HasOpen(e.Session)
+		o.mu.Unlock()
+		if open { // the file is read only when an answer may need it
+			e.Rules = allowRules(e.Cwd)
+		}
 	}
-	o := s.outcomes()
 	o.mu.Lock()
 	o.tracker.Prune(func(id string) bool {
 		n, err := store.ParseID(id)
@@ -317,7 +323,9 @@ func allowRules(cwd string) []string {
 	if cwd == "" || !filepath.IsAbs(cwd) {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(cwd, ".claude", "settings.local.json"))
+	// O_NONBLOCK: cwd comes from the event, and a FIFO there must not
+	// hold limend up; only a regular file is read.
+	f, err := os.OpenFile(filepath.Join(cwd, ".claude", "settings.local.json"), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return []string{}
 	}
@@ -325,6 +333,9 @@ func allowRules(cwd string) []string {
 		return nil
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxSettings))
 	if err != nil {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/limenhq/limen/internal/peercred"
@@ -231,5 +232,33 @@ func TestDialogAskDoesNotExpire(t *testing.T) {
 	s.expire(id)
 	if o := outcomeOf(t, s, id); o.GetState() != limenv1.AskState_ASK_STATE_EXPIRED {
 		t.Fatalf("the ask of a claude that has exited did not expire: %v", o)
+	}
+}
+
+func TestAllowRules(t *testing.T) {
+	dir := t.TempDir()
+	if got := allowRules(dir); got == nil || len(got) != 0 {
+		t.Errorf("no settings file: %v; want an empty list", got)
+	}
+	os.MkdirAll(filepath.Join(dir, ".claude"), 0o755)
+	p := filepath.Join(dir, ".claude", "settings.local.json")
+	os.WriteFile(p, []byte(`{"permissions":{"allow":["Bash(python3 *)"]}}`), 0o644)
+	if got := allowRules(dir); len(got) != 1 || got[0] != "Bash(python3 *)" {
+		t.Errorf("allowRules = %v", got)
+	}
+	os.WriteFile(p, []byte(`{"permissions":`), 0o644)
+	if got := allowRules(dir); got != nil {
+		t.Errorf("unreadable settings: %v; want unknown (nil)", got)
+	}
+	if got := allowRules("relative/dir"); got != nil {
+		t.Errorf("a relative cwd: %v; want unknown", got)
+	}
+	// A FIFO where the settings would be does not hold limend up.
+	os.Remove(p)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip(err)
+	}
+	if got := allowRules(dir); got != nil {
+		t.Errorf("a FIFO: %v; want unknown", got)
 	}
 }
