@@ -287,6 +287,17 @@ var claudeHookEvents = []struct {
 	{"SessionEnd", false},
 }
 
+// claudeObserves reports whether install puts limen-hook on event only to
+// observe it, with no onFailure.
+func claudeObserves(event string) bool {
+	for _, e := range claudeHookEvents {
+		if e.event == event {
+			return !e.block
+		}
+	}
+	return false
+}
+
 func claudeEventNames() string {
 	var names []string
 	for _, e := range claudeHookEvents {

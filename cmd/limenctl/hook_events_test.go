@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/outcome"
 )
 
@@ -44,5 +46,34 @@ func TestHookInstallObservers(t *testing.T) {
 		if h.OnFailure != wantFail || h.Command != v.Hooks["PreToolUse"][0].Hooks[0].Command {
 			t.Errorf("%s: %+v; want the same command, onFailure %q", ev, h, wantFail)
 		}
+	}
+}
+
+// TestDoctorGreenWithObservers: the entries install writes pass doctor,
+// observers without onFailure included; a PreToolUse without it still
+// fails.
+func TestDoctorGreenWithObservers(t *testing.T) {
+	s := newScratch(t)
+	os.Remove(s.claude)
+	if code, out := limenctl(t, "hook", "install", "claude-code", "--hook-bin", s.hookBin, "--http-socket", hookfmt.HTTPSocketFor(s.l.Config.Socket)); code != 0 {
+		t.Fatalf("install: exit %d: %s", code, out)
+	}
+	out, checks, code := s.doctor(t)
+	if code != exitOK {
+		t.Fatalf("doctor = %d on what install wrote:\n%s", code, out)
+	}
+	hooks := 0
+	for _, c := range checks {
+		if c.Check == "hook" && strings.Contains(c.Detail, "Claude Code") {
+			hooks++
+		}
+	}
+	if hooks != len(claudeHookEvents) {
+		t.Errorf("%d Claude Code hooks checked; want %d:\n%s", hooks, len(claudeHookEvents), out)
+	}
+	doc, _ := os.ReadFile(s.claude)
+	os.WriteFile(s.claude, []byte(strings.Replace(string(doc), `"onFailure": "block"`, `"onFailure": "ignore"`, 1)), 0o600)
+	if out, _, code := s.doctor(t); code == exitOK || !strings.Contains(out, `(PreToolUse): "onFailure" is "ignore"`) {
+		t.Errorf("doctor = %d with a PreToolUse that does not block on failure:\n%s", code, out)
 	}
 }
