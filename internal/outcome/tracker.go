@@ -25,6 +25,7 @@ const (
 	Interrupted
 )
 
+// String names the result as limen's notes word it.
 func (r Result) String() string {
 	switch r {
 	case Approved:
