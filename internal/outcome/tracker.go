@@ -96,6 +96,30 @@ type open struct {
 // use: limend feeds it one event at a time, in the order received.
 type Tracker struct {
 	asks []*open // oldest first
+	// approved remembers the last asks settled as approved, by session
+	// and tool_use_id, so that a later rejection of the same call — which
+	// Claude Code never sends after running it — is reported as a
+	// contradiction: one of the two events was forged.
+	approved map[callKey]string
+	order    []callKey
+}
+
+type callKey struct{ source, session, toolUseID string }
+
+// maxApproved bounds what Tracker.approved remembers.
+const maxApproved = 1024
+
+func (t *Tracker) rememberApproved(k *open) {
+	if t.approved == nil {
+		t.approved = map[callKey]string{}
+	}
+	key := callKey{k.Source, k.Session, k.ToolUseID}
+	if len(t.order) >= maxApproved {
+		delete(t.approved, t.order[0])
+		t.order = t.order[1:]
+	}
+	t.approved[key] = k.ID
+	t.order = append(t.order, key)
 }
 
 // Open starts tracking an ask. An ask whose session and tool_use_id are
@@ -165,6 +189,7 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 		o := Outcome{Ask: k.Ask, Result: r, Note: note, Proof: proof, Dialog: k.dialog, HookAnswer: k.hookAnswer}
 		if r == Approved {
 			o.Scope = newRule(k.rules, e.Rules)
+			t.rememberApproved(k)
 		}
 		done = append(done, o)
 		t.Close(k.ID)
@@ -214,6 +239,11 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 		for _, c := range e.Calls {
 			k := mine(c.ToolUseID)
 			if k == nil {
+				if id, ok := t.approved[callKey{e.Source, e.Session, c.ToolUseID}]; ok {
+					if rejected, _ := rejectionNote(c.Response); rejected {
+						refused = append(refused, fmt.Sprintf("CONTRADICTION: ask %s was recorded as approved, and now the runtime says the person rejected %s of session %s: one of the two events was forged", id, c.ToolUseID, e.Session))
+					}
+				}
 				continue // settled by its PostToolUse, or not limen's
 			}
 			if rejected, note := rejectionNote(c.Response); rejected {

@@ -63,7 +63,8 @@ func TestTrackerEdges(t *testing.T) {
 			{e: permReq("s", inA)}, // a second dialog for the same input binds nothing
 			{e: ev(PostToolUse, "s", "1"), want: "1:approved:true"},
 			{e: ev(PostToolUse, "s", "1")},
-			{e: Event{Name: PostToolBatch, Session: "s", Source: src, Calls: []Call{{ToolUseID: "toolu_1", Response: Rejection}}}},
+			// a rejection after the run contradicts it: reported
+			{e: Event{Name: PostToolBatch, Session: "s", Source: src, Calls: []Call{{ToolUseID: "toolu_1", Response: Rejection}}}, refused: 1},
 		}, 0},
 		{"unknown ids and other sessions are ignored", []Ask{ask("1", "s", "p", inA)}, []step{
 			{e: ev(PostToolUse, "s", "9")},
@@ -200,5 +201,25 @@ func TestPruneForgetsClosedAsks(t *testing.T) {
 	tr.Observe(permReq("s", "{}"))
 	if done, _ := tr.Observe(ev(PostToolUse, "s", "2")); ids(done) != "2:approved:true" {
 		t.Errorf("the dialog bound to an ask no longer open: %s", ids(done))
+	}
+}
+
+// TestContradictionReported: a rejection of a call already settled as
+// approved (a forged PostToolUse went first) is reported, not ignored.
+func TestContradictionReported(t *testing.T) {
+	var tr Tracker
+	tr.Open(ask("1", "s", "p", "{}"))
+	tr.Observe(permReq("s", "{}"))
+	if done, _ := tr.Observe(ev(PostToolUse, "s", "1")); ids(done) != "1:approved:true" {
+		t.Fatalf("settled %s", ids(done))
+	}
+	_, refused := tr.Observe(Event{Name: PostToolBatch, Session: "s", Source: src, Calls: []Call{{ToolUseID: "toolu_1", Response: Rejection}}})
+	if len(refused) != 1 || !strings.Contains(refused[0], "CONTRADICTION: ask 1") {
+		t.Errorf("refused %q; want the contradiction reported", refused)
+	}
+	// The batch that follows a real run carries the output: no report.
+	_, refused = tr.Observe(Event{Name: PostToolBatch, Session: "s", Source: src, Calls: []Call{{ToolUseID: "toolu_1", Response: "(Bash completed with no output)"}}})
+	if len(refused) != 0 {
+		t.Errorf("refused %q on an ordinary batch", refused)
 	}
 }
