@@ -113,6 +113,16 @@ type rawEvent struct {
 	} `json:"tool_calls"`
 }
 
+// SessionOf reads only an event's session_id, which is cheaper than
+// ParseClaudeCode when the session turns out to have nothing open.
+func SessionOf(raw []byte) string {
+	var r struct {
+		Session string `json:"session_id"`
+	}
+	json.Unmarshal(raw, &r)
+	return r.Session
+}
+
 // ParseClaudeCode reads one Claude Code hook event. It needs the event's
 // name and session; what else an event carries depends on the event.
 func ParseClaudeCode(raw []byte) (Event, error) {

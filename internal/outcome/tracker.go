@@ -141,6 +141,20 @@ func (t *Tracker) Open(a Ask) error {
 // Len is how many asks are open.
 func (t *Tracker) Len() int { return len(t.asks) }
 
+// Knows reports whether an event of session can matter: the session has
+// an open ask, or an approval an event could contradict.
+func (t *Tracker) Knows(session string) bool {
+	if t.HasOpen(session) {
+		return true
+	}
+	for k := range t.approved {
+		if k.session == session {
+			return true
+		}
+	}
+	return false
+}
+
 // HasOpen reports whether session has an open ask.
 func (t *Tracker) HasOpen(session string) bool {
 	for _, k := range t.asks {

@@ -223,3 +223,21 @@ func TestContradictionReported(t *testing.T) {
 		t.Errorf("refused %q on an ordinary batch", refused)
 	}
 }
+
+func TestKnows(t *testing.T) {
+	var tr Tracker
+	if tr.Knows("s") {
+		t.Error("an empty tracker knows session s")
+	}
+	tr.Open(ask("1", "s", "p", "{}"))
+	if !tr.Knows("s") || tr.Knows("t") {
+		t.Error("Knows does not follow the open asks")
+	}
+	tr.Observe(ev(PostToolUse, "s", "1"))
+	if !tr.Knows("s") {
+		t.Error("an approval an event could contradict is forgotten")
+	}
+	if SessionOf([]byte(`{"session_id":"s","tool_input":{"x":[1,2]}}`)) != "s" || SessionOf([]byte(`[`)) != "" {
+		t.Error("SessionOf misreads")
+	}
+}

@@ -97,6 +97,19 @@ func (r *runtimes) top(k procKey) procKey {
 // it did not ask). It never fails the runtime: an error only says what was
 // not taken, for the log.
 func (s *Server) ObserveHook(ctx context.Context, body []byte, askID string) error {
+	o := s.outcomes()
+	if askID == "" {
+		// Most events (every PreToolUse limen allowed, every tool call
+		// nobody was asked about) concern no ask: skip them before the
+		// full parse and the walk up the caller's ancestry.
+		session := outcome.SessionOf(body)
+		o.mu.Lock()
+		known := o.tracker.Knows(session)
+		o.mu.Unlock()
+		if !known && session != "" { // without one, the parse below says what is wrong
+			return nil
+		}
+	}
 	e, err := outcome.ParseClaudeCode(body)
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
@@ -106,7 +119,6 @@ func (s *Server) ObserveHook(ctx context.Context, body []byte, askID string) err
 		return err
 	}
 	e.Source = src
-	o := s.outcomes()
 	switch e.Name {
 	case outcome.PermissionRequest, outcome.PostToolUse, outcome.PostToolUseFailure:
 		o.mu.Lock()
