@@ -1,5 +1,8 @@
-// Package proto holds limen's API definition. The generated Go code lives in
-// proto/limen/v1 (package limenv1) and is committed; regenerate it with
+// Package proto holds limen's protocol buffer definitions: the API
+// (limen/v1, Go package limenv1 in proto/limen/v1) and the format of the
+// records in the store's file (limen/store/v1, Go package storev1 in
+// store/storev1, which links no gRPC). The generated Go code is committed;
+// regenerate it with
 //
 //	go generate ./proto
 //

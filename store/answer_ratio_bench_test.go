@@ -7,7 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // BenchmarkAnswerVsBareUpdate times a durable Answer and a bare bbolt
@@ -25,7 +25,7 @@ func BenchmarkAnswerVsBareUpdate(b *testing.B) {
 	s := openStore(b, filepath.Join(dir, "limen.db"), Options{})
 	for range 20_000 {
 		id := newID(b, s)
-		d := decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW)
+		d := decision(id, "ana", storev1.Verdict_VERDICT_ALLOW)
 		d.Reason = "p=0.991 is above the read-only allow threshold 0.800 (12 approved, 0 denied)"
 		s.LogDecision(d)
 	}
@@ -52,7 +52,7 @@ func BenchmarkAnswerVsBareUpdate(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		t0 := time.Now()
-		if _, err := s.Answer(ids[i], answerRecord(ids[i], limenv1.Choice_CHOICE_APPROVE)); err != nil {
+		if _, err := s.Answer(ids[i], answerRecord(ids[i], storev1.Choice_CHOICE_APPROVE)); err != nil {
 			b.Fatal(err)
 		}
 		t1 := time.Now()

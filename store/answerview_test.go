@@ -10,21 +10,22 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // viewOf is what AnswerViews must yield for rec, taken from the full
 // decode.
-func viewOf(rec *limenv1.AnswerRecord) (user string, choice limenv1.Choice, at time.Time, scheme uint32, ladders [][]string) {
+func viewOf(rec *storev1.AnswerRecord) (user string, choice storev1.Choice, at time.Time, scheme uint32, ladders [][]string) {
 	for _, l := range rec.GetLadders() {
 		ladders = append(ladders, l.GetKeys())
 	}
 	return rec.GetAction().GetUser(), rec.GetChoice(), rec.GetTime().AsTime(), rec.GetKeyScheme(), ladders
 }
 
-func checkView(t *testing.T, name string, v *AnswerView, want *limenv1.AnswerRecord) {
+func checkView(t *testing.T, name string, v *AnswerView, want *storev1.AnswerRecord) {
 	t.Helper()
 	user, choice, at, scheme, ladders := viewOf(want)
 	var got [][]string
@@ -54,14 +55,14 @@ func checkView(t *testing.T, name string, v *AnswerView, want *limenv1.AnswerRec
 // that the in-place decoding reads the same fields as proto.Unmarshal.
 func TestAnswerViewsDecodeAsUnmarshal(t *testing.T) {
 	s := openStore(t, "", Options{})
-	recs := []*limenv1.AnswerRecord{
-		answerRecord(0, limenv1.Choice_CHOICE_DENY),
+	recs := []*storev1.AnswerRecord{
+		answerRecord(0, storev1.Choice_CHOICE_DENY),
 		{}, // nothing but the seq and ask id Answer sets
-		{Action: &limenv1.Action{User: "bo", Tool: "Read", InputJson: `{"file_path":"x"}`, Cwd: "/home/bo"},
-			Choice: limenv1.Choice_CHOICE_APPROVE, Time: timestamppb.New(time.Date(2026, 5, 1, 2, 3, 4, 5, time.UTC)),
-			KeyScheme: 2, Note: "fine", Scope: limenv1.Scope_SCOPE_SESSION,
-			Ladders: []*limenv1.Ladder{{Keys: []string{"Read", "Read:workspace", "Read:/home/bo/x"}}, {}, {Keys: []string{"é", ""}}}},
-		{Action: &limenv1.Action{}, Time: &timestamppb.Timestamp{Seconds: -5, Nanos: 7}, Choice: limenv1.Choice(99)},
+		{Action: &storev1.Action{User: "bo", Tool: "Read", InputJson: `{"file_path":"x"}`, Cwd: "/home/bo"},
+			Choice: storev1.Choice_CHOICE_APPROVE, Time: timestamppb.New(time.Date(2026, 5, 1, 2, 3, 4, 5, time.UTC)),
+			KeyScheme: 2, Note: "fine", Scope: storev1.Scope_SCOPE_SESSION,
+			Ladders: []*storev1.Ladder{{Keys: []string{"Read", "Read:workspace", "Read:/home/bo/x"}}, {}, {Keys: []string{"é", ""}}}},
+		{Action: &storev1.Action{}, Time: &timestamppb.Timestamp{Seconds: -5, Nanos: 7}, Choice: storev1.Choice(99)},
 	}
 	for _, rec := range recs {
 		id := addAsk(t, s, "ana")
@@ -74,7 +75,7 @@ func TestAnswerViewsDecodeAsUnmarshal(t *testing.T) {
 		if v.Seq != uint64(i+1) {
 			t.Errorf("record %d: Seq = %d", i, v.Seq)
 		}
-		full := new(limenv1.AnswerRecord)
+		full := new(storev1.AnswerRecord)
 		if err := proto.Unmarshal(v.Record, full); err != nil || !proto.Equal(full, recs[i]) {
 			t.Errorf("record %d: Record decodes to %v (%v); want %v", i, full, err, recs[i])
 		}
@@ -106,24 +107,24 @@ func TestAnswerViewDecodeWireOddities(t *testing.T) {
 		return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
 	}
 	var b []byte
-	b = bytesField(b, answerAction, msg(&limenv1.Action{User: "first", Tool: "Bash"}))
-	b = bytesField(b, answerAction, msg(&limenv1.Action{Tool: "Read"})) // merges, keeps the user
+	b = bytesField(b, answerAction, msg(&storev1.Action{User: "first", Tool: "Bash"}))
+	b = bytesField(b, answerAction, msg(&storev1.Action{Tool: "Read"})) // merges, keeps the user
 	b = varintField(b, answerChoice, 1)
 	b = varintField(b, answerChoice, 2)          // last wins
 	b = bytesField(b, answerChoice, []byte("x")) // wrong wire type: ignored
 	b = varintField(b, answerKeyScheme, 1<<32|2) // uint32 truncation
 	b = bytesField(b, answerTime, msg(&timestamppb.Timestamp{Seconds: 100, Nanos: 9}))
 	b = bytesField(b, answerTime, msg(&timestamppb.Timestamp{Nanos: 3})) // merges: seconds stay 100
-	b = bytesField(b, answerLadders, msg(&limenv1.Ladder{Keys: []string{"a", "b"}}))
+	b = bytesField(b, answerLadders, msg(&storev1.Ladder{Keys: []string{"a", "b"}}))
 	b = protowire.AppendTag(b, 99, protowire.Fixed64Type)
 	b = protowire.AppendFixed64(b, 7)
 	b = protowire.AppendTag(b, 98, protowire.StartGroupType)
 	b = varintField(b, 1, 5)
 	b = protowire.AppendTag(b, 98, protowire.EndGroupType)
-	b = bytesField(b, answerLadders, msg(&limenv1.Ladder{Keys: []string{"c"}}))
-	b = bytesField(b, answerAction, msg(&limenv1.Action{User: "last"}))
+	b = bytesField(b, answerLadders, msg(&storev1.Ladder{Keys: []string{"c"}}))
+	b = bytesField(b, answerAction, msg(&storev1.Action{User: "last"}))
 
-	want := new(limenv1.AnswerRecord)
+	want := new(storev1.AnswerRecord)
 	if err := proto.Unmarshal(b, want); err != nil {
 		t.Fatal(err)
 	}
@@ -134,16 +135,16 @@ func TestAnswerViewDecodeWireOddities(t *testing.T) {
 	checkView(t, "odd record", &v, want)
 
 	// Reusing the view leaves nothing of the previous record behind.
-	if err := v.decode(msg(&limenv1.AnswerRecord{Choice: limenv1.Choice_CHOICE_DENY})); err != nil {
+	if err := v.decode(msg(&storev1.AnswerRecord{Choice: storev1.Choice_CHOICE_DENY})); err != nil {
 		t.Fatal(err)
 	}
-	checkView(t, "reused view", &v, &limenv1.AnswerRecord{Choice: limenv1.Choice_CHOICE_DENY})
+	checkView(t, "reused view", &v, &storev1.AnswerRecord{Choice: storev1.Choice_CHOICE_DENY})
 }
 
 // TestAnswerViewDecodeRefusesWhatUnmarshalRefuses: truncated records and
 // strings that are not UTF-8, in the fields the view reads, are errors.
 func TestAnswerViewDecodeRefusesWhatUnmarshalRefuses(t *testing.T) {
-	good, err := proto.Marshal(answerRecord(1, limenv1.Choice_CHOICE_APPROVE))
+	good, err := proto.Marshal(answerRecord(1, storev1.Choice_CHOICE_APPROVE))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestAnswerViewDecodeRefusesWhatUnmarshalRefuses(t *testing.T) {
 		"key not UTF-8":  badKey,
 		"end group":      protowire.AppendTag(nil, 5, protowire.EndGroupType),
 	} {
-		if err := proto.Unmarshal(b, new(limenv1.AnswerRecord)); err == nil {
+		if err := proto.Unmarshal(b, new(storev1.AnswerRecord)); err == nil {
 			t.Fatalf("%s: proto.Unmarshal accepts it; the test is wrong", name)
 		}
 		var v AnswerView
@@ -171,7 +172,7 @@ func TestAnswerViewsReportsBadRecordsAndStopsOnCallbackError(t *testing.T) {
 	s := openStore(t, "", Options{})
 	for range 3 {
 		id := addAsk(t, s, "ana")
-		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+		if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_APPROVE)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,8 +223,8 @@ func TestAnswerViewsAllocateNothingPerRecord(t *testing.T) {
 // putAnswers appends n answers to the log in one transaction.
 func putAnswers(t *testing.T, s *Store, n int) {
 	t.Helper()
-	rec := answerRecord(1, limenv1.Choice_CHOICE_APPROVE)
-	rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: []string{"Bash", "Bash:make"}})
+	rec := answerRecord(1, storev1.Choice_CHOICE_APPROVE)
+	rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: []string{"Bash", "Bash:make"}})
 	v, err := proto.Marshal(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -297,3 +298,37 @@ func TestAnswerViewsAcrossPages(t *testing.T) {
 }
 
 var errStop = errors.New("stop")
+
+// TestAnswerViewFieldNumbersMatchStoreProto: the hand decoder's field
+// numbers are those of the messages it decodes, so a change to
+// store.proto cannot leave it reading the wrong fields.
+func TestAnswerViewFieldNumbersMatchStoreProto(t *testing.T) {
+	rec := (&storev1.AnswerRecord{}).ProtoReflect().Descriptor().Fields()
+	act := (&storev1.Action{}).ProtoReflect().Descriptor().Fields()
+	lad := (&storev1.Ladder{}).ProtoReflect().Descriptor().Fields()
+	ts := (&timestamppb.Timestamp{}).ProtoReflect().Descriptor().Fields()
+	for _, c := range []struct {
+		fields interface {
+			ByName(protoreflect.Name) protoreflect.FieldDescriptor
+		}
+		name string
+		num  protowire.Number
+		kind protoreflect.Kind
+	}{
+		{rec, "action", answerAction, protoreflect.MessageKind},
+		{rec, "choice", answerChoice, protoreflect.EnumKind},
+		{rec, "answered_by", answerBy, protoreflect.StringKind},
+		{rec, "time", answerTime, protoreflect.MessageKind},
+		{rec, "key_scheme", answerKeyScheme, protoreflect.Uint32Kind},
+		{rec, "ladders", answerLadders, protoreflect.MessageKind},
+		{act, "user", actionUser, protoreflect.StringKind},
+		{lad, "keys", ladderKeys, protoreflect.StringKind},
+		{ts, "seconds", timeSeconds, protoreflect.Int64Kind},
+		{ts, "nanos", timeNanos, protoreflect.Int32Kind},
+	} {
+		fd := c.fields.ByName(protoreflect.Name(c.name))
+		if fd == nil || fd.Number() != c.num || fd.Kind() != c.kind {
+			t.Errorf("field %s: store.proto has %v, the decoder reads number %d as %v", c.name, fd, c.num, c.kind)
+		}
+	}
+}

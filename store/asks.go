@@ -6,14 +6,14 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // AddPending records an ask in one synchronous transaction: the decision
 // that asked and the pending ask. p.AskId must equal d.DecisionId. If
 // p.Decision is nil, the stored pending ask carries d. Neither message is
 // changed. An ask that already has an outcome is refused with ErrResolved.
-func (s *Store) AddPending(d *limenv1.Decision, p *limenv1.PendingAsk) error {
+func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 	id, err := ParseID(d.GetDecisionId())
 	if err != nil {
 		return fmt.Errorf("add pending: %w", err)
@@ -38,7 +38,7 @@ func (s *Store) AddPending(d *limenv1.Decision, p *limenv1.PendingAsk) error {
 		decisions := tx.Bucket(bucketDecisions)
 		decisions.FillPercent = appendFill
 		if old := decisions.Get(key); old != nil {
-			var prev limenv1.Decision
+			var prev storev1.Decision
 			if err := proto.Unmarshal(old, &prev); err != nil {
 				return fmt.Errorf("decode stored decision: %w", err)
 			}
@@ -58,11 +58,11 @@ func (s *Store) AddPending(d *limenv1.Decision, p *limenv1.PendingAsk) error {
 }
 
 // Pending returns the asks that wait for a person, oldest first.
-func (s *Store) Pending() ([]*limenv1.PendingAsk, error) {
-	var out []*limenv1.PendingAsk
+func (s *Store) Pending() ([]*storev1.PendingAsk, error) {
+	var out []*storev1.PendingAsk
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketPending).ForEach(func(k, v []byte) error {
-			p := new(limenv1.PendingAsk)
+			p := new(storev1.PendingAsk)
 			if err := proto.Unmarshal(v, p); err != nil {
 				return fmt.Errorf("decode pending ask %x: %w", k, err)
 			}
@@ -87,12 +87,12 @@ func (s *Store) Pending() ([]*limenv1.PendingAsk, error) {
 //
 // Answer fails with ErrResolved if the ask was already answered or expired,
 // and with ErrNotFound if no pending ask has that id; nothing is stored then.
-func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord) (*limenv1.Decision, error) {
+func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decision, error) {
 	outcome := outcomeOf(rec)
 	oldSeq, oldAskID := rec.GetSeq(), rec.GetAskId()
 	s.answerMu.Lock()
 	defer s.answerMu.Unlock()
-	var d *limenv1.Decision
+	var d *storev1.Decision
 	err := s.update(func(tx *bolt.Tx) error {
 		var err error
 		var stored bool
@@ -140,11 +140,11 @@ func (s *Store) Answer(askID uint64, rec *limenv1.AnswerRecord) (*limenv1.Decisi
 // removed and the decision's outcome set (an outcome with no state, or nil,
 // is stored as ASK_STATE_EXPIRED), in one transaction. Nothing is added to
 // the answer log. The errors are Answer's.
-func (s *Store) Expire(askID uint64, outcome *limenv1.AskOutcome) (*limenv1.Decision, error) {
-	outcome = withState(outcome, limenv1.AskState_ASK_STATE_EXPIRED)
+func (s *Store) Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Decision, error) {
+	outcome = withState(outcome, storev1.AskState_ASK_STATE_EXPIRED)
 	s.answerMu.Lock() // so that an answer's outcome is in s.outcomes when takePending looks
 	defer s.answerMu.Unlock()
-	var d *limenv1.Decision
+	var d *storev1.Decision
 	err := s.update(func(tx *bolt.Tx) error {
 		var err error
 		if d, _, err = s.takePending(tx, askID); err != nil {
@@ -164,12 +164,12 @@ func (s *Store) Expire(askID uint64, outcome *limenv1.AskOutcome) (*limenv1.Deci
 }
 
 // withState returns a copy of o with its state defaulted to state.
-func withState(o *limenv1.AskOutcome, state limenv1.AskState) *limenv1.AskOutcome {
+func withState(o *storev1.AskOutcome, state storev1.AskState) *storev1.AskOutcome {
 	if o == nil {
-		return &limenv1.AskOutcome{State: state}
+		return &storev1.AskOutcome{State: state}
 	}
 	o = proto.CloneOf(o)
-	if o.State == limenv1.AskState_ASK_STATE_UNSPECIFIED {
+	if o.State == storev1.AskState_ASK_STATE_UNSPECIFIED {
 		o.State = state
 	}
 	return o
@@ -177,7 +177,7 @@ func withState(o *limenv1.AskOutcome, state limenv1.AskState) *limenv1.AskOutcom
 
 // takePending removes pending ask askID in tx and returns its decision;
 // stored says whether the decision has a record of its own.
-func (s *Store) takePending(tx *bolt.Tx, askID uint64) (d *limenv1.Decision, stored bool, err error) {
+func (s *Store) takePending(tx *bolt.Tx, askID uint64) (d *storev1.Decision, stored bool, err error) {
 	key := u64(askID)
 	pending := tx.Bucket(bucketPending)
 	pv := pending.Get(key)
@@ -185,25 +185,25 @@ func (s *Store) takePending(tx *bolt.Tx, askID uint64) (d *limenv1.Decision, sto
 	if pv == nil {
 		return nil, false, s.notPending(askID, dv)
 	}
-	d = new(limenv1.Decision)
+	d = new(storev1.Decision)
 	if dv != nil {
 		if err := proto.Unmarshal(dv, d); err != nil {
 			return nil, false, fmt.Errorf("decode decision: %w", err)
 		}
 	} else { // not expected: AddPending writes both; fall back to the pending copy
-		var p limenv1.PendingAsk
+		var p storev1.PendingAsk
 		if err := proto.Unmarshal(pv, &p); err != nil {
 			return nil, false, fmt.Errorf("decode pending ask: %w", err)
 		}
 		if d = p.GetDecision(); d == nil {
-			d = &limenv1.Decision{DecisionId: FormatID(askID)}
+			d = &storev1.Decision{DecisionId: FormatID(askID)}
 		}
 	}
 	return d, dv != nil, pending.Delete(key)
 }
 
 // withOutcome returns a copy of d with outcome o.
-func withOutcome(d *limenv1.Decision, o *limenv1.AskOutcome) *limenv1.Decision {
+func withOutcome(d *storev1.Decision, o *storev1.AskOutcome) *storev1.Decision {
 	c := proto.CloneOf(d)
 	c.Outcome = o
 	return c
@@ -218,7 +218,7 @@ func (s *Store) notPending(askID uint64, dv []byte) error {
 	if dv == nil {
 		return ErrNotFound
 	}
-	var d limenv1.Decision
+	var d storev1.Decision
 	if err := proto.Unmarshal(dv, &d); err != nil {
 		return fmt.Errorf("decode decision: %w", err)
 	}
@@ -241,10 +241,10 @@ func (s *Store) notPending(askID uint64, dv []byte) error {
 // grow the file waits for it (bbolt remaps under a lock readers hold), so
 // call Answers at start before serving, and keep fn quick; Decisions pages
 // instead, for walks that do real work per record.
-func (s *Store) Answers(fn func(rec *limenv1.AnswerRecord) error) error {
+func (s *Store) Answers(fn func(rec *storev1.AnswerRecord) error) error {
 	var fnErr error
 	err := s.db.View(func(tx *bolt.Tx) error {
-		rec := new(limenv1.AnswerRecord)
+		rec := new(storev1.AnswerRecord)
 		c := tx.Bucket(bucketAnswers).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
 			if err := proto.Unmarshal(v, rec); err != nil {

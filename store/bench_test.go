@@ -8,7 +8,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // BenchmarkAnswer is the durable Answer: one transaction with fsync that
@@ -21,7 +21,7 @@ func BenchmarkAnswer(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := s.Answer(ids[i], answerRecord(ids[i], limenv1.Choice_CHOICE_APPROVE)); err != nil {
+		if _, err := s.Answer(ids[i], answerRecord(ids[i], storev1.Choice_CHOICE_APPROVE)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,7 +68,7 @@ func BenchmarkLogDecision(b *testing.B) {
 		}
 		// A new record each time, as Decide makes: the store owns it
 		// once logged.
-		d := decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW)
+		d := decision(id, "ana", storev1.Verdict_VERDICT_ALLOW)
 		d.Reason = "p=0.991 is above the read-only allow threshold 0.950 (12 approved, 0 denied)"
 		s.LogDecision(d)
 	}
@@ -108,7 +108,7 @@ func BenchmarkAnswers(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				seen := 0
-				if err := s.Answers(func(*limenv1.AnswerRecord) error {
+				if err := s.Answers(func(*storev1.AnswerRecord) error {
 					seen++
 					return nil
 				}); err != nil {
@@ -135,9 +135,9 @@ func fillAnswers(b *testing.B, s *Store, n int) {
 				if err != nil {
 					return err
 				}
-				rec := answerRecord(seq, limenv1.Choice_CHOICE_APPROVE)
+				rec := answerRecord(seq, storev1.Choice_CHOICE_APPROVE)
 				rec.Seq = seq
-				rec.Ladders = []*limenv1.Ladder{{Keys: []string{"Bash", "git", "git push", "git push --force", "git push --force origin main"}}}
+				rec.Ladders = []*storev1.Ladder{{Keys: []string{"Bash", "git", "git push", "git push --force", "git push --force origin main"}}}
 				v, err := proto.Marshal(rec)
 				if err != nil {
 					return err
@@ -163,9 +163,9 @@ func pendingAsks(b *testing.B, s *Store, n int) []uint64 {
 	}
 	if err := s.db.Update(func(tx *bolt.Tx) error {
 		for _, id := range ids {
-			d := decision(id, "ana", limenv1.Verdict_VERDICT_ASK)
+			d := decision(id, "ana", storev1.Verdict_VERDICT_ASK)
 			dv, _ := proto.Marshal(d)
-			pv, _ := proto.Marshal(&limenv1.PendingAsk{AskId: d.AskId, Decision: d})
+			pv, _ := proto.Marshal(&storev1.PendingAsk{AskId: d.AskId, Decision: d})
 			if err := tx.Bucket(bucketDecisions).Put(u64(id), dv); err != nil {
 				return err
 			}

@@ -11,7 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // goodFile writes a store of a few thousand decisions, some asks and an
@@ -22,11 +22,11 @@ func goodFile(t *testing.T) (string, int64) {
 	path := filepath.Join(t.TempDir(), "limen.db")
 	s := openStore(t, path, Options{})
 	for range 3000 {
-		s.LogDecision(decision(newID(t, s), "ana", limenv1.Verdict_VERDICT_ALLOW))
+		s.LogDecision(decision(newID(t, s), "ana", storev1.Verdict_VERDICT_ALLOW))
 	}
 	id := addAsk(t, s, "ana")
 	addAsk(t, s, "ana")
-	if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+	if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatal(err)
 	}
 	var used int64

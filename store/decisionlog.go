@@ -10,17 +10,17 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // logItem is one message to the batcher: a record to write, or (flushed set)
 // a request to commit everything before it and report.
 type logItem struct {
 	id       uint64
-	decision *limenv1.Decision // encoded by the batcher
+	decision *storev1.Decision // encoded by the batcher
 	// outcome, with seq its answer's place in the answer log, is an
 	// answered ask's outcome to set on decision id (outcomes.go).
-	outcome *limenv1.AskOutcome
+	outcome *storev1.AskOutcome
 	seq     uint64
 	err     error // a record that could not be prepared; reported by Flush
 	flushed chan error
@@ -38,7 +38,7 @@ type logItem struct {
 // AddPending, and their outcome must not be overwritten. Errors (a bad
 // DecisionId, a failed write) are reported by the next Flush or by Close.
 // Records logged after Close are dropped.
-func (s *Store) LogDecision(d *limenv1.Decision) {
+func (s *Store) LogDecision(d *storev1.Decision) {
 	item := logItem{decision: d}
 	if id, err := ParseID(d.GetDecisionId()); err != nil {
 		item.err = fmt.Errorf("log decision: %w", err)

@@ -26,11 +26,26 @@
 //     never an answer, never a pending ask.
 //   - Ids are never reused, not even after a crash (see NextID).
 //
-// Records are protocol buffers (proto.Marshal of limenv1 messages): fast to
-// encode and decode, and evolvable by field number, so a newer limen reads
-// an older file and an older one skips fields it does not know. Keys are
+// Records are protocol buffers (proto.Marshal of the messages in
+// storev1, defined in proto/limen/store/v1/store.proto): fast to encode
+// and decode, and evolvable by field number, so a newer limen reads an
+// older file and an older one skips fields it does not know. Keys are
 // big-endian uint64, so bbolt's cursor order is numeric order, which for
 // ids and sequence numbers is time order.
+//
+// The records are the store's own messages, not the API's (limenv1):
+// limend converts between the two (internal/server/storeconv.go), so an
+// API change is not a change of anyone's file, and the store links no
+// gRPC. Files written before that split (schema version 2, still the
+// current one) hold limenv1 messages; storev1 began as a copy of them with
+// the same field numbers and types, so those files read as they are, with
+// no migration and no schema version bump
+// (TestReadsFilesWrittenWithAPIMessages opens one the old code wrote). A
+// migration would have rewritten every record of every file at the first
+// start, for bytes that are already right. From here the two evolve apart:
+// store.proto changes only as stored data may (a new field under a new
+// number; a number never reused or retyped), and anything else is a
+// migration in schema.go.
 //
 // Decision ids and ask ids share one id space: an ask's id is the id of the
 // decision that asked. The API shows ids as decimal strings ("42"); use
@@ -43,10 +58,10 @@
 //	meta/schema_version      -> uint64 (big-endian)
 //	meta/id_reserved         -> uint64: ids below this may have been handed out
 //	meta/outcomes_through    -> uint64: the answers up to this seq have their outcome on their decision
-//	decisions/<id u64>       -> limenv1.Decision
-//	pending/<id u64>         -> limenv1.PendingAsk
-//	answers/<seq u64>        -> limenv1.AnswerRecord  (append-only; seq from bucket.NextSequence)
-//	policies/<version u64>   -> limenv1.Policy
+//	decisions/<id u64>       -> storev1.Decision
+//	pending/<id u64>         -> storev1.PendingAsk
+//	answers/<seq u64>        -> storev1.AnswerRecord  (append-only; seq from bucket.NextSequence)
+//	policies/<version u64>   -> storev1.Policy
 //
 // Open runs the migrations (an ordered list in schema.go, each with a test)
 // that the file has not seen yet, in one transaction, and writes the new
@@ -109,8 +124,10 @@
 // record, and its views point into the file's memory map.
 //
 // NextID reserves ids in blocks of 4096 with one synchronous write per
-// block, so ids jump by up to a block after every restart. Ids are unique
-// and increasing, but not dense.
+// block. A clean Close gives the unused rest of the block back, so after a
+// clean restart ids go on from where they stopped; after a crash they jump
+// by up to a block, which is what keeps them unique. Ids are unique and
+// increasing, but not dense.
 //
 // Every synchronous write costs an fsync; on a laptop SSD that is around a
 // millisecond, which bounds the answer rate, not the decision rate.

@@ -6,7 +6,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // History limits.
@@ -32,13 +32,13 @@ type HistoryQuery struct {
 
 // History returns stored decisions, newest first. Decisions handed to
 // LogDecision appear once the batcher has committed them (see Flush).
-func (s *Store) History(q HistoryQuery) ([]*limenv1.Decision, error) {
+func (s *Store) History(q HistoryQuery) ([]*storev1.Decision, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultHistoryLimit
 	}
 	limit = min(limit, MaxHistoryLimit)
-	var out []*limenv1.Decision
+	var out []*storev1.Decision
 	defer s.outcomes.hold()()
 	err := s.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketDecisions).Cursor()
@@ -51,14 +51,14 @@ func (s *Store) History(q HistoryQuery) ([]*limenv1.Decision, error) {
 			k, v = c.Prev() // Seek lands on the first key >= BeforeID
 		}
 		for ; k != nil && len(out) < limit; k, v = c.Prev() {
-			d := new(limenv1.Decision)
+			d := new(storev1.Decision)
 			if err := proto.Unmarshal(v, d); err != nil {
 				return fmt.Errorf("decode decision %x: %w", k, err)
 			}
 			if q.User != "" && d.GetAction().GetUser() != q.User {
 				continue
 			}
-			if q.AsksOnly && d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
+			if q.AsksOnly && d.GetVerdict() != storev1.Verdict_VERDICT_ASK {
 				continue
 			}
 			out = append(out, d)
@@ -73,8 +73,8 @@ func (s *Store) History(q HistoryQuery) ([]*limenv1.Decision, error) {
 }
 
 // Decision returns the decision with id, or ErrNotFound.
-func (s *Store) Decision(id uint64) (*limenv1.Decision, error) {
-	d := new(limenv1.Decision)
+func (s *Store) Decision(id uint64) (*storev1.Decision, error) {
+	d := new(storev1.Decision)
 	defer s.outcomes.hold()()
 	if err := s.get(bucketDecisions, id, d); err != nil {
 		return nil, fmt.Errorf("decision %d: %w", id, err)

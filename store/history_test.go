@@ -10,7 +10,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // logged stores n decisions through LogDecision, alternating users ana and
@@ -24,7 +24,7 @@ func logged(t *testing.T, s *Store, n int) []uint64 {
 		if i%3 == 2 {
 			addAskWithID(t, s, id, user)
 		} else {
-			s.LogDecision(decision(id, user, limenv1.Verdict_VERDICT_ALLOW))
+			s.LogDecision(decision(id, user, storev1.Verdict_VERDICT_ALLOW))
 		}
 		ids = append(ids, id)
 	}
@@ -36,8 +36,8 @@ func logged(t *testing.T, s *Store, n int) []uint64 {
 
 func addAskWithID(t *testing.T, s *Store, id uint64, user string) {
 	t.Helper()
-	d := decision(id, user, limenv1.Verdict_VERDICT_ASK)
-	if err := s.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
+	d := decision(id, user, storev1.Verdict_VERDICT_ASK)
+	if err := s.AddPending(d, &storev1.PendingAsk{AskId: d.AskId}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -117,10 +117,10 @@ func TestHistory(t *testing.T) {
 func TestLogDecisionKeepsAskOutcome(t *testing.T) {
 	s := openStore(t, "", Options{})
 	id := addAsk(t, s, "ana")
-	if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+	if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatal(err)
 	}
-	s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ASK)) // the Decide path logs asks too
+	s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ASK)) // the Decide path logs asks too
 	if err := s.Flush(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestLogDecisionKeepsAskOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.GetOutcome().GetState() != limenv1.AskState_ASK_STATE_ANSWERED {
+	if d.GetOutcome().GetState() != storev1.AskState_ASK_STATE_ANSWERED {
 		t.Errorf("LogDecision clobbered the outcome: %v", d)
 	}
 }
@@ -139,7 +139,7 @@ func TestLogDecisionKeepsAskOutcome(t *testing.T) {
 func TestLogDecisionSharesItsArgumentReadOnly(t *testing.T) {
 	s := openStore(t, "", Options{})
 	id := newID(t, s)
-	d := decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW)
+	d := decision(id, "ana", storev1.Verdict_VERDICT_ALLOW)
 	d.Reason = "as logged"
 	s.LogDecision(d)
 	if _, err := proto.Marshal(d); err != nil {
@@ -159,7 +159,7 @@ func TestLogDecisionSharesItsArgumentReadOnly(t *testing.T) {
 
 func TestFlushReportsBadRecords(t *testing.T) {
 	s := openStore(t, "", Options{})
-	s.LogDecision(&limenv1.Decision{DecisionId: "not-a-number"})
+	s.LogDecision(&storev1.Decision{DecisionId: "not-a-number"})
 	if err := s.Flush(t.Context()); err == nil {
 		t.Error("Flush after a record with a bad id reported nothing")
 	}
@@ -171,7 +171,7 @@ func TestFlushReportsBadRecords(t *testing.T) {
 func TestFlushAfterClose(t *testing.T) {
 	s := openStore(t, "", Options{})
 	closeStore(t, s)
-	s.LogDecision(decision(1, "ana", limenv1.Verdict_VERDICT_ALLOW)) // dropped, must not panic
+	s.LogDecision(decision(1, "ana", storev1.Verdict_VERDICT_ALLOW)) // dropped, must not panic
 	if err := s.Flush(t.Context()); !errors.Is(err, ErrClosed) {
 		t.Errorf("Flush after Close = %v, want ErrClosed", err)
 	}
@@ -194,7 +194,7 @@ func TestBatcherCommitsOnItsOwn(t *testing.T) {
 		const interval = 50 * time.Millisecond
 		s := openStore(t, "", Options{FlushInterval: interval})
 		id := newID(t, s)
-		s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+		s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ALLOW))
 		synctest.Wait()
 		if _, err := s.Decision(id); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("decision committed before FlushInterval: %v", err)
@@ -214,7 +214,7 @@ func TestBatcherCommitsFullBatches(t *testing.T) {
 		for range 4 {
 			id := newID(t, s)
 			ids = append(ids, id)
-			s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+			s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ALLOW))
 		}
 		synctest.Wait() // no clock advance: only a full batch can have been written
 		for _, id := range ids {

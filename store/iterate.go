@@ -7,7 +7,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // decisionPage is how many decisions Decisions reads per read transaction.
@@ -27,10 +27,10 @@ const decisionPage = 256
 // The walk starts at the newest decision committed when it begins; decisions
 // committed later are not seen. Call Flush first to include everything
 // handed to LogDecision.
-func (s *Store) Decisions(fn func(d *limenv1.Decision) error) error {
+func (s *Store) Decisions(fn func(d *storev1.Decision) error) error {
 	var next []byte // key of the next decision to read; nil means start at the newest
 	for first := true; first || next != nil; first = false {
-		page := make([]*limenv1.Decision, 0, decisionPage)
+		page := make([]*storev1.Decision, 0, decisionPage)
 		release := s.outcomes.hold()
 		err := s.db.View(func(tx *bolt.Tx) error {
 			c := tx.Bucket(bucketDecisions).Cursor()
@@ -41,7 +41,7 @@ func (s *Store) Decisions(fn func(d *limenv1.Decision) error) error {
 				k, v = c.Seek(next)
 			}
 			for ; k != nil && len(page) < decisionPage; k, v = c.Prev() {
-				d := new(limenv1.Decision)
+				d := new(storev1.Decision)
 				if err := proto.Unmarshal(v, d); err != nil { // copies out of the mmap
 					return fmt.Errorf("decode decision %x: %w", k, err)
 				}

@@ -5,14 +5,14 @@ import (
 	"slices"
 	"testing"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 func walkIDs(t *testing.T, s *Store, stopAfter int) ([]uint64, error) {
 	t.Helper()
 	errStop := errors.New("stop")
 	var ids []uint64
-	err := s.Decisions(func(d *limenv1.Decision) error {
+	err := s.Decisions(func(d *storev1.Decision) error {
 		id, err := ParseID(d.GetDecisionId())
 		if err != nil {
 			t.Fatal(err)
@@ -67,8 +67,8 @@ func TestDecisionsStopsAtTheCallersError(t *testing.T) {
 func TestDecisionsCallsOutsideTransactions(t *testing.T) {
 	s := openStore(t, "", Options{})
 	logged(t, s, decisionPage+3)
-	var kept []*limenv1.Decision
-	err := s.Decisions(func(d *limenv1.Decision) error {
+	var kept []*storev1.Decision
+	err := s.Decisions(func(d *storev1.Decision) error {
 		kept = append(kept, d)
 		if len(kept)%100 == 0 {
 			addAsk(t, s, "carol") // a synchronous write mid-walk

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // While the log fails, the newest records are kept and written at
@@ -37,7 +37,7 @@ func TestFailingLogKeepsTheNewestRecords(t *testing.T) {
 		for range 2 {
 			id := newID(t, s)
 			ids = append(ids, id)
-			s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+			s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ALLOW))
 		}
 		if err := s.Flush(t.Context()); !errors.Is(err, syscall.ENOSPC) {
 			t.Fatalf("Flush on a full disk = %v; want ENOSPC", err)
@@ -77,7 +77,7 @@ func TestLowSpaceCountsAsFailing(t *testing.T) {
 	}{{1 << 62, true}, {-1, false}, {0, false}} { // 0: the default, 1 MiB
 		s := openStore(t, "", Options{MinFreeSpace: c.min})
 		id := newID(t, s)
-		s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+		s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ALLOW))
 		if err := s.Flush(t.Context()); err != nil {
 			t.Fatalf("MinFreeSpace %d: Flush = %v; the commit itself works", c.min, err)
 		}
@@ -130,7 +130,7 @@ func TestRealFullDiskCommit(t *testing.T) {
 		}
 		id := newID(t, s)
 		ids = append(ids, id)
-		s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+		s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ALLOW))
 		s.Flush(t.Context())
 	}
 	if err := s.LogErr(); !errors.Is(err, syscall.ENOSPC) {
@@ -166,7 +166,7 @@ func TestFlushReportsHeldRecords(t *testing.T) {
 		return nil
 	}})
 	failing.Store(true)
-	s.LogDecision(decision(newID(t, s), "ana", limenv1.Verdict_VERDICT_ALLOW))
+	s.LogDecision(decision(newID(t, s), "ana", storev1.Verdict_VERDICT_ALLOW))
 	for i := range 3 { // the first brings the record, the others nothing
 		if err := s.Flush(t.Context()); !errors.Is(err, syscall.EIO) || !strings.Contains(err.Error(), "write 1 decision records") {
 			t.Fatalf("Flush %d with a record unwritten = %v; want the write error", i, err)

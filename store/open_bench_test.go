@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // BenchmarkOpen is the cost of opening a store of n decision records,
@@ -25,7 +25,7 @@ func BenchmarkOpen(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+				s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ALLOW))
 			}
 			if err := s.Close(); err != nil {
 				b.Fatal(err)

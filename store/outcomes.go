@@ -10,7 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // An answer's outcome is written behind (doc.go, "Answers and outcomes").
@@ -31,7 +31,7 @@ import (
 // it before the reader looks.
 type unapplied struct {
 	mu sync.RWMutex
-	m  map[uint64]*limenv1.AskOutcome
+	m  map[uint64]*storev1.AskOutcome
 }
 
 // hold keeps outcomes from being forgotten until the returned func runs.
@@ -40,16 +40,16 @@ func (u *unapplied) hold() (release func()) {
 	return u.mu.RUnlock
 }
 
-func (u *unapplied) add(id uint64, o *limenv1.AskOutcome) {
+func (u *unapplied) add(id uint64, o *storev1.AskOutcome) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.m == nil {
-		u.m = make(map[uint64]*limenv1.AskOutcome)
+		u.m = make(map[uint64]*storev1.AskOutcome)
 	}
 	u.m[id] = o
 }
 
-func (u *unapplied) get(id uint64) *limenv1.AskOutcome {
+func (u *unapplied) get(id uint64) *storev1.AskOutcome {
 	u.mu.RLock()
 	defer u.mu.RUnlock()
 	return u.m[id]
@@ -70,12 +70,12 @@ func (u *unapplied) remove(batch []logItem) {
 // outcome still on its way there. The caller holds u (hold) since before
 // it read them. The decisions are fresh messages, so setting a field is
 // safe; the outcome is copied.
-func (u *unapplied) fill(ds ...*limenv1.Decision) {
+func (u *unapplied) fill(ds ...*storev1.Decision) {
 	if len(u.m) == 0 {
 		return
 	}
 	for _, d := range ds {
-		if d.GetOutcome() != nil || d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
+		if d.GetOutcome() != nil || d.GetVerdict() != storev1.Verdict_VERDICT_ASK {
 			continue
 		}
 		if id, err := ParseID(d.GetDecisionId()); err == nil {
@@ -88,7 +88,7 @@ func (u *unapplied) fill(ds ...*limenv1.Decision) {
 
 // logOutcome hands an answer's outcome to the batcher. A closed store drops
 // it: the answer is on disk, and the next Open applies its outcome.
-func (s *Store) logOutcome(id, seq uint64, o *limenv1.AskOutcome) {
+func (s *Store) logOutcome(id, seq uint64, o *storev1.AskOutcome) {
 	s.enqueue(logItem{id: id, seq: seq, outcome: o})
 }
 
@@ -97,13 +97,13 @@ var errDecode = errors.New("stored record does not decode")
 
 // putOutcome sets o on decision id, unless it already has an outcome or
 // has no record (Answer then wrote the whole decision itself).
-func putOutcome(decisions *bolt.Bucket, id uint64, o *limenv1.AskOutcome) error {
+func putOutcome(decisions *bolt.Bucket, id uint64, o *storev1.AskOutcome) error {
 	key := u64(id)
 	v := decisions.Get(key)
 	if v == nil {
 		return nil
 	}
-	var d limenv1.Decision
+	var d storev1.Decision
 	if err := proto.Unmarshal(v, &d); err != nil {
 		return fmt.Errorf("decision %d: %w: %v", id, errDecode, err)
 	}
@@ -153,9 +153,9 @@ func (m outcomeMark) advance(set []uint64) (outcomeMark, bool) {
 }
 
 // outcomeOf is the outcome an answer record describes.
-func outcomeOf(rec *limenv1.AnswerRecord) *limenv1.AskOutcome {
-	return &limenv1.AskOutcome{
-		State:      limenv1.AskState_ASK_STATE_ANSWERED,
+func outcomeOf(rec *storev1.AnswerRecord) *storev1.AskOutcome {
+	return &storev1.AskOutcome{
+		State:      storev1.AskState_ASK_STATE_ANSWERED,
 		Choice:     rec.GetChoice(),
 		Scope:      rec.GetScope(),
 		Note:       rec.GetNote(),
@@ -179,7 +179,7 @@ func applyAnswerOutcomes(tx *bolt.Tx) (uint64, error) {
 	last := through
 	c := answers.Cursor()
 	for k, v := c.Seek(u64(through + 1)); k != nil; k, v = c.Next() {
-		var rec limenv1.AnswerRecord
+		var rec storev1.AnswerRecord
 		if err := proto.Unmarshal(v, &rec); err != nil {
 			return 0, fmt.Errorf("decode answer %x: %w", k, err)
 		}

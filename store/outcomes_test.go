@@ -11,7 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // slowBatcher makes the batcher hold everything until Flush or Close, so a
@@ -20,9 +20,9 @@ var slowBatcher = Options{FlushInterval: time.Hour, MaxBatch: 1 << 20}
 
 // rawOutcome reads decision id's stored outcome and meta/outcomes_through
 // from the file itself, past the in-memory overlay.
-func rawOutcome(t *testing.T, db *bolt.DB, id uint64) (*limenv1.AskOutcome, uint64) {
+func rawOutcome(t *testing.T, db *bolt.DB, id uint64) (*storev1.AskOutcome, uint64) {
 	t.Helper()
-	var d limenv1.Decision
+	var d storev1.Decision
 	var through uint64
 	if err := db.View(func(tx *bolt.Tx) error {
 		if err := proto.Unmarshal(tx.Bucket(bucketDecisions).Get(u64(id)), &d); err != nil {
@@ -41,7 +41,7 @@ func rawOutcome(t *testing.T, db *bolt.DB, id uint64) (*limenv1.AskOutcome, uint
 func TestAnswerOutcomeIsReadAtOnceAndWrittenBehind(t *testing.T) {
 	s := openStore(t, "", slowBatcher)
 	id := addAsk(t, s, "ana")
-	rec := answerRecord(id, limenv1.Choice_CHOICE_APPROVE)
+	rec := answerRecord(id, storev1.Choice_CHOICE_APPROVE)
 	if _, err := s.Answer(id, rec); err != nil {
 		t.Fatal(err)
 	}
@@ -50,18 +50,18 @@ func TestAnswerOutcomeIsReadAtOnceAndWrittenBehind(t *testing.T) {
 	}
 	// Every reader sees the outcome already.
 	d, err := s.Decision(id)
-	if err != nil || d.GetOutcome().GetState() != limenv1.AskState_ASK_STATE_ANSWERED {
+	if err != nil || d.GetOutcome().GetState() != storev1.AskState_ASK_STATE_ANSWERED {
 		t.Errorf("Decision = %v, %v; want it answered", d, err)
 	}
 	h, err := s.History(HistoryQuery{})
-	if err != nil || len(h) != 1 || h[0].GetOutcome().GetChoice() != limenv1.Choice_CHOICE_APPROVE {
+	if err != nil || len(h) != 1 || h[0].GetOutcome().GetChoice() != storev1.Choice_CHOICE_APPROVE {
 		t.Errorf("History = %v, %v; want the approved ask", h, err)
 	}
-	var walked *limenv1.Decision
-	if err := s.Decisions(func(d *limenv1.Decision) error { walked = d; return nil }); err != nil || walked.GetOutcome() == nil {
+	var walked *storev1.Decision
+	if err := s.Decisions(func(d *storev1.Decision) error { walked = d; return nil }); err != nil || walked.GetOutcome() == nil {
 		t.Errorf("Decisions gave %v, %v; want the answered ask", walked, err)
 	}
-	if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_DENY)); err == nil || !strings.Contains(err.Error(), "already resolved") {
+	if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_DENY)); err == nil || !strings.Contains(err.Error(), "already resolved") {
 		t.Errorf("second answer: %v, want ErrResolved", err)
 	}
 	if _, err := s.Expire(id, nil); err == nil || !strings.Contains(err.Error(), "already resolved") {
@@ -72,7 +72,7 @@ func TestAnswerOutcomeIsReadAtOnceAndWrittenBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, through := rawOutcome(t, s.db, id)
-	if o.GetChoice() != limenv1.Choice_CHOICE_APPROVE || through != rec.GetSeq() {
+	if o.GetChoice() != storev1.Choice_CHOICE_APPROVE || through != rec.GetSeq() {
 		t.Errorf("after Flush the file has outcome %v and outcomes_through %d; want approve and %d", o, through, rec.GetSeq())
 	}
 	if n := len(s.outcomes.m); n != 0 {
@@ -85,7 +85,7 @@ func TestAnswerOutcomeIsReadAtOnceAndWrittenBehind(t *testing.T) {
 func TestOpenAppliesOutcomesACrashLeftBehind(t *testing.T) {
 	s := openStore(t, "", slowBatcher)
 	first := addAsk(t, s, "ana")
-	if _, err := s.Answer(first, answerRecord(first, limenv1.Choice_CHOICE_DENY)); err != nil {
+	if _, err := s.Answer(first, answerRecord(first, storev1.Choice_CHOICE_DENY)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(t.Context()); err != nil {
@@ -93,7 +93,7 @@ func TestOpenAppliesOutcomesACrashLeftBehind(t *testing.T) {
 	}
 	ids := []uint64{addAsk(t, s, "ana"), addAsk(t, s, "ana")}
 	for _, id := range ids {
-		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+		if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_APPROVE)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,14 +112,14 @@ func TestOpenAppliesOutcomesACrashLeftBehind(t *testing.T) {
 	after := openStore(t, crashed, Options{})
 	for _, id := range ids {
 		o, through := rawOutcome(t, after.db, id)
-		if o.GetState() != limenv1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != limenv1.Choice_CHOICE_APPROVE || o.GetAnsweredBy() != "ana" {
+		if o.GetState() != storev1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != storev1.Choice_CHOICE_APPROVE || o.GetAnsweredBy() != "ana" {
 			t.Errorf("after Open, ask %d has outcome %v; want approved by ana", id, o)
 		}
 		if through != 3 {
 			t.Errorf("after Open, outcomes_through = %d, want 3", through)
 		}
 	}
-	if o, _ := rawOutcome(t, after.db, first); o.GetChoice() != limenv1.Choice_CHOICE_DENY {
+	if o, _ := rawOutcome(t, after.db, first); o.GetChoice() != storev1.Choice_CHOICE_DENY {
 		t.Errorf("the outcome written before the crash became %v", o)
 	}
 }
@@ -131,21 +131,21 @@ func TestOpenAppliesOutcomesACrashLeftBehind(t *testing.T) {
 func TestUndecodableDecisionCostsNothingElse(t *testing.T) {
 	s := openStore(t, "", slowBatcher)
 	bad, good := addAsk(t, s, "ana"), addAsk(t, s, "ana")
-	if _, err := s.Answer(bad, answerRecord(bad, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+	if _, err := s.Answer(bad, answerRecord(bad, storev1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketDecisions).Put(u64(bad), []byte{0xff}) }); err != nil {
 		t.Fatal(err)
 	}
 	logged := newID(t, s)
-	s.LogDecision(decision(logged, "ana", limenv1.Verdict_VERDICT_ALLOW))
+	s.LogDecision(decision(logged, "ana", storev1.Verdict_VERDICT_ALLOW))
 	if err := s.Flush(t.Context()); err == nil || !strings.Contains(err.Error(), "outcome of ask") {
 		t.Errorf("Flush = %v, want the unset outcome reported", err)
 	}
 	if _, err := s.Decision(logged); err != nil {
 		t.Errorf("the decision logged beside the bad outcome: %v", err)
 	}
-	if _, err := s.Answer(good, answerRecord(good, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+	if _, err := s.Answer(good, answerRecord(good, storev1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Flush(t.Context()); err != nil {
@@ -200,7 +200,7 @@ func TestConcurrentAnswersKeepTheMarkHonest(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, id := range ids {
 		wg.Go(func() {
-			if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+			if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_APPROVE)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -214,12 +214,12 @@ func TestConcurrentAnswersKeepTheMarkHonest(t *testing.T) {
 		through = binary.BigEndian.Uint64(tx.Bucket(bucketMeta).Get(keyOutcomesThrough))
 		c := tx.Bucket(bucketAnswers).Cursor()
 		for k, v := c.First(); k != nil && binary.BigEndian.Uint64(k) <= through; k, v = c.Next() {
-			var rec limenv1.AnswerRecord
+			var rec storev1.AnswerRecord
 			if err := proto.Unmarshal(v, &rec); err != nil {
 				return err
 			}
 			id, _ := ParseID(rec.GetAskId())
-			var d limenv1.Decision
+			var d storev1.Decision
 			if err := proto.Unmarshal(tx.Bucket(bucketDecisions).Get(u64(id)), &d); err != nil {
 				return err
 			}
@@ -241,8 +241,8 @@ func TestConcurrentAnswersKeepTheMarkHonest(t *testing.T) {
 func TestMigration2StartsTheMarkAtTheLastAnswer(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "limen.db")
 	db := rawDB(t, path)
-	d := decision(7, "ana", limenv1.Verdict_VERDICT_ASK)
-	d.Outcome = &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_ANSWERED, Choice: limenv1.Choice_CHOICE_DENY, Note: "as v1 wrote it"}
+	d := decision(7, "ana", storev1.Verdict_VERDICT_ASK)
+	d.Outcome = &storev1.AskOutcome{State: storev1.AskState_ASK_STATE_ANSWERED, Choice: storev1.Choice_CHOICE_DENY, Note: "as v1 wrote it"}
 	dv, _ := proto.Marshal(d)
 	if err := db.Update(func(tx *bolt.Tx) error {
 		if err := migrateCreateBuckets(tx); err != nil {
@@ -256,14 +256,14 @@ func TestMigration2StartsTheMarkAtTheLastAnswer(t *testing.T) {
 		}
 		// A decision without an outcome whose answer is in the log: no v1
 		// store wrote that, so applying outcomes from seq 1 would show.
-		bare, _ := proto.Marshal(decision(8, "ana", limenv1.Verdict_VERDICT_ASK))
+		bare, _ := proto.Marshal(decision(8, "ana", storev1.Verdict_VERDICT_ASK))
 		if err := tx.Bucket(bucketDecisions).Put(u64(8), bare); err != nil {
 			return err
 		}
 		answers := tx.Bucket(bucketAnswers)
 		for _, id := range []uint64{7, 7, 8} {
 			seq, _ := answers.NextSequence()
-			rv, _ := proto.Marshal(answerRecord(id, limenv1.Choice_CHOICE_APPROVE))
+			rv, _ := proto.Marshal(answerRecord(id, storev1.Choice_CHOICE_APPROVE))
 			if err := answers.Put(u64(seq), rv); err != nil {
 				return err
 			}

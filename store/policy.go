@@ -7,12 +7,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 	"google.golang.org/protobuf/proto"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // Policy returns the newest stored policy, or ErrNotFound if none is stored.
-func (s *Store) Policy() (*limenv1.Policy, error) {
-	p := new(limenv1.Policy)
+func (s *Store) Policy() (*storev1.Policy, error) {
+	p := new(storev1.Policy)
 	err := s.db.View(func(tx *bolt.Tx) error {
 		_, v := tx.Bucket(bucketPolicies).Cursor().Last()
 		if v == nil {
@@ -27,8 +27,8 @@ func (s *Store) Policy() (*limenv1.Policy, error) {
 }
 
 // PolicyVersion returns version v of the policy, or ErrNotFound.
-func (s *Store) PolicyVersion(v uint64) (*limenv1.Policy, error) {
-	p := new(limenv1.Policy)
+func (s *Store) PolicyVersion(v uint64) (*storev1.Policy, error) {
+	p := new(storev1.Policy)
 	if err := s.get(bucketPolicies, v, p); err != nil {
 		return nil, fmt.Errorf("policy version %d: %w", v, err)
 	}
@@ -36,11 +36,11 @@ func (s *Store) PolicyVersion(v uint64) (*limenv1.Policy, error) {
 }
 
 // PolicyVersions returns every stored policy version, oldest first.
-func (s *Store) PolicyVersions() ([]*limenv1.Policy, error) {
-	var out []*limenv1.Policy
+func (s *Store) PolicyVersions() ([]*storev1.Policy, error) {
+	var out []*storev1.Policy
 	err := s.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketPolicies).ForEach(func(k, v []byte) error {
-			p := new(limenv1.Policy)
+			p := new(storev1.Policy)
 			if err := proto.Unmarshal(v, p); err != nil {
 				return fmt.Errorf("decode policy %x: %w", k, err)
 			}
@@ -59,7 +59,7 @@ func (s *Store) PolicyVersions() ([]*limenv1.Policy, error) {
 // with Version set to expected+1. Otherwise it stores nothing and fails with
 // ErrVersionConflict. The check and the write are one synchronous
 // transaction, so two concurrent callers cannot both win. p is not changed.
-func (s *Store) SetPolicy(expected uint64, p *limenv1.Policy) (*limenv1.Policy, error) {
+func (s *Store) SetPolicy(expected uint64, p *storev1.Policy) (*storev1.Policy, error) {
 	if p == nil {
 		return nil, fmt.Errorf("set policy: no policy given")
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 func TestSetPolicyCompareAndSet(t *testing.T) {
@@ -28,7 +28,7 @@ func TestSetPolicyCompareAndSet(t *testing.T) {
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
-			in := &limenv1.Policy{Document: st.doc, Author: "ana"}
+			in := &storev1.Policy{Document: st.doc, Author: "ana"}
 			got, err := s.SetPolicy(st.expected, in)
 			if in.GetVersion() != 0 {
 				t.Errorf("SetPolicy changed its argument's version to %d", in.GetVersion())

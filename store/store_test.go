@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	storev1 "github.com/limenhq/limen/store/storev1"
 )
 
 // TestMain proves that Close stops the batcher: no goroutine may outlive the
@@ -74,17 +74,17 @@ func newID(t testing.TB, s *Store) uint64 {
 	return id
 }
 
-func decision(id uint64, user string, verdict limenv1.Verdict) *limenv1.Decision {
-	d := &limenv1.Decision{
+func decision(id uint64, user string, verdict storev1.Verdict) *storev1.Decision {
+	d := &storev1.Decision{
 		DecisionId: FormatID(id),
 		Time:       timestamppb.New(time.Unix(1700000000+int64(id), 0)),
-		Action:     &limenv1.Action{User: user, Agent: "claude-code", Tool: "Bash", InputJson: `{"command":"git push"}`},
+		Action:     &storev1.Action{User: user, Agent: "claude-code", Tool: "Bash", InputJson: `{"command":"git push"}`},
 		Verdict:    verdict,
 		P:          0.5,
 		Key:        "git push",
-		DecidedBy:  limenv1.Decider_DECIDER_PREDICTION,
+		DecidedBy:  storev1.Decider_DECIDER_PREDICTION,
 	}
-	if verdict == limenv1.Verdict_VERDICT_ASK {
+	if verdict == storev1.Verdict_VERDICT_ASK {
 		d.AskId = d.DecisionId
 	}
 	return d
@@ -94,21 +94,21 @@ func decision(id uint64, user string, verdict limenv1.Verdict) *limenv1.Decision
 func addAsk(t testing.TB, s *Store, user string) uint64 {
 	t.Helper()
 	id := newID(t, s)
-	d := decision(id, user, limenv1.Verdict_VERDICT_ASK)
-	if err := s.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
+	d := decision(id, user, storev1.Verdict_VERDICT_ASK)
+	if err := s.AddPending(d, &storev1.PendingAsk{AskId: d.AskId}); err != nil {
 		t.Fatalf("AddPending: %v", err)
 	}
 	return id
 }
 
-func answerRecord(id uint64, choice limenv1.Choice) *limenv1.AnswerRecord {
-	return &limenv1.AnswerRecord{
+func answerRecord(id uint64, choice storev1.Choice) *storev1.AnswerRecord {
+	return &storev1.AnswerRecord{
 		AskId:      FormatID(id),
-		Action:     &limenv1.Action{User: "ana", Tool: "Bash", InputJson: `{"command":"git push"}`},
+		Action:     &storev1.Action{User: "ana", Tool: "Bash", InputJson: `{"command":"git push"}`},
 		Choice:     choice,
 		AnsweredBy: "ana",
 		KeyScheme:  1,
-		Ladders:    []*limenv1.Ladder{{Keys: []string{"Bash", "git", "git push"}}},
+		Ladders:    []*storev1.Ladder{{Keys: []string{"Bash", "git", "git push"}}},
 	}
 }
 
@@ -139,12 +139,12 @@ func TestReopenKeepsEverything(t *testing.T) {
 	s := openStore(t, "", Options{})
 	waiting := addAsk(t, s, "ana")
 	done := addAsk(t, s, "ana")
-	if _, err := s.Answer(done, answerRecord(done, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+	if _, err := s.Answer(done, answerRecord(done, storev1.Choice_CHOICE_APPROVE)); err != nil {
 		t.Fatalf("Answer: %v", err)
 	}
 	allowed := newID(t, s)
-	s.LogDecision(decision(allowed, "ana", limenv1.Verdict_VERDICT_ALLOW))
-	if _, err := s.SetPolicy(0, &limenv1.Policy{Document: "[costs]\nallow = 10\n"}); err != nil {
+	s.LogDecision(decision(allowed, "ana", storev1.Verdict_VERDICT_ALLOW))
+	if _, err := s.SetPolicy(0, &storev1.Policy{Document: "[costs]\nallow = 10\n"}); err != nil {
 		t.Fatalf("SetPolicy: %v", err)
 	}
 
@@ -161,7 +161,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.GetOutcome().GetState(); got != limenv1.AskState_ASK_STATE_ANSWERED {
+	if got := d.GetOutcome().GetState(); got != storev1.AskState_ASK_STATE_ANSWERED {
 		t.Errorf("answered decision state = %v", got)
 	}
 	if _, err := s.Decision(allowed); err != nil {
@@ -321,7 +321,7 @@ func TestAnswerRefusals(t *testing.T) {
 		{"unknown id", func(t *testing.T, s *Store) uint64 { return 999999 }, ErrNotFound},
 		{"decision that did not ask", func(t *testing.T, s *Store) uint64 {
 			id := newID(t, s)
-			s.LogDecision(decision(id, "ana", limenv1.Verdict_VERDICT_ALLOW))
+			s.LogDecision(decision(id, "ana", storev1.Verdict_VERDICT_ALLOW))
 			if err := s.Flush(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +329,7 @@ func TestAnswerRefusals(t *testing.T) {
 		}, ErrNotFound},
 		{"answered twice", func(t *testing.T, s *Store) uint64 {
 			id := addAsk(t, s, "ana")
-			if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+			if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_APPROVE)); err != nil {
 				t.Fatal(err)
 			}
 			return id
@@ -349,7 +349,7 @@ func TestAnswerRefusals(t *testing.T) {
 			before := answerCount(t, s)
 			decisionBefore, _ := s.Decision(id)
 
-			rec := answerRecord(id, limenv1.Choice_CHOICE_DENY)
+			rec := answerRecord(id, storev1.Choice_CHOICE_DENY)
 			_, err := s.Answer(id, rec)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Answer = %v, want %v", err, tt.want)
@@ -374,7 +374,7 @@ func TestAnswerRefusals(t *testing.T) {
 func TestAnswerStoresAllThree(t *testing.T) {
 	s := openStore(t, "", Options{})
 	id := addAsk(t, s, "ana")
-	rec := answerRecord(id, limenv1.Choice_CHOICE_DENY)
+	rec := answerRecord(id, storev1.Choice_CHOICE_DENY)
 	d, err := s.Answer(id, rec)
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +383,7 @@ func TestAnswerStoresAllThree(t *testing.T) {
 		t.Errorf("rec.Seq = %d, want 1", rec.GetSeq())
 	}
 	o := d.GetOutcome()
-	if o.GetState() != limenv1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != limenv1.Choice_CHOICE_DENY {
+	if o.GetState() != storev1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != storev1.Choice_CHOICE_DENY {
 		t.Errorf("returned outcome = %v", o)
 	}
 	stored, err := s.Decision(id)
@@ -393,8 +393,8 @@ func TestAnswerStoresAllThree(t *testing.T) {
 	if p, _ := s.Pending(); len(p) != 0 {
 		t.Errorf("answered ask still pending: %v", p)
 	}
-	var got []*limenv1.AnswerRecord
-	if err := s.Answers(func(r *limenv1.AnswerRecord) error {
+	var got []*storev1.AnswerRecord
+	if err := s.Answers(func(r *storev1.AnswerRecord) error {
 		got = append(got, proto.CloneOf(r))
 		return nil
 	}); err != nil {
@@ -408,11 +408,11 @@ func TestAnswerStoresAllThree(t *testing.T) {
 func TestExpire(t *testing.T) {
 	s := openStore(t, "", Options{})
 	id := addAsk(t, s, "ana")
-	d, err := s.Expire(id, &limenv1.AskOutcome{Time: timestamppb.Now()})
+	d, err := s.Expire(id, &storev1.AskOutcome{Time: timestamppb.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.GetOutcome().GetState(); got != limenv1.AskState_ASK_STATE_EXPIRED {
+	if got := d.GetOutcome().GetState(); got != storev1.AskState_ASK_STATE_EXPIRED {
 		t.Errorf("state = %v, want expired", got)
 	}
 	if n := answerCount(t, s); n != 0 {
@@ -429,11 +429,11 @@ func TestAddPendingRefusesResolved(t *testing.T) {
 	if _, err := s.Expire(id, nil); err != nil {
 		t.Fatal(err)
 	}
-	d := decision(id, "ana", limenv1.Verdict_VERDICT_ASK)
-	if err := s.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); !errors.Is(err, ErrResolved) {
+	d := decision(id, "ana", storev1.Verdict_VERDICT_ASK)
+	if err := s.AddPending(d, &storev1.PendingAsk{AskId: d.AskId}); !errors.Is(err, ErrResolved) {
 		t.Errorf("AddPending of a resolved ask = %v, want ErrResolved", err)
 	}
-	if err := s.AddPending(d, &limenv1.PendingAsk{AskId: "7"}); err == nil {
+	if err := s.AddPending(d, &storev1.PendingAsk{AskId: "7"}); err == nil {
 		t.Error("AddPending with an ask id unlike the decision id succeeded")
 	}
 }
@@ -461,13 +461,13 @@ func TestAnswersStopsOnCallbackError(t *testing.T) {
 	s := openStore(t, "", Options{})
 	for range 3 {
 		id := addAsk(t, s, "ana")
-		if _, err := s.Answer(id, answerRecord(id, limenv1.Choice_CHOICE_APPROVE)); err != nil {
+		if _, err := s.Answer(id, answerRecord(id, storev1.Choice_CHOICE_APPROVE)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	stop := errors.New("stop")
 	var seqs []uint64
-	err := s.Answers(func(r *limenv1.AnswerRecord) error {
+	err := s.Answers(func(r *storev1.AnswerRecord) error {
 		seqs = append(seqs, r.GetSeq())
 		if len(seqs) == 2 {
 			return stop

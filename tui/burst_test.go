@@ -33,7 +33,7 @@ func TestFilterBurst(t *testing.T) {
 		}
 		term := terms[rng.IntN(len(terms))]
 		var matching []string
-		for _, it := range m.list.Items() {
+		for _, it := range m.pending.list.Items() {
 			if len(list.DefaultFilter(term, []string{it.FilterValue()})) > 0 {
 				matching = append(matching, it.(askItem).ask.GetAskId())
 			}
@@ -85,11 +85,11 @@ func TestTooSmallToAnswer(t *testing.T) {
 	for _, k := range []string{"a", "d", "s", "A", "D", "r"} {
 		press(t, m, k)
 	}
-	if len(api.answers) != 0 || m.mode != modeBrowse {
-		t.Fatalf("answers %v, mode %v in a 40×10 window; want none", api.answers, m.mode)
+	if len(api.answers) != 0 || m.mode() != modeBrowse {
+		t.Fatalf("answers %v, mode %v in a 40×10 window; want none", api.answers, m.mode())
 	}
-	if !strings.Contains(m.status, "too small to show ask 41") {
-		t.Errorf("status %q; want the too-small hint", m.status)
+	if !strings.Contains(m.c.status, "too small to show ask 41") {
+		t.Errorf("status %q; want the too-small hint", m.c.status)
 	}
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
 	press(t, m, "d")

@@ -15,6 +15,14 @@
 //   - When limend goes away the status line says so and the TUI reconnects
 //     with backoff; on reconnect the list is rebuilt from limend's snapshot.
 //
+// The Model is split as soft-serve splits its UI: it routes each message
+// to a component with its own Update and View, all sharing one common
+// (context, options, keys, styles, clock, status line): the watch stream
+// (stream.go), the Pending tab with the queue and its pane (pending.go),
+// the note and rule editors (note.go, ruleedit.go), the History and Stats
+// tabs (history.go, stats.go). Which rule to suggest is policy's
+// (policy/suggest.go); the TUI shows it and lets the person edit it.
+//
 // The model takes its clock from Options.Now, so tests render it at a fixed
 // time; it never writes to the terminal itself (logs go to Options.Logger).
 package tui

@@ -3,7 +3,9 @@ package tui
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,12 +17,12 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"go.uber.org/goleak"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -32,12 +34,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // now is the fixed clock of every model test.
 var now = time.Date(2026, 11, 30, 9, 30, 0, 0, time.UTC)
 
-// fakeAPI is limend as the unit tests need it: it records what the TUI
-// sends and answers from fields. Methods it does not override panic (the
-// embedded interface is nil), so an unexpected call fails loudly.
+// fakeAPI is limend as the unit tests need it, behind the calls of
+// package client (Limend): it records what the TUI sends and answers from
+// fields. Its errors are the ones client returns: gRPC status errors, and
+// client's sentinels where client marks a code.
 type fakeAPI struct {
-	limenv1.DecisionServiceClient
-
 	mu        sync.Mutex
 	answers   []*limenv1.AnswerRequest
 	answerErr error
@@ -50,7 +51,7 @@ type fakeAPI struct {
 	watchErr  error
 }
 
-func (f *fakeAPI) Answer(_ context.Context, req *limenv1.AnswerRequest, _ ...grpc.CallOption) (*limenv1.AnswerResponse, error) {
+func (f *fakeAPI) Answer(_ context.Context, req *limenv1.AnswerRequest) (*limenv1.AnswerResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.answerErr != nil {
@@ -64,24 +65,25 @@ func (f *fakeAPI) Answer(_ context.Context, req *limenv1.AnswerRequest, _ ...grp
 	return &limenv1.AnswerResponse{Verdict: v}, nil
 }
 
-func (f *fakeAPI) History(context.Context, *limenv1.HistoryRequest, ...grpc.CallOption) (*limenv1.HistoryResponse, error) {
-	return &limenv1.HistoryResponse{Decisions: f.history}, nil
+func (f *fakeAPI) History(context.Context, int) ([]*limenv1.Decision, error) {
+	return f.history, nil
 }
 
-func (f *fakeAPI) Stats(context.Context, *limenv1.StatsRequest, ...grpc.CallOption) (*limenv1.StatsResponse, error) {
+func (f *fakeAPI) Stats(context.Context, time.Time) (*limenv1.StatsResponse, error) {
 	return f.stats, nil
 }
 
-func (f *fakeAPI) GetPolicy(context.Context, *limenv1.GetPolicyRequest, ...grpc.CallOption) (*limenv1.GetPolicyResponse, error) {
+func (f *fakeAPI) GetPolicy(context.Context) (*limenv1.Policy, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return &limenv1.GetPolicyResponse{Policy: proto.CloneOf(f.policy)}, nil
+	return proto.CloneOf(f.policy), nil
 }
 
-func (f *fakeAPI) SetPolicy(_ context.Context, req *limenv1.SetPolicyRequest, _ ...grpc.CallOption) (*limenv1.SetPolicyResponse, error) {
+func (f *fakeAPI) SetPolicy(_ context.Context, expected uint64, doc string) (*limenv1.Policy, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.sets = append(f.sets, proto.CloneOf(req))
+	req := &limenv1.SetPolicyRequest{ExpectedVersion: expected, Document: doc}
+	f.sets = append(f.sets, req)
 	if len(f.setErrs) > 0 {
 		err := f.setErrs[0]
 		f.setErrs = f.setErrs[1:]
@@ -89,13 +91,16 @@ func (f *fakeAPI) SetPolicy(_ context.Context, req *limenv1.SetPolicyRequest, _ 
 		return nil, err
 	}
 	if req.GetExpectedVersion() != f.policy.GetVersion() {
-		return nil, status.Error(codes.Aborted, "version conflict")
+		return nil, errConflict
 	}
 	f.policy = &limenv1.Policy{Version: f.policy.GetVersion() + 1, Document: req.GetDocument(), Classes: f.policy.GetClasses()}
-	return &limenv1.SetPolicyResponse{Policy: f.policy}, nil
+	return proto.CloneOf(f.policy), nil
 }
 
-func (f *fakeAPI) WatchPending(context.Context, *limenv1.WatchPendingRequest, ...grpc.CallOption) (limenv1.DecisionService_WatchPendingClient, error) {
+// errConflict is SetPolicy's error at a stale version, as client gives it.
+var errConflict = fmt.Errorf("version conflict: %w", client.ErrPolicyChanged)
+
+func (f *fakeAPI) WatchPending(context.Context) (client.PendingStream, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.watches++
@@ -194,15 +199,15 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fakeAPI) {
 			Pending: 3,
 		},
 	}
-	m := New(t.Context(), Options{API: api, Now: func() time.Time { return now }, Renderer: NewRenderer(io.Discard, true), Socket: "/run/user/1000/limen/limend.sock"})
+	m := New(t.Context(), Options{Client: api, Now: func() time.Time { return now }, Renderer: NewRenderer(io.Discard, true), Socket: "/run/user/1000/limen/limend.sock"})
 	t.Cleanup(m.Close)
-	m.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	m.c.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	m.Update(watchOpenedMsg{gen: m.gen})
+	m.Update(watchOpenedMsg{gen: m.watch.gen})
 	for _, a := range asks {
-		m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: a}})
+		m.Update(watchEventMsg{gen: m.watch.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: a}})
 	}
-	m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_SYNCED}})
+	m.Update(watchEventMsg{gen: m.watch.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_SYNCED}})
 	return m, api
 }
 
@@ -311,3 +316,40 @@ func golden(t *testing.T, name, got string) {
 func splitLines(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") }
 
 func displayWidth(s string) int { return ansi.StringWidth(s) }
+
+// testCommon is what New would give the components, for testing one of
+// them alone: the fake limend, the fixed clock, no colour, and timers that
+// fire at once (their command returns the message straight away).
+func testCommon(t *testing.T, api Limend) *common {
+	t.Helper()
+	return &common{ctx: t.Context(),
+		opts: Options{Client: api, Now: func() time.Time { return now }, CallTimeout: time.Second, HistoryLimit: 200, Socket: "/run/limend.sock"},
+		log:  slog.New(slog.DiscardHandler),
+		after: func(_ time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+			return func() tea.Msg { return fn(now) }
+		},
+		keys: DefaultKeyMap(), styles: DefaultStyles(NewRenderer(io.Discard, true))}
+}
+
+// runBatch runs cmd and the commands of any batch it returns, and gives
+// the messages they make.
+func runBatch(t *testing.T, cmd tea.Cmd) []tea.Msg {
+	t.Helper()
+	var out []tea.Msg
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case nil:
+		default:
+			out = append(out, msg)
+		}
+	}
+	return out
+}

@@ -55,7 +55,7 @@ func (r *runtime) until(what string, cond func() bool) {
 				r.run(cmd)
 			}
 		case <-deadline:
-			r.t.Fatalf("timed out waiting until %s; status %q, conn %v, pending %v", what, r.m.status, r.m.conn, pendingIDs(r.m))
+			r.t.Fatalf("timed out waiting until %s; status %q, conn %v, pending %v", what, r.m.c.status, r.m.watch.conn, pendingIDs(r.m))
 		}
 	}
 }
@@ -98,21 +98,21 @@ func TestFlowWithLimend(t *testing.T) {
 
 	// An ask rule makes every command an ask, whatever the predictor
 	// learns from the answers below.
-	cur, err := c.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+	cur, err := c.GetPolicy(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := strings.Replace(policy.DefaultDocument, "ask = []", `ask = ["Bash"]`, 1)
-	if _, err := c.API.SetPolicy(t.Context(), &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: doc}); err != nil {
+	if _, err := c.SetPolicy(t.Context(), cur.GetVersion(), doc); err != nil {
 		t.Fatalf("SetPolicy: %v", err)
 	}
 
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	m := New(ctx, Options{API: c.API, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
+	m := New(ctx, Options{Client: c, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
 	defer m.Close()
 	// Real timers, but ones that end with the test.
-	m.after = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	m.c.after = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		return func() tea.Msg {
 			select {
 			case at := <-time.After(d):
@@ -124,36 +124,36 @@ func TestFlowWithLimend(t *testing.T) {
 	}
 	r := &runtime{t: t, ctx: ctx, m: m, msgs: make(chan tea.Msg, 64)}
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
-	r.run(m.openWatch())
-	r.until("the first snapshot arrives", func() bool { return m.synced && m.conn == connLive })
+	r.run(m.watch.open())
+	r.until("the first snapshot arrives", func() bool { return m.watch.synced && m.watch.conn == connLive })
 
 	decide := func(cmd string) string {
 		t.Helper()
-		resp, err := c.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{
+		v := c.Decide(t.Context(), &limenv1.Action{
 			User: "ana", Agent: "claude-code", Session: "s1", Tool: "Bash",
-			InputJson: `{"command":"` + cmd + `"}`, Cwd: "/home/ana/shop"}})
-		if err != nil || resp.GetDecision().GetAskId() == "" {
-			t.Fatalf("Decide(%s) = %v, %v; want an ask", cmd, resp, err)
+			InputJson: `{"command":"` + cmd + `"}`, Cwd: "/home/ana/shop"})
+		if v.Err != nil || v.Decision.GetAskId() == "" {
+			t.Fatalf("Decide(%s) = %v %q, %v; want an ask", cmd, v.Verdict, v.Reason, v.Err)
 		}
-		return resp.GetDecision().GetAskId()
+		return v.Decision.GetAskId()
 	}
 
 	// An ask appears without a refresh, and the TUI approves it.
 	id := decide("npm run test")
-	r.until("the ask appears", func() bool { return m.pending[id] != nil && selectedID(m) == id })
+	r.until("the ask appears", func() bool { return m.pending.asks[id] != nil && selectedID(m) == id })
 	if !strings.Contains(plain(m.View()), "npm run test") {
 		t.Errorf("the view does not show the ask:\n%s", plain(m.View()))
 	}
 	awaited := make(chan *limenv1.AwaitResponse, 1)
 	go func() {
-		resp, err := c.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: id})
+		resp, err := c.Await(t.Context(), id, 5*time.Second)
 		if err != nil {
 			t.Errorf("Await: %v", err)
 		}
 		awaited <- resp
 	}()
 	r.press("a")
-	r.until("the answer is acknowledged", func() bool { return m.pending[id] == nil && strings.Contains(m.status, "allow sent") })
+	r.until("the answer is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "allow sent") })
 	select {
 	case resp := <-awaited:
 		if resp.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
@@ -165,29 +165,29 @@ func TestFlowWithLimend(t *testing.T) {
 
 	// An ask answered elsewhere (as limenctl answer does) disappears.
 	other := decide("terraform plan")
-	r.until("the second ask appears", func() bool { return m.pending[other] != nil })
-	if _, err := c.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: other, Choice: limenv1.Choice_CHOICE_DENY}); err != nil {
+	r.until("the second ask appears", func() bool { return m.pending.asks[other] != nil })
+	if _, err := c.Answer(t.Context(), &limenv1.AnswerRequest{AskId: other, Choice: limenv1.Choice_CHOICE_DENY}); err != nil {
 		t.Fatal(err)
 	}
-	r.until("the ask answered elsewhere disappears", func() bool { return m.pending[other] == nil })
-	if !strings.Contains(m.status, "denied elsewhere") {
-		t.Errorf("status %q; want it to say the ask was denied elsewhere", m.status)
+	r.until("the ask answered elsewhere disappears", func() bool { return m.pending.asks[other] == nil })
+	if !strings.Contains(m.c.status, "denied elsewhere") {
+		t.Errorf("status %q; want it to say the ask was denied elsewhere", m.c.status)
 	}
 
 	// limend stops: the TUI says so, and an answer cannot be given.
 	left := decide("make deploy")
-	r.until("the third ask appears", func() bool { return m.pending[left] != nil })
+	r.until("the third ask appears", func() bool { return m.pending.asks[left] != nil })
 	if err := d.Stop(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	r.until("the TUI notices limend is gone", func() bool { return m.conn == connDown })
+	r.until("the TUI notices limend is gone", func() bool { return m.watch.conn == connDown })
 	if !strings.Contains(plain(m.View()), "limend unreachable") {
 		t.Errorf("the header does not say limend is unreachable:\n%s", plain(m.View()))
 	}
 	r.press("a")
-	r.until("the answer fails", func() bool { return len(m.sending) == 0 && strings.Contains(m.status, "could not approve") })
-	if m.pending[left] == nil || !m.statusErr {
-		t.Errorf("ask %s pending %v, status %q; want it kept and the error shown", left, m.pending[left] != nil, m.status)
+	r.until("the answer fails", func() bool { return len(m.pending.sending) == 0 && strings.Contains(m.c.status, "could not approve") })
+	if m.pending.asks[left] == nil || !m.c.statusErr {
+		t.Errorf("ask %s pending %v, status %q; want it kept and the error shown", left, m.pending.asks[left] != nil, m.c.status)
 	}
 
 	// limend is back: the TUI reconnects by itself and the ask is still
@@ -196,7 +196,7 @@ func TestFlowWithLimend(t *testing.T) {
 	if err != nil {
 		t.Fatalf("restart limend: %v", err)
 	}
-	r.until("the TUI reconnects", func() bool { return m.conn == connLive && m.pending[left] != nil })
+	r.until("the TUI reconnects", func() bool { return m.watch.conn == connLive && m.pending.asks[left] != nil })
 	r.press("d")
-	r.until("the deny is acknowledged", func() bool { return m.pending[left] == nil && strings.Contains(m.status, "block sent") })
+	r.until("the deny is acknowledged", func() bool { return m.pending.asks[left] == nil && strings.Contains(m.c.status, "block sent") })
 }

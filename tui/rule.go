@@ -1,15 +1,12 @@
 package tui
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"net/url"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -18,153 +15,37 @@ import (
 // splits and matches actions exactly as limend does. A malformed input
 // gives an action with no arguments rather than an error: the TUI only
 // shows and previews, it never decides.
-func actionOf(a *limenv1.Action) action.Action {
-	input := map[string]any{}
-	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		_ = dec.Decode(&input)
-	}
-	return action.Action{User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(),
-		Tool: a.GetTool(), Input: input, Cwd: a.GetCwd()}
-}
+func actionOf(a *limenv1.Action) action.Action { return convert.Preview(a) }
 
 // envOf is what path patterns are resolved against for an action.
 func envOf(a action.Action) policy.Env {
-	return policy.Env{Cwd: a.Cwd, Home: action.HomeDir(a)}
+	return convert.Env(a)
 }
 
-// subWordRE is a word a prefix rule may take as a subcommand: letters,
-// digits, dashes (also _ and :, as in db_migrate or build:prod), optionally
-// a leading flag dash as in python -m; never a path, URL, file name or
-// quoted text, which would make the rule cover one file rather than a kind
-// of command.
-var subWordRE = regexp.MustCompile(`^-{0,2}[A-Za-z0-9][A-Za-z0-9_:-]*$`)
-
-// subcommandOf returns the subcommand of a shell part ("push" for git push,
-// "run test" for npm run test, "-m pytest" for python -m pytest) as the
-// predictor's key ladder has it, or "" when the command has none. Only
-// words that look like a subcommand are kept.
-func subcommandOf(words []string) string {
-	if len(words) < 2 {
-		return ""
-	}
-	sub := action.Subcommand(words[0], words[1:])
-	var kept []string
-	for _, w := range strings.Fields(sub) {
-		if !subWordRE.MatchString(w) {
-			break
-		}
-		kept = append(kept, w)
-	}
-	for len(kept) > 0 && strings.HasPrefix(kept[len(kept)-1], "-") {
-		kept = kept[:len(kept)-1] // python -m x.y: a flag alone is no subcommand
-	}
-	// The subcommand's words must be the command's own next words, so the
-	// prefix rule matches the command.
-	if len(kept) == 0 || len(kept) > len(words)-1 || !slices.Equal(kept, words[1:1+len(kept)]) {
-		return ""
-	}
-	return strings.Join(kept, " ")
-}
-
-// suggestRule proposes a hard rule that covers this decision's action and
-// its close relatives: Bash(<program> <subcommand>:*) for a shell command,
-// Tool(path) for a file tool, WebFetch(domain:host) for a fetch, and the
-// bare tool name otherwise. The person edits it before it is saved.
-//
-// The suggestion always covers the whole action as an allow rule would
-// (every part of a compound command). When no one rule does, it returns
-// "" and an error that says why and what to do instead.
+// suggestRule proposes the rule the editor opens with (policy.Suggest
+// has how), or says why there is none in words that point at what the
+// person can do here instead.
 func suggestRule(d *limenv1.Decision) (string, error) {
 	act := actionOf(d.GetAction())
-	parts := action.Parts(act)
-	if len(parts) == 0 {
-		return act.Tool, nil
+	s, err := policy.Suggest(act, envOf(act))
+	var se *policy.SuggestError
+	if !errors.As(err, &se) {
+		return s, err
 	}
-	env := envOf(act)
-	var rules []string
-	for _, p := range parts {
-		if p.Opaque {
-			return "", fmt.Errorf("limen could not parse this command (%s), and no allow rule covers a command limen cannot read; "+
-				"write a block rule (tab) or answer the ask without a rule", shorten(p.Subject, 60))
-		}
-		s := suggestPart(act, p)
-		if r, err := policy.ParseRule(policy.Allow, s); err != nil || !r.Matches(p, env) {
-			// The broader form does not match (an unusual program name):
-			// fall back to the exact command.
-			s = act.Tool + "(" + escapeRule(p.Subject) + ")"
-			if r, err := policy.ParseRule(policy.Allow, s); err != nil || !r.Matches(p, env) {
-				return "", fmt.Errorf("no rule could be made that covers %q; write one below or use limenctl policy edit", p.Subject)
-			}
-		}
-		if !slices.Contains(rules, s) {
-			rules = append(rules, s)
-		}
+	switch se.Reason {
+	case policy.Unreadable:
+		return "", fmt.Errorf("limen could not parse this command (%s), and no allow rule covers a command limen cannot read; "+
+			"write a block rule (tab) or answer the ask without a rule", shorten(se.Subject, 60))
+	case policy.NoRule:
+		return "", fmt.Errorf("%v; write one below or use limenctl policy edit", se)
 	}
-	if len(rules) == 1 {
-		return rules[0], nil
-	}
-	subjects := make([]string, len(parts))
-	for i, p := range parts {
-		subjects[i] = p.Subject
-	}
-	return "", fmt.Errorf("this command has several parts (%s); a rule would have to cover each (%s): add them in limenctl policy edit, "+
-		"or write one rule below that covers every part",
-		strings.Join(subjects, "; "), strings.Join(rules, ", "))
+	return "", fmt.Errorf("%v: add them in limenctl policy edit, or write one rule below that covers every part", se)
 }
 
-// suggestPart proposes a rule for one part of an action.
-func suggestPart(act action.Action, part action.Part) string {
-	switch {
-	case act.Tool == "Bash":
-		words := strings.Fields(part.Subject)
-		if len(words) == 0 {
-			return "Bash"
-		}
-		prefix := words[0]
-		if sub := subcommandOf(words); sub != "" {
-			prefix += " " + sub
-		}
-		if action.IsPrivileged(part) {
-			prefix = strings.TrimPrefix(part.Keys[1], "Bash:") + " " + prefix
-		}
-		return "Bash(" + escapeRule(prefix) + ":*)"
-	case part.Tool == "WebFetch":
-		if u, err := url.Parse(part.Subject); err == nil && u.Hostname() != "" {
-			return "WebFetch(domain:" + u.Hostname() + ")"
-		}
-		return "WebFetch"
-	case part.Subject != "" && strings.HasPrefix(part.Subject, "/"):
-		return act.Tool + "(" + escapeRule(part.Subject) + ")"
-	}
-	return act.Tool
-}
-
-// escapeRule escapes the characters the rule syntax gives a meaning to.
-func escapeRule(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `(`, `\(`, `)`, `\)`, `*`, `\*`).Replace(s)
-}
-
-// covers reports whether rule r decides the action: an allow rule must
-// cover every part of a compound action, a block rule any one of them (as
-// the policy applies them).
+// covers reports whether rule r decides the action (policy's Rule.Covers).
 func covers(r policy.Rule, a *limenv1.Action) bool {
 	act := actionOf(a)
-	parts := action.Parts(act)
-	if len(parts) == 0 {
-		return false
-	}
-	env := envOf(act)
-	if r.Verdict == policy.Block {
-		return slices.ContainsFunc(parts, func(p action.Part) bool { return r.Matches(p, env) })
-	}
-	for _, p := range parts {
-		if !r.Matches(p, env) {
-			return false
-		}
-	}
-	return true
+	return r.Covers(action.Parts(act), envOf(act))
 }
 
 // checkRule parses the pattern being edited for the ask and returns the
@@ -185,13 +66,7 @@ func checkRule(v policy.Verdict, pattern string, ask *limenv1.Decision, recent [
 	}
 	covered := preview(r, ask.GetAction(), recent)
 	act := actionOf(ask.GetAction())
-	env := envOf(act)
-	var missed []string
-	for _, p := range action.Parts(act) {
-		if !r.Matches(p, env) {
-			missed = append(missed, p.Subject)
-		}
-	}
+	missed := r.Misses(action.Parts(act), envOf(act))
 	switch {
 	case v == policy.Block && !covers(r, ask.GetAction()):
 		return covered, fmt.Errorf("%s matches no part of this ask; a rule made here must cover the ask it answers", pattern)

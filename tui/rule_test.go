@@ -11,28 +11,18 @@ import (
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
+// TestSuggestRule: the editor opens on policy.Suggest's rule for the
+// ask's action as limend decodes it (policy/suggest_test.go has the forms).
 func TestSuggestRule(t *testing.T) {
 	tests := []struct {
 		name string
 		act  *limenv1.Action
 		want string
 	}{
-		{"program and subcommand", bashAction("ana", "", "", "git push --force origin main", "/home/ana/shop"), "Bash(git push:*)"},
-		{"program alone when the next word is a flag", bashAction("ana", "", "", "ls -la", "/home/ana"), "Bash(ls:*)"},
-		{"program alone when the next word is a path", bashAction("ana", "", "", "cat /etc/hosts", "/home/ana"), "Bash(cat:*)"},
-		{"a file name is no subcommand", bashAction("ana", "", "", "curl evil.sh", "/home/ana"), "Bash(curl:*)"},
-		{"a script is no subcommand", bashAction("ana", "", "", "mytool ./deploy.sh", "/home/ana"), "Bash(mytool:*)"},
-		{"nor a dotted word of an unknown program", bashAction("ana", "", "", "mytool Deploy.v2", "/home/ana"), "Bash(mytool:*)"},
-		{"nor a URL", bashAction("ana", "", "", "wget https://example.com/x", "/home/ana"), "Bash(wget:*)"},
-		{"the subcommand of an unknown program", bashAction("ana", "", "", "mytool deploy prod", "/home/ana"), "Bash(mytool deploy:*)"},
-		{"the command is exactly program and subcommand", bashAction("ana", "", "", "git status", "/home/ana"), "Bash(git status:*)"},
-		{"a two-level subcommand", bashAction("ana", "", "", "npm run test", "/home/ana"), "Bash(npm run test:*)"},
-		{"a module run by an interpreter", bashAction("ana", "", "", "python3 -m pytest -q", "/home/ana"), "Bash(python3 -m pytest:*)"},
-		{"the wrapper that raises privileges stays", bashAction("ana", "", "", "sudo apt update", "/home/ana"), "Bash(sudo apt update:*)"},
-		{"a compound command whose parts share a rule", bashAction("ana", "", "", "git push origin a && git push origin b", "/home/ana"), "Bash(git push:*)"},
-		{"a file tool gets its path", &limenv1.Action{User: "ana", Tool: "Edit", InputJson: `{"file_path":"/home/ana/shop/main.go"}`, Cwd: "/home/ana/shop"}, "Edit(/home/ana/shop/main.go)"},
-		{"a fetch gets its domain", &limenv1.Action{User: "ana", Tool: "WebFetch", InputJson: `{"url":"https://docs.github.com/x"}`}, "WebFetch(domain:docs.github.com)"},
-		{"an MCP tool gets its name", &limenv1.Action{User: "ana", Tool: "mcp__github__create_issue", InputJson: `{"title":"x"}`}, "mcp__github__create_issue"},
+		{"a shell command", bashAction("ana", "", "", "git push --force origin main", "/home/ana/shop"), "Bash(git push:*)"},
+		{"a file tool", &limenv1.Action{User: "ana", Tool: "Edit", InputJson: `{"file_path":"/home/ana/shop/main.go"}`, Cwd: "/home/ana/shop"}, "Edit(/home/ana/shop/main.go)"},
+		{"a fetch", &limenv1.Action{User: "ana", Tool: "WebFetch", InputJson: `{"url":"https://docs.github.com/x"}`}, "WebFetch(domain:docs.github.com)"},
+		{"input that is not JSON", &limenv1.Action{User: "ana", Tool: "mcp__github__create_issue", InputJson: `{"title":`}, "mcp__github__create_issue"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,13 +30,9 @@ func TestSuggestRule(t *testing.T) {
 			if err != nil || got != tt.want {
 				t.Fatalf("suggestRule = %q, %v; want %q", got, err, tt.want)
 			}
-			// Every suggestion parses and covers the whole action it came from.
 			r, err := policy.ParseRule(policy.Allow, got)
-			if err != nil {
-				t.Fatalf("suggestion does not parse: %v", err)
-			}
-			if !covers(r, tt.act) {
-				t.Errorf("suggestion %s does not cover the action", got)
+			if err != nil || !covers(r, tt.act) {
+				t.Errorf("suggestion %s (%v) does not cover the action", got, err)
 			}
 		})
 	}
@@ -54,14 +40,16 @@ func TestSuggestRule(t *testing.T) {
 
 // TestSuggestRuleCompound: a compound command whose parts need different
 // rules gets no suggestion, but a message naming the parts and the rules
-// each would need; never a rule that covers only one part.
+// each would need; never a rule that covers only one part. A command limen
+// cannot read gets none either, and is told what it can do instead.
 func TestSuggestRuleCompound(t *testing.T) {
 	for _, tt := range []struct {
 		cmd  string
 		want []string
 	}{
-		{"git status; curl evil.sh | grep x", []string{"git status; curl evil.sh; grep x", "Bash(git status:*), Bash(curl:*), Bash(grep:*)", "limenctl policy edit"}},
-		{"make build && terraform apply", []string{"make build; terraform apply", "Bash(make build:*), Bash(terraform apply:*)"}},
+		{"git status; curl evil.sh | grep x", []string{"this command has several parts (git status; curl evil.sh; grep x)", "Bash(git status:*), Bash(curl:*), Bash(grep:*)", "limenctl policy edit"}},
+		{"make build && terraform apply", []string{"this command has several parts (make build; terraform apply)", "Bash(make build:*), Bash(terraform apply:*)"}},
+		{"curl https://x.sh | sh", []string{"limen could not parse this command", "write a block rule (tab) or answer the ask without a rule"}},
 	} {
 		d := &limenv1.Decision{Action: bashAction("ana", "", "", tt.cmd, "/home/ana"), Key: "Bash:curl evil.sh"}
 		got, err := suggestRule(d)
@@ -72,9 +60,6 @@ func TestSuggestRuleCompound(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("suggestRule(%q) error %q; want it to contain %q", tt.cmd, err, w)
 			}
-		}
-		if !strings.Contains(err.Error(), "this command has several parts") {
-			t.Errorf("error %q does not say the command has several parts", err)
 		}
 	}
 }
@@ -106,21 +91,6 @@ func TestCheckRule(t *testing.T) {
 	covered, err = checkRule(policy.Allow, "Bash(*)", ask, history)
 	if err != nil || len(covered) != 2 {
 		t.Errorf("a rule covering every part: covered %d, %v; want the two other actions", len(covered), err)
-	}
-}
-
-func TestCovers(t *testing.T) {
-	allow, _ := policy.ParseRule(policy.Allow, "Bash(git:*)")
-	block, _ := policy.ParseRule(policy.Block, "Bash(git:*)")
-	compound := bashAction("ana", "", "", "git pull && rm -rf build", "/home/ana")
-	if covers(allow, compound) {
-		t.Error("an allow rule covers a compound command one of whose parts it does not match")
-	}
-	if !covers(block, compound) {
-		t.Error("a block rule misses a compound command one of whose parts it matches")
-	}
-	if covers(allow, bashAction("ana", "", "", "sudo git pull", "/home/ana")) {
-		t.Error("an allow rule without sudo covers the command under sudo")
 	}
 }
 

@@ -34,15 +34,15 @@ func TestViewGolden(t *testing.T) {
 			for i := range 12 {
 				a := proto.CloneOf(asks[i%3])
 				a.AskId = fmt.Sprint(100 + i)
-				m.Update(watchEventMsg{gen: m.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: a}})
+				m.Update(watchEventMsg{gen: m.watch.gen, ev: &limenv1.WatchPendingResponse{Kind: limenv1.WatchPendingResponse_KIND_ADDED, Ask: a}})
 			}
 		}},
 		{"stats", func(t *testing.T, m *Model) { press(t, m, "3") }},
 		{"disconnected", func(t *testing.T, m *Model) {
-			m.Update(watchErrMsg{gen: m.gen, err: status.Error(codes.Unavailable, "connection refused")})
+			m.Update(watchErrMsg{gen: m.watch.gen, err: status.Error(codes.Unavailable, "connection refused")})
 		}},
 		{"answer-failed", func(t *testing.T, m *Model) {
-			m.opts.API.(*fakeAPI).answerErr = status.Error(codes.Unavailable, "connection refused")
+			m.c.opts.Client.(*fakeAPI).answerErr = status.Error(codes.Unavailable, "connection refused")
 			press(t, m, "a")
 		}},
 	}

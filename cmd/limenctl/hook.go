@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 // hookScope is where a hook is installed: which settings file.
@@ -63,7 +63,7 @@ func (s *hookScope) path() (string, error) {
 		}
 		return filepath.Join(wd, ".claude", name), nil
 	}
-	dir := os.Getenv("CLAUDE_CONFIG_DIR")
+	dir := envClaudeDir.get()
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -97,14 +97,17 @@ func checkRuntime(args []string) error {
 	return nil
 }
 
+// hookInstallOptions are hook install's flags.
+type hookInstallOptions struct {
+	scope   hookScope
+	onAsk   string
+	wait    time.Duration
+	hookBin string
+	socket  string
+}
+
 func newHookInstallCmd(a *app) *cobra.Command {
-	var (
-		scope   hookScope
-		onAsk   string
-		wait    time.Duration
-		hookBin string
-		socket  string
-	)
+	var o hookInstallOptions
 	cmd := &cobra.Command{
 		Use:   "install claude-code",
 		Short: "Add limen's hooks to Claude Code's settings",
@@ -134,68 +137,71 @@ stop the person's work.
   limenctl hook install claude-code --on-ask wait --wait 50s
   limenctl hook install claude-code --settings /etc/claude-code/managed-settings.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkRuntime(args); err != nil {
-				return err
-			}
-			if onAsk != "prompt" && onAsk != "wait" && onAsk != "dialog" {
-				return usagef("--on-ask %q: use prompt, wait or dialog", onAsk)
-			}
-			if wait < time.Second || wait > 10*time.Minute {
-				return usagef("--wait %v: use between 1s and 10m, such as 50s", wait)
-			}
-			bin, err := findHookBin(hookBin)
-			if err != nil {
-				return err
-			}
-			path, err := scope.path()
-			if err != nil {
-				return err
-			}
-			switch {
-			case socket == "" && a.socket != "":
-				// limend serves its HTTP socket beside the gRPC one.
-				socket = hookfmt.HTTPSocketFor(a.socket)
-			case socket == "":
-				// Write the path down: Claude Code may be started from an
-				// IDE or a service whose environment lacks XDG_RUNTIME_DIR,
-				// and a hook that cannot find limend can only ever ask.
-				if socket, err = hookfmt.DefaultHTTPSocket(); err != nil {
-					return fmt.Errorf("%w\nhint: pass --http-socket with limend's HTTP socket", err)
-				}
-			}
-			entry, command := hookEntry(bin, onAsk, wait, socket)
-			changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntries(doc, entry) })
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"settings": path, "command": command, "changed": changed})
-			}
-			if !changed {
-				if doc, err := os.ReadFile(path); err == nil && !bytes.Contains(doc, jsonText(command)) {
-					// A re-install with other flags changes nothing: say so
-					// and fail, rather than let the person believe it took.
-					return fmt.Errorf("limen's hook is already in %s, with other flags than these; nothing changed\nhint: run limenctl hook uninstall claude-code%s, then install again with the flags you want", path, scope.flag())
-				}
-				fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: to change its flags, run limenctl hook uninstall claude-code%s, then install again\n", path, scope.flag())
-				return nil
-			}
-			fmt.Fprintf(a.out, "installed limen's hooks in %s\n  command  %s\n  on ask   %s\n  events   %s\nClaude Code now asks limen before every tool call, and limen learns the answers given in Claude Code's own prompt; make sure limend is running.\n", path, command, onAsk, claudeEventNames())
-			if scope.project {
-				// The command names this machine's limen-hook and socket.
-				fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runHookInstall(a, o, args) },
 	}
-	scope.flags(cmd)
+	o.scope.flags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog")
-	f.DurationVar(&wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
-	f.StringVar(&hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
-	f.StringVar(&socket, "http-socket", os.Getenv("LIMEN_HTTP_SOCKET"), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
+	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog")
+	f.DurationVar(&o.wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
+	f.StringVar(&o.hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
+	f.StringVar(&o.socket, "http-socket", envHTTPSocket.get(), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
 	return cmd
+}
+
+// runHookInstall is limenctl hook install claude-code.
+func runHookInstall(a *app, o hookInstallOptions, args []string) error {
+	if err := checkRuntime(args); err != nil {
+		return err
+	}
+	if o.onAsk != "prompt" && o.onAsk != "wait" && o.onAsk != "dialog" {
+		return usagef("--on-ask %q: use prompt, wait or dialog", o.onAsk)
+	}
+	if o.wait < time.Second || o.wait > 10*time.Minute {
+		return usagef("--wait %v: use between 1s and 10m, such as 50s", o.wait)
+	}
+	bin, err := findHookBin(o.hookBin)
+	if err != nil {
+		return err
+	}
+	path, err := o.scope.path()
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.socket == "" && a.socket != "":
+		// limend serves its HTTP socket beside the gRPC one.
+		o.socket = hookout.HTTPSocketFor(a.socket)
+	case o.socket == "":
+		// Write the path down: Claude Code may be started from an
+		// IDE or a service whose environment lacks XDG_RUNTIME_DIR,
+		// and a hook that cannot find limend can only ever ask.
+		if o.socket, err = hookout.DefaultHTTPSocket(); err != nil {
+			return fmt.Errorf("%w\nhint: pass --http-socket with limend's HTTP socket", err)
+		}
+	}
+	entry, command := hookEntry(bin, o.onAsk, o.wait, o.socket)
+	changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntries(doc, entry) })
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(map[string]any{"settings": path, "command": command, "changed": changed})
+	}
+	if !changed {
+		if doc, err := os.ReadFile(path); err == nil && !bytes.Contains(doc, jsonText(command)) {
+			// A re-install with other flags changes nothing: say so
+			// and fail, rather than let the person believe it took.
+			return fmt.Errorf("limen's hook is already in %s, with other flags than these; nothing changed\nhint: run limenctl hook uninstall claude-code%s, then install again with the flags you want", path, o.scope.flag())
+		}
+		fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: to change its flags, run limenctl hook uninstall claude-code%s, then install again\n", path, o.scope.flag())
+		return nil
+	}
+	fmt.Fprintf(a.out, "installed limen's hooks in %s\n  command  %s\n  on ask   %s\n  events   %s\nClaude Code now asks limen before every tool call, and limen learns the answers given in Claude Code's own prompt; make sure limend is running.\n", path, command, o.onAsk, claudeEventNames())
+	if o.scope.project {
+		// The command names this machine's limen-hook and socket.
+		fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
+	}
+	return nil
 }
 
 func newHookUninstallCmd(a *app) *cobra.Command {
@@ -210,39 +216,42 @@ install created, and that holds nothing else since, is removed.`,
 		Example: `  limenctl hook uninstall claude-code
   limenctl hook uninstall claude-code --project`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkRuntime(args); err != nil {
-				return err
-			}
-			path, err := scope.path()
-			if err != nil {
-				return err
-			}
-			changed, err := editSettings(path, uninstallEntries)
-			if errors.Is(err, fs.ErrNotExist) {
-				changed, err = false, nil
-			}
-			if err != nil {
-				return err
-			}
-			_, statErr := os.Stat(path)
-			removed := changed && errors.Is(statErr, fs.ErrNotExist)
-			if a.json {
-				return a.printJSON(map[string]any{"settings": path, "changed": changed, "removed": removed})
-			}
-			switch {
-			case !changed:
-				fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
-			case removed:
-				fmt.Fprintf(a.out, "removed %s: install had created it, and it held nothing but limen's hook\n", path)
-			default:
-				fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runHookUninstall(a, scope, args) },
 	}
 	scope.flags(cmd)
 	return cmd
+}
+
+// runHookUninstall is limenctl hook uninstall claude-code.
+func runHookUninstall(a *app, scope hookScope, args []string) error {
+	if err := checkRuntime(args); err != nil {
+		return err
+	}
+	path, err := scope.path()
+	if err != nil {
+		return err
+	}
+	changed, err := editSettings(path, uninstallEntries)
+	if errors.Is(err, fs.ErrNotExist) {
+		changed, err = false, nil
+	}
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(path)
+	removed := changed && errors.Is(statErr, fs.ErrNotExist)
+	if a.json {
+		return a.printJSON(map[string]any{"settings": path, "changed": changed, "removed": removed})
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
+	case removed:
+		fmt.Fprintf(a.out, "removed %s: install had created it, and it held nothing but limen's hook\n", path)
+	default:
+		fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
+	}
+	return nil
 }
 
 // jsonText is s as it appears inside a JSON string.

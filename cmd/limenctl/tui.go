@@ -56,7 +56,7 @@ NO_COLOR turns colour off.`,
 			}
 			defer c.Close()
 			opts := tui.Options{
-				API:      c.API,
+				Client:   c,
 				Logger:   logger,
 				Renderer: tui.NewRenderer(os.Stdout, noColor),
 				Socket:   c.Socket(),
@@ -80,7 +80,7 @@ NO_COLOR turns colour off.`,
 // nothing may be logged there.
 func openTUILog(path string) (*slog.Logger, func(), error) {
 	if path == "" {
-		dir := os.Getenv("XDG_STATE_HOME")
+		dir := envStateHome.get()
 		if dir == "" {
 			home, err := os.UserHomeDir()
 			if err != nil {

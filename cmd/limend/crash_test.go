@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -20,7 +21,47 @@ import (
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
+
+// startWatched starts cmd with its stderr copied to the test's, and
+// returns a channel closed when limend logs that it is serving, which it
+// does once its sockets listen. limend runs at --log-level info for that
+// line; of the rest only errors and anything that is not a log line (a
+// panic) are copied.
+func startWatched(t *testing.T, cmd *exec.Cmd) <-chan struct{} {
+	t.Helper()
+	// Not cmd.StderrPipe: Wait, which the caller runs concurrently, would
+	// close it under the reader. The read end sees EOF once limend exits.
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	err = cmd.Start()
+	w.Close() // limend has its own copy
+	if err != nil {
+		r.Close()
+		t.Fatal(err)
+	}
+	serving := make(chan struct{})
+	go func() {
+		defer r.Close()
+		sc := bufio.NewScanner(r)
+		seen := false
+		for sc.Scan() {
+			if !seen && strings.Contains(sc.Text(), "limend is serving") {
+				seen = true
+				close(serving)
+				continue
+			}
+			if line := sc.Text(); !strings.HasPrefix(line, "time=") || strings.Contains(line, " level=ERROR ") {
+				fmt.Fprintln(os.Stderr, line) // what --log-level error printed, and panics
+			}
+		}
+	}()
+	return serving
+}
 
 // TestCrashKeepsEveryAcknowledgedAnswer runs the real limend binary, has
 // several clients write answers as fast as they can, kills limend with
@@ -43,7 +84,7 @@ func TestCrashKeepsEveryAcknowledgedAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := strings.Replace(policy.DefaultDocument, "ask = []", `ask = ["Task"]`, 1)
-	if _, err := st.SetPolicy(0, &limenv1.Policy{Document: doc, Author: "test"}); err != nil {
+	if _, err := st.SetPolicy(0, &storev1.Policy{Document: doc, Author: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -58,16 +99,23 @@ func TestCrashKeepsEveryAcknowledgedAnswer(t *testing.T) {
 	)
 	const cycles, writers = 12, 4
 	for cycle := range cycles {
-		cmd := exec.Command(bin, "--socket", sock, "--http-socket", filepath.Join(dir, "run", "http.sock"), "--db", db, "--log-level", "error", "--rate", "1e9")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		cmd := exec.Command(bin, "--socket", sock, "--http-socket", filepath.Join(dir, "run", "http.sock"), "--db", db, "--log-level", "info", "--rate", "1e9")
+		serving := startWatched(t, cmd)
 		// Whatever happens to the test, no limend outlives it.
 		t.Cleanup(func() { cmd.Process.Kill() })
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
 
+		// Dial once limend says it listens: dialing earlier finds no
+		// socket and waits out the client's reconnect backoff, a tenth
+		// of a second at every one of the restarts.
+		select {
+		case <-serving:
+		case err := <-exited:
+			t.Fatalf("cycle %d: limend exited before serving: %v", cycle, err)
+		case <-time.After(20 * time.Second):
+			t.Fatalf("cycle %d: limend did not come up after a SIGKILL", cycle)
+		}
 		c, err := client.Dial(sock)
 		if err != nil {
 			t.Fatal(err)
@@ -137,11 +185,11 @@ func TestCrashKeepsEveryAcknowledgedAnswer(t *testing.T) {
 			t.Fatalf("acknowledged ask %d: %v", a.id, err)
 		}
 		o := d.GetOutcome()
-		want := limenv1.Choice_CHOICE_DENY
+		want := storev1.Choice_CHOICE_DENY
 		if a.approve {
-			want = limenv1.Choice_CHOICE_APPROVE
+			want = storev1.Choice_CHOICE_APPROVE
 		}
-		if o.GetState() != limenv1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != want {
+		if o.GetState() != storev1.AskState_ASK_STATE_ANSWERED || o.GetChoice() != want {
 			t.Fatalf("acknowledged ask %d has outcome %v; want answered %v", a.id, o, want)
 		}
 	}

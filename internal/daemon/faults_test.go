@@ -15,6 +15,7 @@ import (
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 func code(err error) codes.Code { return status.Code(err) }
@@ -139,7 +140,7 @@ func TestCorruptPolicyMeansAsk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.SetPolicy(0, &limenv1.Policy{Document: "[costs\nallow = "}); err != nil {
+	if _, err := st.SetPolicy(0, &storev1.Policy{Document: "[costs\nallow = "}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 // Observed hook events (issue 14): limen-hook posts the Claude Code events
@@ -41,17 +42,17 @@ func (h *Handler) registerEvents() {
 		return
 	}
 	h.mux.HandleFunc("POST /v1/events/{format}", func(w http.ResponseWriter, r *http.Request) {
-		if r.PathValue("format") != string(hookfmt.ClaudeCode) {
+		if r.PathValue("format") != string(hookout.ClaudeCode) {
 			writeError(w, http.StatusNotFound, "limen observes only Claude Code's events so far (/v1/events/claude-code)")
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, hookfmt.MaxInput+1))
+		body, err := io.ReadAll(io.LimitReader(r.Body, hookout.MaxInput+1))
 		if err != nil {
 			writeError(w, http.StatusBadRequest, "read the hook event: "+err.Error())
 			return
 		}
-		if len(body) > hookfmt.MaxInput {
-			writeError(w, http.StatusRequestEntityTooLarge, "hook event is larger than "+strconv.Itoa(hookfmt.MaxInput)+" bytes")
+		if len(body) > hookout.MaxInput {
+			writeError(w, http.StatusRequestEntityTooLarge, "hook event is larger than "+strconv.Itoa(hookout.MaxInput)+" bytes")
 			return
 		}
 		if err := obs.ObserveHook(r.Context(), body, ""); err != nil {
@@ -68,9 +69,9 @@ func (h *Handler) registerEvents() {
 // there, and the PreToolUse of a new prompt closes the last one's asks.
 // It reports whether the hook should give no decision rather than ask
 // (onAsk "dialog", see dialogMayAsk).
-func (h *Handler) observeDecided(ctx context.Context, f hookfmt.Format, event string, body []byte, resp hookfmt.DecideResponse, onAsk string) bool {
+func (h *Handler) observeDecided(ctx context.Context, f hookout.Format, event string, body []byte, resp hookfmt.DecideResponse, onAsk string) bool {
 	obs, ok := h.svc.(Observer)
-	if !ok || f != hookfmt.ClaudeCode || event != hookfmt.PreToolUse {
+	if !ok || f != hookout.ClaudeCode || event != hookout.PreToolUse {
 		return false
 	}
 	askID := ""
@@ -113,7 +114,7 @@ func checkOnAsk(v string) error {
 func writeNoDecision(w http.ResponseWriter) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", "2")
-	w.Header().Set(VerdictHeader, string(hookfmt.Ask))
+	w.Header().Set(VerdictHeader, string(hookout.Ask))
 	w.WriteHeader(http.StatusOK)
 	w.Write([]byte("{}"))
 }

@@ -13,10 +13,12 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/loadgen"
 	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 var (
@@ -125,7 +127,7 @@ func fillAnswers(b *testing.B, st *store.Store, n int) {
 		a := acts[i%len(acts)]
 		msg := &limenv1.Action{User: fmt.Sprintf("u%02d", i%100), Tool: a.Action.GetTool(), InputJson: a.Action.GetInputJson(), Cwd: a.Action.GetCwd()}
 		at := t0.Add(time.Duration(i) * time.Second)
-		act, err := toAction(msg, at)
+		act, err := convert.Action(msg, at)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -134,16 +136,16 @@ func fillAnswers(b *testing.B, st *store.Store, n int) {
 			b.Fatal(err)
 		}
 		d := &limenv1.Decision{DecisionId: store.FormatID(id), AskId: store.FormatID(id), Time: timestamppb.New(at), Action: msg, Verdict: limenv1.Verdict_VERDICT_ASK}
-		if err := st.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
+		if err := (apiStore{st}).AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
 			b.Fatal(err)
 		}
 		choice := limenv1.Choice_CHOICE_DENY
 		if a.Approve {
 			choice = limenv1.Choice_CHOICE_APPROVE
 		}
-		rec := &limenv1.AnswerRecord{Action: msg, Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE, AnsweredBy: msg.User, Time: timestamppb.New(at), KeyScheme: action.KeyScheme}
+		rec := &storev1.AnswerRecord{Action: storeAction(msg), Choice: storev1.Choice(choice), Scope: storev1.Scope_SCOPE_ONCE, AnsweredBy: msg.User, Time: timestamppb.New(at), KeyScheme: action.KeyScheme}
 		for _, l := range ladders(action.Parts(act)) {
-			rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
+			rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 		}
 		if _, err := st.Answer(id, rec); err != nil {
 			b.Fatal(err)

@@ -18,9 +18,11 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/outcome"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // Learning from the runtime's own dialog (issue 14). limen-hook posts the
@@ -256,7 +258,7 @@ func (s *Server) settleOutcome(d outcome.Outcome) {
 func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note string) error {
 	dec := k.msg.GetDecision()
 	now := s.now()
-	act, err := toAction(dec.GetAction(), now)
+	act, err := convert.Action(dec.GetAction(), now)
 	if err != nil {
 		return fmt.Errorf("decode the asked action: %w", err)
 	}
@@ -266,12 +268,12 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 		note = note[:4096]
 	}
 	by := dec.GetAction().GetUser()
-	rec := &limenv1.AnswerRecord{
-		AskId: k.msg.GetAskId(), Action: dec.GetAction(), Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE,
+	rec := &storev1.AnswerRecord{
+		AskId: k.msg.GetAskId(), Action: storeAction(dec.GetAction()), Choice: storev1.Choice(choice), Scope: storev1.Scope_SCOPE_ONCE,
 		Note: note, AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme,
 	}
 	for _, l := range ls {
-		rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
+		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 	}
 	answered, err := s.store.Answer(id, rec)
 	if err != nil {

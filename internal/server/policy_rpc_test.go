@@ -17,6 +17,7 @@ import (
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // startLimend runs a real limend on a temporary socket and database;
@@ -434,7 +435,7 @@ func TestSimulateUnderABrokenPolicy(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		if _, err := st.SetPolicy(0, &limenv1.Policy{Document: broken, Author: "someone"}); err != nil {
+		if _, err := st.SetPolicy(0, &storev1.Policy{Document: broken, Author: "someone"}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -6,9 +6,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/predictor"
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // rebuild replays every stored answer into the estimator. It reads the
@@ -18,12 +19,12 @@ import (
 // and start takes a third of the time. An answer stored under another key
 // scheme is decoded in full and has its ladders derived again.
 func rebuild(est *predictor.Estimator, st *store.Store) error {
-	rec := new(limenv1.AnswerRecord)
+	rec := new(storev1.AnswerRecord)
 	return st.AnswerViews(func(v *store.AnswerView) error {
 		if !attributed(string(v.AnsweredBy)) {
 			return nil // stored, but it never taught the predictor (Answer)
 		}
-		approved := v.Choice == limenv1.Choice_CHOICE_APPROVE
+		approved := v.Choice == storev1.Choice_CHOICE_APPROVE
 		if v.KeyScheme == action.KeyScheme {
 			est.ObserveBytes(v.User, v.Ladders, approved, v.Time)
 			return nil
@@ -38,7 +39,7 @@ func rebuild(est *predictor.Estimator, st *store.Store) error {
 
 // laddersOf returns the answer's stored ladders, or derives them again when
 // they were made by another version of the key scheme.
-func laddersOf(rec *limenv1.AnswerRecord) []action.Ladder {
+func laddersOf(rec *storev1.AnswerRecord) []action.Ladder {
 	if rec.GetKeyScheme() == action.KeyScheme {
 		out := make([]action.Ladder, len(rec.GetLadders()))
 		for i, l := range rec.GetLadders() {
@@ -46,7 +47,7 @@ func laddersOf(rec *limenv1.AnswerRecord) []action.Ladder {
 		}
 		return out
 	}
-	act, err := toAction(rec.GetAction(), rec.GetTime().AsTime())
+	act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime())
 	if err != nil {
 		return nil
 	}

@@ -9,10 +9,12 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/loadgen"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // TestRebuildCountsAsTheFullDecode: rebuilding from answers read in place
@@ -30,7 +32,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale := &limenv1.Ladder{Keys: []string{"Bash", "Bash:stale", "Bash:stale key"}}
+	stale := &storev1.Ladder{Keys: []string{"Bash", "Bash:stale", "Bash:stale key"}}
 	t0 := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
 	users := []string{"ana", "bo", "cy"}
 	for i := range 2 * len(acts) {
@@ -40,7 +42,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 			msg.InputJson = "not json" // no ladders can be derived again
 		}
 		at := t0.Add(time.Duration(i) * time.Minute)
-		rec := &limenv1.AnswerRecord{Action: msg, Choice: limenv1.Choice_CHOICE_DENY, AnsweredBy: msg.User, Time: timestamppb.New(at)}
+		rec := &storev1.AnswerRecord{Action: storeAction(msg), Choice: storev1.Choice_CHOICE_DENY, AnsweredBy: msg.User, Time: timestamppb.New(at)}
 		switch i % 7 {
 		case 3: // an admin gateway answered: stored, never taught
 			rec.AnsweredBy = "gateway:token"
@@ -48,18 +50,18 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 			rec.AnsweredBy = ""
 		}
 		if a.Approve != (i%10 == 0) {
-			rec.Choice = limenv1.Choice_CHOICE_APPROVE
+			rec.Choice = storev1.Choice_CHOICE_APPROVE
 		}
 		switch i % 4 {
 		case 0: // an older scheme: the stored ladders are stale
 			rec.KeyScheme = action.KeyScheme - 1
-			rec.Ladders = []*limenv1.Ladder{stale}
+			rec.Ladders = []*storev1.Ladder{stale}
 		case 1: // written before the scheme was recorded
 		default:
 			rec.KeyScheme = action.KeyScheme
-			if act, err := toAction(msg, at); err == nil {
+			if act, err := convert.Action(msg, at); err == nil {
 				for _, l := range ladders(action.Parts(act)) {
-					rec.Ladders = append(rec.Ladders, &limenv1.Ladder{Keys: l})
+					rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 				}
 			}
 		}
@@ -68,7 +70,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := &limenv1.Decision{DecisionId: store.FormatID(id), AskId: store.FormatID(id), Action: msg, Verdict: limenv1.Verdict_VERDICT_ASK}
-		if err := st.AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
+		if err := (apiStore{st}).AddPending(d, &limenv1.PendingAsk{AskId: d.AskId}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := st.Answer(id, rec); err != nil {
@@ -81,11 +83,11 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := predictor.NewEstimator(predictor.DefaultConfig())
-	if err := st.Answers(func(rec *limenv1.AnswerRecord) error {
+	if err := st.Answers(func(rec *storev1.AnswerRecord) error {
 		if rec.GetAnsweredBy() == "" || rec.GetAnsweredBy() == "gateway:token" {
 			return nil
 		}
-		full.Observe(rec.GetAction().GetUser(), laddersOf(rec), rec.GetChoice() == limenv1.Choice_CHOICE_APPROVE, rec.GetTime().AsTime())
+		full.Observe(rec.GetAction().GetUser(), laddersOf(rec), rec.GetChoice() == storev1.Choice_CHOICE_APPROVE, rec.GetTime().AsTime())
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -94,7 +96,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 	now := t0.Add(1000 * time.Hour)
 	for _, user := range append(users, "dee") {
 		for _, a := range acts {
-			act, err := toAction(a.Action, now)
+			act, err := convert.Action(a.Action, now)
 			if err != nil {
 				t.Fatal(err)
 			}

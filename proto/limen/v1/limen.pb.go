@@ -1923,172 +1923,6 @@ func (x *HistoryResponse) GetDecisions() []*Decision {
 	return nil
 }
 
-// Ladder is the keys of one part of an action, from general to specific.
-type Ladder struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Keys          []string               `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Ladder) Reset() {
-	*x = Ladder{}
-	mi := &file_limen_v1_limen_proto_msgTypes[25]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Ladder) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Ladder) ProtoMessage() {}
-
-func (x *Ladder) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[25]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Ladder.ProtoReflect.Descriptor instead.
-func (*Ladder) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{25}
-}
-
-func (x *Ladder) GetKeys() []string {
-	if x != nil {
-		return x.Keys
-	}
-	return nil
-}
-
-// AnswerRecord is a person's answer as stored: the durable log the predictor
-// learns from, replayed at start to rebuild its counts.
-type AnswerRecord struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// seq is the answer's position in the append-only log.
-	Seq        uint64                 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
-	AskId      string                 `protobuf:"bytes,2,opt,name=ask_id,json=askId,proto3" json:"ask_id,omitempty"`
-	Action     *Action                `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
-	Choice     Choice                 `protobuf:"varint,4,opt,name=choice,proto3,enum=limen.v1.Choice" json:"choice,omitempty"`
-	Scope      Scope                  `protobuf:"varint,5,opt,name=scope,proto3,enum=limen.v1.Scope" json:"scope,omitempty"`
-	Note       string                 `protobuf:"bytes,6,opt,name=note,proto3" json:"note,omitempty"`
-	AnsweredBy string                 `protobuf:"bytes,7,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
-	Time       *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=time,proto3" json:"time,omitempty"`
-	// key_scheme is the version of the key ladder that produced ladders; a
-	// record with another version has its ladders derived again from action.
-	KeyScheme     uint32    `protobuf:"varint,9,opt,name=key_scheme,json=keyScheme,proto3" json:"key_scheme,omitempty"`
-	Ladders       []*Ladder `protobuf:"bytes,10,rep,name=ladders,proto3" json:"ladders,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *AnswerRecord) Reset() {
-	*x = AnswerRecord{}
-	mi := &file_limen_v1_limen_proto_msgTypes[26]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *AnswerRecord) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*AnswerRecord) ProtoMessage() {}
-
-func (x *AnswerRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[26]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use AnswerRecord.ProtoReflect.Descriptor instead.
-func (*AnswerRecord) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{26}
-}
-
-func (x *AnswerRecord) GetSeq() uint64 {
-	if x != nil {
-		return x.Seq
-	}
-	return 0
-}
-
-func (x *AnswerRecord) GetAskId() string {
-	if x != nil {
-		return x.AskId
-	}
-	return ""
-}
-
-func (x *AnswerRecord) GetAction() *Action {
-	if x != nil {
-		return x.Action
-	}
-	return nil
-}
-
-func (x *AnswerRecord) GetChoice() Choice {
-	if x != nil {
-		return x.Choice
-	}
-	return Choice_CHOICE_UNSPECIFIED
-}
-
-func (x *AnswerRecord) GetScope() Scope {
-	if x != nil {
-		return x.Scope
-	}
-	return Scope_SCOPE_UNSPECIFIED
-}
-
-func (x *AnswerRecord) GetNote() string {
-	if x != nil {
-		return x.Note
-	}
-	return ""
-}
-
-func (x *AnswerRecord) GetAnsweredBy() string {
-	if x != nil {
-		return x.AnsweredBy
-	}
-	return ""
-}
-
-func (x *AnswerRecord) GetTime() *timestamppb.Timestamp {
-	if x != nil {
-		return x.Time
-	}
-	return nil
-}
-
-func (x *AnswerRecord) GetKeyScheme() uint32 {
-	if x != nil {
-		return x.KeyScheme
-	}
-	return 0
-}
-
-func (x *AnswerRecord) GetLadders() []*Ladder {
-	if x != nil {
-		return x.Ladders
-	}
-	return nil
-}
-
 type ListPolicyVersionsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -2097,7 +1931,7 @@ type ListPolicyVersionsRequest struct {
 
 func (x *ListPolicyVersionsRequest) Reset() {
 	*x = ListPolicyVersionsRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	mi := &file_limen_v1_limen_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2109,7 +1943,7 @@ func (x *ListPolicyVersionsRequest) String() string {
 func (*ListPolicyVersionsRequest) ProtoMessage() {}
 
 func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	mi := &file_limen_v1_limen_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2122,7 +1956,7 @@ func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsRequest.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{27}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{25}
 }
 
 type ListPolicyVersionsResponse struct {
@@ -2134,7 +1968,7 @@ type ListPolicyVersionsResponse struct {
 
 func (x *ListPolicyVersionsResponse) Reset() {
 	*x = ListPolicyVersionsResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	mi := &file_limen_v1_limen_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2146,7 +1980,7 @@ func (x *ListPolicyVersionsResponse) String() string {
 func (*ListPolicyVersionsResponse) ProtoMessage() {}
 
 func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	mi := &file_limen_v1_limen_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2159,7 +1993,7 @@ func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsResponse.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{28}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListPolicyVersionsResponse) GetPolicies() []*Policy {
@@ -2182,7 +2016,7 @@ type SimulatePolicyRequest struct {
 
 func (x *SimulatePolicyRequest) Reset() {
 	*x = SimulatePolicyRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2194,7 +2028,7 @@ func (x *SimulatePolicyRequest) String() string {
 func (*SimulatePolicyRequest) ProtoMessage() {}
 
 func (x *SimulatePolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2207,7 +2041,7 @@ func (x *SimulatePolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulatePolicyRequest.ProtoReflect.Descriptor instead.
 func (*SimulatePolicyRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{29}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *SimulatePolicyRequest) GetDocument() string {
@@ -2245,7 +2079,7 @@ type SimulationSummary struct {
 
 func (x *SimulationSummary) Reset() {
 	*x = SimulationSummary{}
-	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2257,7 +2091,7 @@ func (x *SimulationSummary) String() string {
 func (*SimulationSummary) ProtoMessage() {}
 
 func (x *SimulationSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2270,7 +2104,7 @@ func (x *SimulationSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulationSummary.ProtoReflect.Descriptor instead.
 func (*SimulationSummary) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{30}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SimulationSummary) GetPolicyVersion() uint64 {
@@ -2339,7 +2173,7 @@ type SimulatePolicyResponse struct {
 
 func (x *SimulatePolicyResponse) Reset() {
 	*x = SimulatePolicyResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2351,7 +2185,7 @@ func (x *SimulatePolicyResponse) String() string {
 func (*SimulatePolicyResponse) ProtoMessage() {}
 
 func (x *SimulatePolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2364,7 +2198,7 @@ func (x *SimulatePolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulatePolicyResponse.ProtoReflect.Descriptor instead.
 func (*SimulatePolicyResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{31}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SimulatePolicyResponse) GetCurrent() *SimulationSummary {
@@ -2391,7 +2225,7 @@ type StatsRequest struct {
 
 func (x *StatsRequest) Reset() {
 	*x = StatsRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2403,7 +2237,7 @@ func (x *StatsRequest) String() string {
 func (*StatsRequest) ProtoMessage() {}
 
 func (x *StatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2416,7 +2250,7 @@ func (x *StatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsRequest.ProtoReflect.Descriptor instead.
 func (*StatsRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{32}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StatsRequest) GetSince() *timestamppb.Timestamp {
@@ -2442,7 +2276,7 @@ type VerdictCounts struct {
 
 func (x *VerdictCounts) Reset() {
 	*x = VerdictCounts{}
-	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2454,7 +2288,7 @@ func (x *VerdictCounts) String() string {
 func (*VerdictCounts) ProtoMessage() {}
 
 func (x *VerdictCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2467,7 +2301,7 @@ func (x *VerdictCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerdictCounts.ProtoReflect.Descriptor instead.
 func (*VerdictCounts) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{33}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *VerdictCounts) GetAllows() int64 {
@@ -2523,7 +2357,7 @@ type UserStats struct {
 
 func (x *UserStats) Reset() {
 	*x = UserStats{}
-	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2535,7 +2369,7 @@ func (x *UserStats) String() string {
 func (*UserStats) ProtoMessage() {}
 
 func (x *UserStats) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2548,7 +2382,7 @@ func (x *UserStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserStats.ProtoReflect.Descriptor instead.
 func (*UserStats) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{34}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *UserStats) GetUser() string {
@@ -2576,7 +2410,7 @@ type StatsResponse struct {
 
 func (x *StatsResponse) Reset() {
 	*x = StatsResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2588,7 +2422,7 @@ func (x *StatsResponse) String() string {
 func (*StatsResponse) ProtoMessage() {}
 
 func (x *StatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2601,7 +2435,7 @@ func (x *StatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsResponse.ProtoReflect.Descriptor instead.
 func (*StatsResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{35}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *StatsResponse) GetTotal() *VerdictCounts {
@@ -2633,7 +2467,7 @@ type GetVersionRequest struct {
 
 func (x *GetVersionRequest) Reset() {
 	*x = GetVersionRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2645,7 +2479,7 @@ func (x *GetVersionRequest) String() string {
 func (*GetVersionRequest) ProtoMessage() {}
 
 func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2658,7 +2492,7 @@ func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVersionRequest.ProtoReflect.Descriptor instead.
 func (*GetVersionRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{36}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{34}
 }
 
 // BuildInfo is one binary's build, as the Go toolchain recorded it.
@@ -2680,7 +2514,7 @@ type BuildInfo struct {
 
 func (x *BuildInfo) Reset() {
 	*x = BuildInfo{}
-	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2692,7 +2526,7 @@ func (x *BuildInfo) String() string {
 func (*BuildInfo) ProtoMessage() {}
 
 func (x *BuildInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2705,7 +2539,7 @@ func (x *BuildInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildInfo.ProtoReflect.Descriptor instead.
 func (*BuildInfo) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{37}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *BuildInfo) GetModule() string {
@@ -2752,7 +2586,7 @@ type GetVersionResponse struct {
 
 func (x *GetVersionResponse) Reset() {
 	*x = GetVersionResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2764,7 +2598,7 @@ func (x *GetVersionResponse) String() string {
 func (*GetVersionResponse) ProtoMessage() {}
 
 func (x *GetVersionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2777,7 +2611,7 @@ func (x *GetVersionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVersionResponse.ProtoReflect.Descriptor instead.
 func (*GetVersionResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{38}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *GetVersionResponse) GetLimend() *BuildInfo {
@@ -2915,23 +2749,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\tbefore_id\x18\x03 \x01(\tR\bbeforeId\x12\x1b\n" +
 	"\tasks_only\x18\x04 \x01(\bR\basksOnly\"C\n" +
 	"\x0fHistoryResponse\x120\n" +
-	"\tdecisions\x18\x01 \x03(\v2\x12.limen.v1.DecisionR\tdecisions\"\x1c\n" +
-	"\x06Ladder\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\"\xe2\x02\n" +
-	"\fAnswerRecord\x12\x10\n" +
-	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x15\n" +
-	"\x06ask_id\x18\x02 \x01(\tR\x05askId\x12(\n" +
-	"\x06action\x18\x03 \x01(\v2\x10.limen.v1.ActionR\x06action\x12(\n" +
-	"\x06choice\x18\x04 \x01(\x0e2\x10.limen.v1.ChoiceR\x06choice\x12%\n" +
-	"\x05scope\x18\x05 \x01(\x0e2\x0f.limen.v1.ScopeR\x05scope\x12\x12\n" +
-	"\x04note\x18\x06 \x01(\tR\x04note\x12\x1f\n" +
-	"\vanswered_by\x18\a \x01(\tR\n" +
-	"answeredBy\x12.\n" +
-	"\x04time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x1d\n" +
-	"\n" +
-	"key_scheme\x18\t \x01(\rR\tkeyScheme\x12*\n" +
-	"\aladders\x18\n" +
-	" \x03(\v2\x10.limen.v1.LadderR\aladders\"\x1b\n" +
+	"\tdecisions\x18\x01 \x03(\v2\x12.limen.v1.DecisionR\tdecisions\"\x1b\n" +
 	"\x19ListPolicyVersionsRequest\"J\n" +
 	"\x1aListPolicyVersionsResponse\x12,\n" +
 	"\bpolicies\x18\x01 \x03(\v2\x10.limen.v1.PolicyR\bpolicies\"I\n" +
@@ -3029,7 +2847,7 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_limen_v1_limen_proto_goTypes = []any{
 	(Verdict)(0),                       // 0: limen.v1.Verdict
 	(Decider)(0),                       // 1: limen.v1.Decider
@@ -3062,41 +2880,39 @@ var file_limen_v1_limen_proto_goTypes = []any{
 	(*SetPolicyResponse)(nil),          // 28: limen.v1.SetPolicyResponse
 	(*HistoryRequest)(nil),             // 29: limen.v1.HistoryRequest
 	(*HistoryResponse)(nil),            // 30: limen.v1.HistoryResponse
-	(*Ladder)(nil),                     // 31: limen.v1.Ladder
-	(*AnswerRecord)(nil),               // 32: limen.v1.AnswerRecord
-	(*ListPolicyVersionsRequest)(nil),  // 33: limen.v1.ListPolicyVersionsRequest
-	(*ListPolicyVersionsResponse)(nil), // 34: limen.v1.ListPolicyVersionsResponse
-	(*SimulatePolicyRequest)(nil),      // 35: limen.v1.SimulatePolicyRequest
-	(*SimulationSummary)(nil),          // 36: limen.v1.SimulationSummary
-	(*SimulatePolicyResponse)(nil),     // 37: limen.v1.SimulatePolicyResponse
-	(*StatsRequest)(nil),               // 38: limen.v1.StatsRequest
-	(*VerdictCounts)(nil),              // 39: limen.v1.VerdictCounts
-	(*UserStats)(nil),                  // 40: limen.v1.UserStats
-	(*StatsResponse)(nil),              // 41: limen.v1.StatsResponse
-	(*GetVersionRequest)(nil),          // 42: limen.v1.GetVersionRequest
-	(*BuildInfo)(nil),                  // 43: limen.v1.BuildInfo
-	(*GetVersionResponse)(nil),         // 44: limen.v1.GetVersionResponse
-	(*timestamppb.Timestamp)(nil),      // 45: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),        // 46: google.protobuf.Duration
+	(*ListPolicyVersionsRequest)(nil),  // 31: limen.v1.ListPolicyVersionsRequest
+	(*ListPolicyVersionsResponse)(nil), // 32: limen.v1.ListPolicyVersionsResponse
+	(*SimulatePolicyRequest)(nil),      // 33: limen.v1.SimulatePolicyRequest
+	(*SimulationSummary)(nil),          // 34: limen.v1.SimulationSummary
+	(*SimulatePolicyResponse)(nil),     // 35: limen.v1.SimulatePolicyResponse
+	(*StatsRequest)(nil),               // 36: limen.v1.StatsRequest
+	(*VerdictCounts)(nil),              // 37: limen.v1.VerdictCounts
+	(*UserStats)(nil),                  // 38: limen.v1.UserStats
+	(*StatsResponse)(nil),              // 39: limen.v1.StatsResponse
+	(*GetVersionRequest)(nil),          // 40: limen.v1.GetVersionRequest
+	(*BuildInfo)(nil),                  // 41: limen.v1.BuildInfo
+	(*GetVersionResponse)(nil),         // 42: limen.v1.GetVersionResponse
+	(*timestamppb.Timestamp)(nil),      // 43: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 44: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	45, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	43, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	46, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	44, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
 	11, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
 	4,  // 8: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
 	2,  // 9: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
 	3,  // 10: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	45, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	43, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
 	10, // 12: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	45, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	43, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
 	6,  // 14: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
 	10, // 15: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	46, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	44, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
 	0,  // 17: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
 	4,  // 18: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
 	11, // 19: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
@@ -3111,52 +2927,47 @@ var file_limen_v1_limen_proto_depIdxs = []int32{
 	8,  // 28: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
 	7,  // 29: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
 	23, // 30: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	45, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	43, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
 	24, // 32: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
 	24, // 33: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
 	10, // 34: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
-	6,  // 35: limen.v1.AnswerRecord.action:type_name -> limen.v1.Action
-	2,  // 36: limen.v1.AnswerRecord.choice:type_name -> limen.v1.Choice
-	3,  // 37: limen.v1.AnswerRecord.scope:type_name -> limen.v1.Scope
-	45, // 38: limen.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
-	31, // 39: limen.v1.AnswerRecord.ladders:type_name -> limen.v1.Ladder
-	24, // 40: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
-	36, // 41: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
-	36, // 42: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
-	45, // 43: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
-	39, // 44: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
-	39, // 45: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
-	40, // 46: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
-	43, // 47: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
-	13, // 48: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	15, // 49: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	17, // 50: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	19, // 51: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	21, // 52: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	25, // 53: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	27, // 54: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	29, // 55: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	33, // 56: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
-	35, // 57: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
-	38, // 58: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
-	42, // 59: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
-	14, // 60: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	16, // 61: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	18, // 62: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	20, // 63: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	22, // 64: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	26, // 65: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	28, // 66: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	30, // 67: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	34, // 68: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
-	37, // 69: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
-	41, // 70: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
-	44, // 71: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
-	60, // [60:72] is the sub-list for method output_type
-	48, // [48:60] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	24, // 35: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
+	34, // 36: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
+	34, // 37: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
+	43, // 38: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	37, // 39: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
+	37, // 40: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
+	38, // 41: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
+	41, // 42: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
+	13, // 43: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	15, // 44: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	17, // 45: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	19, // 46: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	21, // 47: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	25, // 48: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	27, // 49: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	29, // 50: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	31, // 51: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	33, // 52: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	36, // 53: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	40, // 54: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
+	14, // 55: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	16, // 56: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	18, // 57: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	20, // 58: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	22, // 59: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	26, // 60: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	28, // 61: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	30, // 62: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	32, // 63: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	35, // 64: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	39, // 65: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	42, // 66: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
+	55, // [55:67] is the sub-list for method output_type
+	43, // [43:55] is the sub-list for method input_type
+	43, // [43:43] is the sub-list for extension type_name
+	43, // [43:43] is the sub-list for extension extendee
+	0,  // [0:43] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -3170,7 +2981,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   39,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
