@@ -77,3 +77,35 @@ func TestDoctorGreenWithObservers(t *testing.T) {
 		t.Errorf("doctor = %d with a PreToolUse that does not block on failure:\n%s", code, out)
 	}
 }
+
+// TestHookInstallUpgradesOldEntry: a settings file with only the
+// PreToolUse entry an older install wrote gets the observers added by
+// install, and uninstall gives back the file as it was before either.
+func TestHookInstallUpgradesOldEntry(t *testing.T) {
+	bin := fakeHookBin(t)
+	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	orig := []byte("{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls *)\"]\n  }\n}\n")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, orig, 0o600)
+	entry, _ := hookEntry(bin, "prompt", 0, "/run/limen.sock")
+	old, _, err := installEntry(orig, "PreToolUse", entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, old, 0o600)
+	if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin, "--http-socket", "/run/limen.sock"); code != 0 || !strings.Contains(out, "installed") {
+		t.Fatalf("install over the old entry: exit %d %s; want the observers added", code, out)
+	}
+	doc, _ := os.ReadFile(path)
+	var v struct{ Hooks map[string][]claudeHookEntry }
+	json.Unmarshal(doc, &v)
+	if len(v.Hooks) != len(claudeHookEvents) || len(v.Hooks["PreToolUse"]) != 1 {
+		t.Errorf("after the upgrade: %s", doc)
+	}
+	if code, out := limenctl(t, "hook", "uninstall", "claude-code", "--settings", path); code != 0 {
+		t.Fatalf("uninstall: exit %d %s", code, out)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(orig) {
+		t.Errorf("after uninstall:\n%s\nwant it as it was:\n%s", after, orig)
+	}
+}
