@@ -330,6 +330,11 @@ func installEntries(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 		if doc, c, err = installEntry(doc, e.event, ent); err != nil {
 			return nil, false, err
 		}
+		if e.block && !c && !bytes.Contains(doc, jsonText(entry.Hooks[0].Command)) {
+			// limen's PreToolUse entry is there with other flags: add
+			// nothing, and install says how to change them.
+			return doc, false, nil
+		}
 		changed = changed || c
 	}
 	return doc, changed, nil

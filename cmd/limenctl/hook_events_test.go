@@ -93,6 +93,13 @@ func TestHookInstallUpgradesOldEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(path, old, 0o600)
+	// Other flags than the old entry's: refused, nothing added.
+	if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin, "--http-socket", "/run/limen.sock", "--on-ask", "wait"); code == 0 || !strings.Contains(out, "other flags") {
+		t.Errorf("install with other flags over the old entry: exit %d %s; want it refused", code, out)
+	}
+	if doc, _ := os.ReadFile(path); string(doc) != string(old) {
+		t.Errorf("a refused install changed the file:\n%s", doc)
+	}
 	if code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin, "--http-socket", "/run/limen.sock"); code != 0 || !strings.Contains(out, "installed") {
 		t.Fatalf("install over the old entry: exit %d %s; want the observers added", code, out)
 	}
