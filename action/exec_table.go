@@ -573,9 +573,12 @@ func (w walker) parseInner(c *execCall, at int, script string, fresh bool) bool 
 		w.out.add(p)
 		return true
 	}
-	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home, top: w.top, vars: w.vars}
+	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home, top: w.top, vars: w.vars, dir: w.dir}
 	if fresh {
+		// A shell of its own: it starts where this one is, and its cd
+		// stays there.
 		sub.vars = &shellVars{}
+		sub = sub.copyDir()
 	}
 	before := len(w.out.parts)
 	if !sub.parse(script, inner) {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
+	"github.com/limenhq/limen/internal/paths"
 )
 
 // hookScope is where a hook is installed: which settings file.
@@ -170,7 +171,7 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 	switch {
 	case o.socket == "" && a.socket != "":
 		// limend serves its HTTP socket beside the gRPC one.
-		o.socket = hookout.HTTPSocketFor(a.socket)
+		o.socket = paths.HTTPSocketFor(a.socket)
 	case o.socket == "":
 		// Write the path down: Claude Code may be started from an
 		// IDE or a service whose environment lacks XDG_RUNTIME_DIR,

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/outcome"
+	"github.com/limenhq/limen/internal/paths"
 )
 
 // TestHookInstallObservers: install puts limen-hook on every event limend
@@ -55,7 +55,7 @@ func TestHookInstallObservers(t *testing.T) {
 func TestDoctorGreenWithObservers(t *testing.T) {
 	s := newScratch(t)
 	os.Remove(s.claude)
-	if code, out := limenctl(t, "hook", "install", "claude-code", "--hook-bin", s.hookBin, "--http-socket", hookfmt.HTTPSocketFor(s.l.Config.Socket)); code != 0 {
+	if code, out := limenctl(t, "hook", "install", "claude-code", "--hook-bin", s.hookBin, "--http-socket", paths.HTTPSocketFor(s.l.Config.Socket)); code != 0 {
 		t.Fatalf("install: exit %d: %s", code, out)
 	}
 	out, checks, code := s.doctor(t)

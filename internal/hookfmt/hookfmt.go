@@ -54,10 +54,6 @@ func FromLimen(v string) Verdict {
 // Answer is a verdict with the text to show for it.
 type Answer = hookout.Answer
 
-// HTTPSocketFor is hookout.HTTPSocketFor, kept for cmd/limend and
-// internal/daemon until they call hookout's.
-func HTTPSocketFor(grpcSocket string) string { return hookout.HTTPSocketFor(grpcSocket) }
-
 // ErrTooLarge is Parse's error for input larger than hookout.MaxInput; its
 // answer is hookout.TooLarge, not the fail-closed ask.
 var ErrTooLarge = fmt.Errorf("hook input is larger than %d bytes", hookout.MaxInput)

@@ -73,7 +73,7 @@ type Server struct {
 	asks   *asks
 	guard  *guard
 	grants engine.Grants // session-scoped approvals, in memory only
-	plans  plans         // what Decide works out from an action and the policy alone
+	plans  planCache     // what Decide works out from an action and the policy alone
 	seen   outcomes      // what the runtimes' hook events said about asks (outcomes.go)
 
 	stopping chan struct{}
@@ -98,7 +98,7 @@ func New(opts Options) (*Server, error) {
 		log:      opts.Logger,
 		now:      opts.Now,
 		asks:     newAsks(),
-		plans:    plans{self: opts.Self},
+		plans:    planCache{self: opts.Self},
 		stopping: make(chan struct{}),
 	}
 	trusted := opts.TrustedGateways
