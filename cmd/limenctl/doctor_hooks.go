@@ -325,7 +325,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 		bad(fmt.Sprintf("--format %s, but %s reads --format %s answers: it would misread every one", h.format, s.rt.name, s.rt.format),
 			fixFile("use --format "+s.rt.format))
 	}
-	if s.rt.onFailure {
+	if s.rt.onFailure && !(s.rt.format == "claude-code" && claudeObserves(s.event)) { // an observer must not block: hook.go
 		if of, _ := s.handler["onFailure"].(string); of != "block" {
 			bad(fmt.Sprintf(`"onFailure" is %s, not "block": when limen-hook crashes or is killed, %s ignores it and runs the tool`, strconvQuote(of), s.rt.name),
 				fixFile(`set "onFailure": "block" on limen's hook`))

@@ -74,6 +74,7 @@ type Server struct {
 	guard  *guard
 	grants engine.Grants // session-scoped approvals, in memory only
 	plans  planCache     // what Decide works out from an action and the policy alone
+	seen   outcomes      // what the runtimes' hook events said about asks (outcomes.go)
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -326,6 +327,9 @@ func (s *Server) untilExpiry(p *limenv1.PendingAsk) time.Duration {
 }
 
 func (s *Server) expire(id uint64) {
+	if s.holdExpiry(id) {
+		return // the runtime's dialog shows it; its events close it (outcomes.go)
+	}
 	outcome := &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED, Time: timestamppb.New(s.now())}
 	if _, err := s.store.Expire(id, outcome); err != nil {
 		if !errors.Is(err, store.ErrResolved) && !errors.Is(err, store.ErrNotFound) {
