@@ -210,7 +210,7 @@ func execRows() map[string]execRule {
 		"sort":  {keep: true, script: []string{"--compress-program"}},
 		"rg":    {keep: true, script: []string{"--pre", "--hostname-bin"}},
 		// A config file or command sets any option, the output file too.
-		"curl":    {keep: true, code: []string{"-K", "--config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
+		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
 		"wget":    {keep: true, code: []string{"-e", "--execute", "--config"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
 		"ag":      {keep: true, script: []string{"--pager"}},
 		"ack":     {keep: true, script: []string{"--pager"}},
@@ -224,6 +224,35 @@ func execRows() map[string]execRule {
 		"pytest":  {keep: true, see: seePytest},
 		"py.test": {keep: true, see: seePytest},
 	}
+}
+
+// seeCurl: curl 8.3 takes --expand- before any long option and then
+// replaces {{NAME}} in its value with a --variable (an environment
+// variable, a file's content): the URL, header, data, output or config
+// file is only known when it runs, so the part is opaque. Otherwise the
+// columns apply (-K, --config and --expand-config read options from a
+// file limen does not read).
+func seeCurl(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		t := cmd[i].text
+		if !cmd[i].lit || !strings.HasPrefix(t, "--expand-") {
+			continue
+		}
+		value := ""
+		if _, v, ok := strings.Cut(t, "="); ok {
+			value = v
+		} else if i+1 < len(cmd) {
+			if !cmd[i+1].lit {
+				return 0, w.opaqueCall(c, "its --expand- option's value is built when it runs")
+			}
+			value = cmd[i+1].text
+		}
+		if strings.Contains(value, "{{") {
+			return 0, w.opaqueCall(c, "its "+t+" value is filled in from variables (the environment, files) when it runs")
+		}
+	}
+	return w.seeColumns(c)
 }
 
 // interpreterCode are the options that give each interpreter its program

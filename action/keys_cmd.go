@@ -235,6 +235,15 @@ func (w walker) argMarks(prog string, args []word) []string {
 			break
 		}
 	}
+	if prog == "curl" {
+		marks = append(marks, w.curlMarks(args)...)
+	}
+	if !secret && fetchesMetadata(prog, args) {
+		// The metadata service serves the machine's cloud credentials
+		// as a file server would: a read of a secret file.
+		secret = true
+		marks = append(marks, "secret-file")
+	}
 	if prog == "git" && len(args) > 0 {
 		if sub := subcommand(prog, args); sub == "push" || sub == "pull" || sub == "fetch" {
 			for _, a := range args {

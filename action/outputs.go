@@ -136,6 +136,9 @@ type written struct {
 func outputsOf(prog string, args []word) []written {
 	prog, args = asModule(prog, args)
 	args = expandLong(prog, args)
+	if prog == "curl" {
+		args = curlUnexpanded(args)
+	}
 	r, ok := outputRow(prog, subcommand(prog, args))
 	if !ok {
 		return nil
@@ -223,6 +226,25 @@ func outputsOf(prog string, args []word) []written {
 }
 
 var curlOutputRE = regexp.MustCompile(`%output\{([^}]*)\}`)
+
+// curlUnexpanded returns curl's arguments with --expand-X spelled --X:
+// with no {{variable}} in its value (seeCurl makes those opaque),
+// --expand-output F writes F as --output F does.
+func curlUnexpanded(args []word) []word {
+	var out []word
+	for i, a := range args {
+		if rest, ok := strings.CutPrefix(a.text, "--expand-"); ok && a.lit {
+			if out == nil {
+				out = append([]word(nil), args...)
+			}
+			out[i].text = "--" + rest
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
 
 // changedDir returns the directory git -C DIR (or make -C DIR) runs in,
 // against which the relative paths it writes resolve.
