@@ -604,6 +604,15 @@ func commandControl(self *Self, cwd, home string, words []word, start int, redir
 			return why
 		}
 	}
+	// GIT_INDEX_FILE=~/.claude/settings.json git add -A writes git's
+	// index over the file: a path in an assignment is written too.
+	for _, w := range words[:start] {
+		if name, value, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && pathEnv(name, value) {
+			if why := s.pathHits(name, []word{{text: value, lit: w.lit}}, false); why != "" {
+				return why
+			}
+		}
+	}
 	// xargs and parallel add words of their input to the command, so a
 	// limenctl with no subcommand under them can become any subcommand.
 	appended := false

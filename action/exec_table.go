@@ -650,6 +650,11 @@ func (w walker) assignmentRuns(c *execCall, a word) bool {
 		}
 		return w.opaqueCall(c, "it loads code limen does not read")
 	}
+	if pathEnv(name, value) && (secretAt(value, w.cwd, w.home) || holdsSecrets(value, w.cwd, w.home) || environFile(value)) {
+		// GIT_INDEX_FILE=~/.ssh/id_rsa git diff reads the key as its
+		// index: a secret read that only the exact approval allows.
+		return w.opaqueCall(c, "its "+name+" points it at a secret ("+value+")")
+	}
 	return false
 }
 
@@ -665,6 +670,11 @@ const (
 	// envCCFlags: the value is a C compiler's flags, some of which run
 	// programs (-wrapper, -fplugin=, -B).
 	envCCFlags
+	// envPath: the value is a file or directory the program writes or
+	// reads as its own (GIT_INDEX_FILE, GIT_TRACE_CURL, SSLKEYLOGFILE):
+	// a protected path is a control, a secret one is read, any other is
+	// marked config-env (pathEnv).
+	envPath
 )
 
 // execEnv are environment variables whose value programs run: a shell
@@ -697,6 +707,68 @@ var execEnv = map[string]envHow{
 	"CFLAGS": envCCFlags, "CXXFLAGS": envCCFlags, "CPPFLAGS": envCCFlags, "LDFLAGS": envCCFlags,
 	"CGO_CFLAGS": envCCFlags, "CGO_CXXFLAGS": envCCFlags, "CGO_CPPFLAGS": envCCFlags, "CGO_FFLAGS": envCCFlags,
 	"npm_config_shell": envScript, "NPM_CONFIG_SHELL": envScript, "BAT_PAGER": envScript,
+	// rg reads its options from this file, and --pre=CMD runs CMD on
+	// every file it searches.
+	"RIPGREP_CONFIG_PATH": envCode,
+	// Files and directories programs write or read as their own: git
+	// writes its index, objects and traces there, curl and every TLS
+	// client append their session keys to SSLKEYLOGFILE.
+	"GIT_INDEX_FILE": envPath, "GIT_OBJECT_DIRECTORY": envPath, "GIT_ALTERNATE_OBJECT_DIRECTORIES": envPath,
+	"GIT_TRACE": envPath, "GIT_TRACE_CURL": envPath, "GIT_TRACE_PACK_ACCESS": envPath, "GIT_TRACE_PACKET": envPath,
+	"GIT_TRACE_PACKFILE": envPath, "GIT_TRACE_PERFORMANCE": envPath, "GIT_TRACE_SETUP": envPath, "GIT_TRACE_SHALLOW": envPath,
+	"GIT_TRACE_REFS": envPath, "GIT_TRACE_FSMONITOR": envPath, "GIT_TRACE2": envPath, "GIT_TRACE2_EVENT": envPath,
+	"GIT_TRACE2_PERF": envPath, "GIT_SHALLOW_FILE": envPath, "GIT_SSL_CAINFO": envPath, "GIT_SSL_CERT": envPath, "GIT_SSL_KEY": envPath,
+	"SSLKEYLOGFILE": envPath, "HISTFILE": envPath, "LESSHISTFILE": envPath, "NODE_REPL_HISTORY": envPath, "SQLITE_HISTORY": envPath,
+	"MYSQL_HISTFILE": envPath, "PSQL_HISTORY": envPath, "PYTHON_HISTORY": envPath, "COVERAGE_FILE": envPath, "LLVM_PROFILE_FILE": envPath,
+	"GOCOVERDIR": envPath, "NODE_V8_COVERAGE": envPath, "TF_LOG_PATH": envPath, "NETRC": envPath, "PGPASSFILE": envPath,
+	"AWS_SHARED_CREDENTIALS_FILE": envPath, "AWS_CONFIG_FILE": envPath, "GOOGLE_APPLICATION_CREDENTIALS": envPath,
+	"SSL_CERT_FILE": envPath, "SSL_CERT_DIR": envPath, "CURL_CA_BUNDLE": envPath, "REQUESTS_CA_BUNDLE": envPath, "NODE_EXTRA_CA_CERTS": envPath,
+}
+
+// pathEnvSuffixes and pathEnvPrefixes are the shape of the variables
+// execEnv cannot list whose value, when it is a path, is a file a program
+// writes or reads as its own: FOO_FILE, FOO_LOG, FOORC, a program's own
+// prefix (CURL_, PIP_, DOCKER_ …).
+var (
+	pathEnvSuffixes = []string{"_FILE", "_FILES", "_PATH", "_DIR", "_DIRS", "_LOG", "_LOGFILE", "LOGFILE", "HISTFILE", "_CONFIG", "CONFIG", "RC",
+		"_HOME", "_FILENAME", "_CACHE", "_ROOT", "_PREFIX", "_SOCK", "_SOCKET", "_DB", "_DATABASE", "_OUTPUT", "_OUT", "_DEST", "_TARGET"}
+	pathEnvPrefixes = []string{"GIT_", "CURL_", "WGET", "NPM_", "npm_", "PIP_", "UV_", "POETRY_", "CARGO_", "RUSTUP_", "GO", "PYTEST_",
+		"PYTHON", "RIPGREP_", "RG_", "DOCKER_", "CONTAINER", "PODMAN_", "KUBE", "HELM_", "TF_", "ANSIBLE_", "BUNDLE_", "GEM", "NODE_",
+		"DENO_", "BUN_", "YARN_", "PNPM_", "SSH_", "GNUPG", "GPG_", "LESS", "MAKE", "XDG_", "SSL", "AWS_", "GOOGLE_", "CLOUDSDK_",
+		"AZURE_", "VAULT_", "PG", "MYSQL", "SQLITE", "REDIS", "JAVA_", "MAVEN_", "GRADLE_", "ESLINT", "PRETTIER", "RUFF_", "MYPY",
+		"JEST_", "VITEST_", "CLAUDE_", "CODEX_", "GEMINI_", "LIMEN_", "OPENSSL_", "BAT_", "JQ_", "PERL", "RUBY", "LD_", "DYLD_"}
+)
+
+// pathEnv reports whether the assignment NAME=value points a program at
+// a file or directory it writes or reads as its own: a name of execEnv's
+// envPath rows with any value but a number or a boolean (GIT_TRACE=1
+// traces to stderr), or a name of the pathEnvSuffixes/Prefixes shape
+// whose value is a path.
+func pathEnv(name, value string) bool {
+	if value == "" {
+		return false
+	}
+	if execEnv[name] == envPath {
+		switch strings.ToLower(value) {
+		case "true", "false", "yes", "no", "on", "off":
+			return false
+		}
+		return !isNumber(value)
+	}
+	if !strings.ContainsRune(value, '/') && value[0] != '~' && value[0] != '.' {
+		return false
+	}
+	for _, s := range pathEnvSuffixes {
+		if strings.HasSuffix(name, s) && len(name) > len(s) {
+			return true
+		}
+	}
+	for _, p := range pathEnvPrefixes {
+		if strings.HasPrefix(name, p) && len(name) > len(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // execEnvPatterns are the variables execEnv cannot list, by prefix and

@@ -591,6 +591,9 @@ func configEnv(before []word) bool {
 		if name, _, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && configEnvNames[name] {
 			return true
 		}
+		if name, value, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && (pathEnv(name, value) || !w.lit && pathEnv(name, "/")) {
+			return true // GIT_INDEX_FILE=/tmp/x git add -A writes its index there
+		}
 		if name, _, ok := strings.Cut(w.text, "="); ok && (strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") || strings.HasPrefix(name, "CARGO_REGISTRIES_") || strings.HasPrefix(name, "PIP_")) {
 			return true
 		}
