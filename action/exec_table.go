@@ -144,9 +144,13 @@ func execRows() map[string]execRule {
 		"ex":       {keep: true, see: seeVim},
 		"emacs":    {keep: true, code: []string{"--eval", "-eval", "--execute", "-l", "--load", "-f", "--funcall", "-batch", "--batch", "--script", "-x"}},
 		"ed":       {see: seeStdinCode},
-		"docker":   {keep: true, see: seeContainer},
-		"podman":   {keep: true, see: seeContainer},
-		"nerdctl":  {keep: true, see: seeContainer},
+		"docker":   {keep: true, see: seeCompose},
+		"podman":   {keep: true, see: seeCompose},
+		"nerdctl":  {keep: true, see: seeCompose},
+		// Compose runs the containers its file describes: host mounts,
+		// privileged mode, commands. The file is code limen does not read.
+		"docker-compose": {keep: true, see: seeCompose},
+		"podman-compose": {keep: true, see: seeCompose},
 		"kubectl":  {keep: true, see: seeKubectl},
 		"oc":       {keep: true, see: seeKubectl},
 		"find":     {keep: true, see: seeFind},
@@ -253,6 +257,56 @@ func seeCurl(w walker, c *execCall) (int, bool) {
 		}
 	}
 	return w.seeColumns(c)
+}
+
+// composeRuns are the compose verbs that create, start or build the
+// containers of a compose file (or print it with .env's values filled in:
+// composeReads).
+var composeRuns = set("up", "run", "create", "start", "restart", "exec", "build", "watch", "scale", "unpause", "attach", "cp", "alpha", "publish", "deploy")
+
+// composeReads are the compose verbs that print the compose file
+// interpolated with the project's .env: a read of it.
+var composeReads = set("config", "convert")
+
+// composeValueOpts are compose's options that take a value.
+var composeValueOpts = set("-f", "--file", "-p", "--project-name", "--env-file", "--profile", "--project-directory", "--parallel", "--ansi", "--progress",
+	"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "--podman-path", "--podman-args", "--in-pod")
+
+// composeVerb returns the compose verb of docker compose …, podman compose
+// …, docker-compose … and podman-compose …, after their options.
+func composeVerb(cmd []word) string {
+	prog := programName(cmd[0])
+	i := 1
+	skip := func() {
+		for i < len(cmd) && cmd[i].lit && strings.HasPrefix(cmd[i].text, "-") {
+			if composeValueOpts[cmd[i].text] {
+				i++
+			}
+			i++
+		}
+	}
+	skip()
+	if prog != "docker-compose" && prog != "podman-compose" {
+		if i >= len(cmd) || cmd[i].text != "compose" {
+			return ""
+		}
+		i++
+		skip()
+	}
+	if i >= len(cmd) || !cmd[i].lit {
+		return ""
+	}
+	return cmd[i].text
+}
+
+// seeCompose: a compose verb that runs containers runs what the compose
+// file says, which limen does not read, so the part is opaque (the
+// command is keyed too); docker run and exec are seeContainer's.
+func seeCompose(w walker, c *execCall) (int, bool) {
+	if composeRuns[composeVerb(c.cmd())] {
+		w.opaqueCall(c, "it runs the containers its compose file describes (host mounts, privileged mode, commands), which limen does not read")
+	}
+	return seeContainer(w, c)
 }
 
 // interpreterCode are the options that give each interpreter its program

@@ -296,9 +296,19 @@ func (w walker) argMarks(prog string, args []word) []string {
 	}
 	if prog == "git" {
 		if sub := subcommand(prog, args); sub == "checkout" || sub == "restore" {
-			if discardsChanges(args) {
+			if discardsChanges(sub, args) {
 				marks = append(marks, "discards-changes")
 			}
+		}
+	}
+	if destroys(prog, args) {
+		marks = append(marks, "destroys")
+	}
+	if !secret && volumeMounters[prog] || prog == "docker-compose" || prog == "podman-compose" {
+		if composeReads[composeVerb(append([]word{{text: prog, lit: true}}, args...))] {
+			// docker compose config prints the file with .env filled in
+			secret = true
+			marks = append(marks, "secret-file")
 		}
 	}
 	if !secret && readsTrees(prog, args) {
@@ -669,24 +679,110 @@ func optionValues(t string) []string {
 }
 
 // discardsChanges reports whether git checkout or git restore is given
-// paths (not only a branch): :/, ., a glob, a tree-ish and paths, which
-// overwrite uncommitted work with no way back.
-func discardsChanges(args []word) bool {
-	operands := 0
-	for _, a := range args[1:] {
+// paths (not only a branch): :/, ., a glob, a tree-ish and paths, a
+// word that reads as a file (src/app.js, ./x, Makefile), --ours/--theirs
+// or a pathspec file, which overwrite uncommitted work with no way back.
+// git restore of any path does, unless it only unstages (--staged).
+func discardsChanges(sub string, args []word) bool {
+	operands, staged, worktree := 0, false, false
+	fileLike := false
+	start := 0
+	for start < len(args) && args[start].text != sub {
+		start++ // git's own options before the subcommand
+	}
+	for i := start + 1; i < len(args); i++ {
+		a := args[i]
 		t := a.text
 		if strings.HasPrefix(t, "-") {
-			if t == "-b" || t == "-B" || t == "--orphan" || t == "-c" || t == "-C" {
+			switch {
+			case t == "-b" || t == "-B" || t == "--orphan" || t == "-c" || t == "-C":
 				return false // a new branch
+			case t == "--ours" || t == "--theirs" || strings.HasPrefix(t, "--pathspec-from-file"):
+				return true
+			case t == "--staged" || t == "-S":
+				staged = true
+			case t == "--worktree" || t == "-W":
+				worktree = true
+			case t == "-s" || t == "--source":
+				i++ // its value, a tree-ish
 			}
 			continue
 		}
 		operands++
-		if t == "." || t == "./" || strings.HasPrefix(t, ":/") || strings.HasPrefix(t, ":(") || a.glob || strings.ContainsAny(t, "*?[") {
+		if t == "." || t == "./" || t == ".." || strings.HasPrefix(t, ":/") || strings.HasPrefix(t, ":(") || a.glob || strings.ContainsAny(t, "*?[") {
 			return true
 		}
+		fileLike = fileLike || looksLikeFile(t)
 	}
-	return operands > 1
+	if sub == "restore" {
+		return operands > 0 && (!staged || worktree)
+	}
+	return operands > 1 || fileLike
+}
+
+// looksLikeFile reports whether a git checkout operand reads as a file,
+// not a branch: a path from here or the root, a name with an extension
+// (app.js; a tag like v1.2 reads so too, and is asked), or a file every
+// project has.
+func looksLikeFile(t string) bool {
+	if strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || strings.HasPrefix(t, "/") || strings.HasSuffix(t, "/") {
+		return true
+	}
+	base := path.Base(t)
+	if commonFiles[base] {
+		return true
+	}
+	dot := strings.LastIndexByte(base, '.')
+	return dot > 0 && dot < len(base)-1 && isLetters(base[dot+1:])
+}
+
+// commonFiles are names a project's files have and its branches do not.
+var commonFiles = set("Makefile", "makefile", "GNUmakefile", "Dockerfile", "README", "LICENSE", "Justfile", "Procfile", "Gemfile", "Rakefile", "Vagrantfile", "Jenkinsfile", "CODEOWNERS")
+
+// destroyingSubs are subcommands that delete, with no way back, what a
+// program keeps: git's stashes, unreachable objects, reflogs, notes,
+// worktrees, remotes and rewritten history, docker's containers, images
+// and volumes. Each is marked destroys, so approving `git status` or
+// `docker ps` (or `git stash`) vouches for nothing about them. A key is
+// "program subcommand" or "program subcommand operand" (git reflog
+// expire); flags that destroy (git branch -D, git tag -d, git update-ref
+// -d) are riskyTable's.
+var destroyingSubs = set(
+	"git stash drop", "git stash clear", "git prune", "git prune-packed", "git worktree prune", "git worktree remove",
+	"git notes prune", "git notes remove", "git reflog expire", "git reflog delete", "git filter-branch", "git filter-repo",
+	"git remote remove", "git remote rm", "git lfs prune", "git rerere clear", "git rerere forget",
+	"docker system prune", "docker volume prune", "docker volume rm", "docker image prune", "docker image rm", "docker container prune",
+	"docker container rm", "docker network prune", "docker builder prune", "docker buildx prune", "docker rm", "docker rmi",
+	"docker compose down", "docker compose rm", "docker-compose down", "docker-compose rm",
+	"podman system prune", "podman system reset", "podman volume prune", "podman volume rm", "podman image prune", "podman rm", "podman rmi",
+	"podman container prune", "podman compose down", "podman-compose down",
+)
+
+// destroys reports whether a command is one of destroyingSubs.
+func destroys(prog string, args []word) bool {
+	sub := subcommand(prog, args)
+	if sub == "" {
+		return false
+	}
+	if destroyingSubs[prog+" "+sub] {
+		return true
+	}
+	if v := composeVerb(append([]word{{text: prog, lit: true}}, args...)); v != "" {
+		return destroyingSubs[prog+" compose "+v] || destroyingSubs[prog+" "+v]
+	}
+	// the operand after the subcommand: git reflog expire
+	first := strings.Fields(sub)[0]
+	seen := false
+	for _, a := range args {
+		if !seen {
+			seen = a.text == first
+			continue
+		}
+		if a.lit && !strings.HasPrefix(a.text, "-") {
+			return destroyingSubs[prog+" "+first+" "+a.text]
+		}
+	}
+	return false
 }
 
 // makeEnv reports whether make's command-line variables (make NAME=value
