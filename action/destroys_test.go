@@ -104,3 +104,29 @@ func TestComposeReads(t *testing.T) {
 		seen(t, "docker compose "+verb+" web", opaque)
 	}
 }
+
+// TestPytestOutside: tests, a rootdir or a config outside the workspace
+// (/tmp included) are another directory's code.
+func TestPytestOutside(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want bool
+	}{
+		{"pytest /tmp/evil", true},
+		{"pytest ../other/tests", true},
+		{"pytest ~/x/test_a.py::test_b", true},
+		{"pytest --rootdir=/tmp/x", true},
+		{"pytest --rootdir /tmp/x tests", true},
+		{"pytest --confcutdir=/", true},
+		{"pytest -c /tmp/p.ini", true},
+		{"python3 -m pytest /tmp/evil", true},
+		{"py.test /tmp/evil", true},
+		{"pytest \"$DIR\"", true},
+		{"pytest", false},
+		{"pytest tests/test_a.py::test_b -k 'foo and not bar' -x", false},
+		{"pytest -m slow --maxfail 2 tests", false},
+		{"pytest --rootdir=. tests", false},
+	} {
+		checkMark(t, c.cmd, "tests-outside", c.want)
+	}
+}

@@ -2024,6 +2024,34 @@ func seePytest(w walker, c *execCall) (int, bool) {
 			i++
 		case strings.HasPrefix(t, "-p") && !strings.HasPrefix(t, "--"):
 			v = t[2:]
+		case t == "-o" || t == "--override-ini" || strings.HasPrefix(t, "--override-ini=") || strings.HasPrefix(t, "-o") && !strings.HasPrefix(t, "--"):
+			// -o addopts=-pevil: an ini setting given here
+			ini := strings.TrimPrefix(strings.TrimPrefix(t, "--override-ini="), "-o")
+			if t == "-o" || t == "--override-ini" {
+				if i+1 >= len(cmd) {
+					continue
+				}
+				i++
+				ini = cmd[i].text
+			}
+			key, _, _ := strings.Cut(ini, "=")
+			if !cmd[i].lit || !pytestHarmlessIni[strings.TrimSpace(key)] {
+				return 0, w.opaqueCall(c, "it overrides pytest's "+key+" setting, which can load plugins and code limen does not read")
+			}
+			continue
+		case t == "-c" || t == "--config-file" || strings.HasPrefix(t, "--config-file=") || strings.HasPrefix(t, "-c") && len(t) > 2 && !strings.HasPrefix(t, "--"):
+			f := strings.TrimPrefix(strings.TrimPrefix(t, "--config-file="), "-c")
+			if t == "-c" || t == "--config-file" {
+				if i+1 >= len(cmd) {
+					continue
+				}
+				i++
+				f = cmd[i].text
+			}
+			if !cmd[i].lit || !pytestConfigs[strings.TrimPrefix(f, "./")] {
+				return 0, w.opaqueCall(c, "it reads its configuration from "+f+", whose addopts can load plugins limen does not read")
+			}
+			continue
 		default:
 			continue
 		}
@@ -2033,6 +2061,19 @@ func seePytest(w walker, c *execCall) (int, bool) {
 	}
 	return 0, false
 }
+
+// pytestConfigs are the configuration files pytest finds by itself in the
+// project: -c naming one of them changes nothing.
+var pytestConfigs = set("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+// pytestHarmlessIni are the ini settings -o may override without
+// loading code: how output looks, warnings, markers, timeouts. Any other
+// (addopts, pythonpath, required_plugins, python_files, testpaths,
+// confcutdir, cache_dir …) makes the part opaque.
+var pytestHarmlessIni = set("log_cli", "log_cli_level", "log_level", "log_format", "log_date_format", "log_cli_format", "filterwarnings",
+	"xfail_strict", "console_output_style", "junit_family", "junit_suite_name", "junit_logging", "markers", "timeout", "faulthandler_timeout",
+	"asyncio_mode", "asyncio_default_fixture_loop_scope", "empty_parameter_set_mark", "minversion", "doctest_optionflags",
+	"verbosity_assertions", "verbosity_test_cases", "truncation_limit_lines", "truncation_limit_chars", "strict_markers")
 
 // ccCode are C compiler options that run or load a program: -wrapper runs
 // every compiler pass under it, -B finds the passes in a directory,

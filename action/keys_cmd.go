@@ -301,6 +301,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 		}
 	}
+	if p, a := asModule(prog, args); (p == "pytest" || p == "py.test") && w.pytestOutside(a) {
+		marks = append(marks, "tests-outside")
+	}
 	if destroys(prog, args) {
 		marks = append(marks, "destroys")
 	}
@@ -800,4 +803,43 @@ func makeEnv(args []word) bool {
 		}
 	}
 	return configEnv(assigns)
+}
+
+// pytestValued are pytest's options that take a value (its own and its
+// common plugins').
+var pytestValued = set("-k", "-m", "-o", "-c", "-p", "-n", "-r", "-W", "--rootdir", "--confcutdir", "--basetemp", "--junitxml", "--junit-xml",
+	"--tb", "--maxfail", "--durations", "--deselect", "--ignore", "--ignore-glob", "--log-level", "--cov", "--cov-report", "--cov-config",
+	"--timeout", "--dist", "--import-mode", "--capture", "--color", "--override-ini", "--config-file", "--log-file", "--html", "--reruns",
+	"--count", "--randomly-seed", "--cache-show", "--deselect", "--durations-min", "--max-worker-restart", "--tx", "--rsyncdir")
+
+// pytestOutside reports whether pytest runs tests, or finds its
+// configuration, in a directory outside the workspace (/tmp included):
+// pytest /tmp/evil imports /tmp/evil/conftest.py, --rootdir and
+// --confcutdir move where conftest.py files are loaded from. Approving
+// pytest in the project says nothing about another directory's code.
+func (w walker) pytestOutside(args []word) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		if a.lit && strings.HasPrefix(t, "-") {
+			name, v, hasValue := strings.Cut(t, "=")
+			if name == "--rootdir" || name == "--confcutdir" || name == "-c" || name == "--config-file" || name == "--cov-config" {
+				if !hasValue && i+1 < len(args) {
+					v = args[i+1].text
+				}
+				if v != "" && w.leavesWorkspace(v) {
+					return true
+				}
+			}
+			if !hasValue && pytestValued[t] {
+				i++
+			}
+			continue
+		}
+		p, _, _ := strings.Cut(t, "::")
+		if !a.lit || w.leavesWorkspace(p) {
+			return true
+		}
+	}
+	return false
 }
