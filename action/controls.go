@@ -34,6 +34,21 @@ type Self struct {
 	PID int
 }
 
+// holdsRecords reports whether a path a command reads names limend's own
+// database, wherever limend keeps it (XDG_DATA_HOME, --db), or a file
+// beside it: the record of every command an agent was asked about and
+// every answer, a secret as the default location's is (secrets.go). With
+// tree, a directory above it counts too (grep -r allow ..).
+func (s *Self) holdsRecords(t, cwd, home string, tree bool) bool {
+	if s == nil || s.DB == "" || t == "" {
+		return false
+	}
+	sc := &controlScope{self: s, cwd: cwd, home: home}
+	dir := splitPath(globQuote(path.Dir(s.DB)))
+	gap, ok := segmentsMatch(append(dir, "*"), splitPath(sc.resolve(t)), false)
+	return ok && (gap == 0 || tree)
+}
+
 // protectedPath is a glob of a location that only a person may change.
 // A pattern ending in "/**" protects a directory and everything in it.
 type protectedPath struct {

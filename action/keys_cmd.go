@@ -187,7 +187,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
-		if !secret && secretAt(t, w.cwd, w.home) {
+		if !secret && (secretAt(t, w.cwd, w.home) || w.out.self.holdsRecords(t, w.cwd, w.home, readsTrees(prog, args))) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}
