@@ -187,7 +187,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
-		if !secret && (secretAt(t, w.cwd, w.home) || w.out.self.holdsRecords(t, w.cwd, w.home, readsTrees(prog, args))) {
+		// A read of limend's own database, where this limend keeps it
+		// (a change of it is a control instead, which changes no key).
+		if !secret && (secretAt(t, w.cwd, w.home) || !treeWriters[prog] && w.out.self.holdsRecords(t, w.cwd, w.home, readsTrees(prog, args))) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}

@@ -13,7 +13,7 @@ func TestHoldsRecords(t *testing.T) {
 		want bool
 	}{
 		{"/srv/limen-data/limen/limen.db", false, true},
-		{"../../srv/limen-data/limen/limen.db", false, true}, // from /home/ana/shop
+		{"../../../srv/limen-data/limen/limen.db", false, true}, // from /home/ana/shop
 		{"/srv/limen-data/limen/limen.d?", false, true},
 		{"/srv/limen-data/limen/*", false, true},
 		{"/srv/limen-data/limen/limen.db-journal", false, true},
