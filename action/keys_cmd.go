@@ -316,6 +316,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 			marks = append(marks, "secret-file")
 		}
 	}
+	if w.readsTreeOutside(prog, args) {
+		marks = append(marks, "reads-tree-outside")
+	}
 	if !secret && readsTrees(prog, args) {
 		// A recursive read of a directory that holds credentials (grep -r
 		// token ~/.config, tar czf x ~) reads them, though no operand
@@ -420,9 +423,40 @@ func readsTrees(prog string, args []word) bool {
 	if !ok {
 		return false
 	}
-	if flags == nil {
-		return true
+	return flags == nil || anyFlag(args, flags)
+}
+
+// outsideTreeReaders read or list whole directory trees (always, or
+// with one of their recursive flags); run on a directory outside the
+// workspace they are marked reads-tree-outside, so that approving `grep
+// -rn TODO src` or `ls -R` in the project vouches for nothing about `grep
+// -rn SECRET ..`, `ls -R /root` or `find / -name id_rsa`.
+var outsideTreeReaders = map[string][]string{
+	"rg": nil, "ag": nil, "ack": nil, "tar": nil, "gtar": nil, "bsdtar": nil, "7z": nil, "du": nil, "find": nil, "fd": nil, "fdfind": nil,
+	"tree": nil, "ncdu": nil, "zip": {"-r", "-R", "--recurse-paths"},
+	"grep": {"-r", "-R", "--recursive", "--dereference-recursive", "-d"}, "egrep": {"-r", "-R", "--recursive"}, "fgrep": {"-r", "-R", "--recursive"},
+	"ugrep": {"-r", "-R", "--recursive"}, "ls": {"-R", "--recursive"}, "cp": {"-r", "-R", "-a", "--recursive", "--archive"},
+	"rsync": {"-r", "-a", "--recursive", "--archive"},
+}
+
+// readsTreeOutside reports whether a tree reader reads a directory
+// outside the workspace and /tmp.
+func (w walker) readsTreeOutside(prog string, args []word) bool {
+	flags, ok := outsideTreeReaders[prog]
+	if !ok || flags != nil && !anyFlag(args, flags) {
+		return false
 	}
+	for _, a := range args {
+		if a.lit && !strings.HasPrefix(a.text, "-") && !isRemoteTarget(a.text) && w.outside(a.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyFlag reports whether one of flags is given (also inside a
+// short-option cluster such as -rn).
+func anyFlag(args []word, flags []string) bool {
 	for _, a := range args {
 		t := a.text
 		if !a.lit || !strings.HasPrefix(t, "-") {
