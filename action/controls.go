@@ -49,6 +49,17 @@ func (s *Self) holdsRecords(t, cwd, home string, tree bool) bool {
 	return ok && (gap == 0 || tree)
 }
 
+// holdsRecords is [Self.holdsRecords] of limend's Self in every
+// directory the command's relative paths may name.
+func (w walker) holdsRecords(t string, tree bool) bool {
+	for _, d := range w.dirs() {
+		if w.out.self.holdsRecords(t, d, w.home, tree) {
+			return true
+		}
+	}
+	return false
+}
+
 // protectedPath is a glob of a location that only a person may change.
 // A pattern ending in "/**" protects a directory and everything in it.
 type protectedPath struct {

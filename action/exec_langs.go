@@ -190,72 +190,132 @@ func awkString(s string) (string, int, bool) {
 	return "", 0, false
 }
 
-// seeSed: a sed script with the e command or the e flag of s runs
-// commands limen cannot read (their text is built from the input).
-func seeSed(w walker, c *execCall) (int, bool) {
-	cmd := c.cmd()
-	var scripts []int
-	file := false
-	i := 1
-	for i < len(cmd) {
-		t := cmd[i].text
-		if !cmd[i].lit || !strings.HasPrefix(t, "-") || t == "-" {
-			break
+// sedArgs is a sed command line as GNU sed reads it: options anywhere
+// before `--` (getopt permutes them past the file operands, so
+// `sed -n 1p f -e 'e id'` runs e id), long options by any unique prefix
+// (--expr), and the first operand the script only when no -e or -f gave
+// one. seeSed and sedOutputs both read sed through it.
+type sedArgs struct {
+	scripts []word // the scripts given inline, or the first operand
+	files   []word // the script files of -f
+	stdin   bool   // a script file read from standard input, or built when it runs
+}
+
+// sedLong are GNU sed's long options; those in sedLongValue take a value.
+var (
+	sedLong      = []string{"binary", "debug", "expression", "file", "follow-symlinks", "help", "in-place", "line-length", "null-data", "posix", "quiet", "regexp-extended", "sandbox", "separate", "silent", "unbuffered", "version", "zero-terminated"}
+	sedLongValue = set("expression", "file", "line-length")
+)
+
+func parseSed(args []word) sedArgs {
+	var out sedArgs
+	explicit := false
+	var ops []word
+	script := func(v word) { explicit = true; out.scripts = append(out.scripts, v) }
+	file := func(v word) {
+		explicit = true
+		if !v.lit || v.glob || readsStdinPath(v.text) {
+			out.stdin = true
 		}
-		if t == "--" {
-			i++
-			break
+		out.files = append(out.files, v)
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		next := func() (word, bool) {
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return word{}, false
 		}
 		switch {
-		case t == "-e" || t == "--expression":
-			scripts = append(scripts, i+1)
-			i += 2
-			continue
-		case strings.HasPrefix(t, "--expression="):
-			if sedRuns(t[len("--expression="):]) {
-				return 0, w.opaqueCall(c, "its script runs commands")
+		case !a.lit || len(t) < 2 || t[0] != '-':
+			ops = append(ops, a)
+		case t == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(t, "--"):
+			name, val, hasVal := strings.Cut(t[2:], "=")
+			full := uniquePrefix(name, sedLong)
+			if !sedLongValue[full] {
+				continue // a flag, --in-place[=SUFFIX], or one sed refuses
 			}
-		case t == "-f" || t == "--file":
-			if i+1 < len(cmd) && (!cmd[i+1].lit || cmd[i+1].glob || readsStdinPath(cmd[i+1].text)) {
-				return 0, w.opaqueCall(c, "its script is read from its input or built when it runs")
-			}
-			file = true
-			i += 2
-			continue
-		case strings.HasPrefix(t, "--file="):
-			file = true
-		case t == "-l" || t == "--line-length":
-			i += 2
-			continue
-		case !strings.HasPrefix(t, "--"):
-			// a cluster: -ne 's/x/y/', -i.bak, -Ef file
-			if k := strings.IndexAny(t[1:], "ef"); k >= 0 && !strings.HasPrefix(t, "-i") {
-				if t[1+k] == 'f' {
-					file = true
-				}
-				rest := t[2+k:]
-				if rest == "" {
-					if t[1+k] == 'e' {
-						scripts = append(scripts, i+1)
-					}
-					i += 2
+			v := word{text: val, lit: true}
+			if !hasVal {
+				var ok bool
+				if v, ok = next(); !ok {
 					continue
 				}
-				if t[1+k] == 'e' && sedRuns(rest) {
-					return 0, w.opaqueCall(c, "its script runs commands")
+			}
+			switch full {
+			case "expression":
+				script(v)
+			case "file":
+				file(v)
+			}
+		default:
+			// A cluster of short options: -ne 's/x/y/', -nf x.sed, -i.bak
+			// (the rest of -i is a suffix), -l 70.
+			for k := 1; k < len(t); k++ {
+				c := t[k]
+				if c == 'i' {
+					break
 				}
+				if c != 'e' && c != 'f' && c != 'l' {
+					continue
+				}
+				v := word{text: t[k+1:], lit: true}
+				if v.text == "" {
+					var ok bool
+					if v, ok = next(); !ok {
+						break
+					}
+				}
+				switch c {
+				case 'e':
+					script(v)
+				case 'f':
+					file(v)
+				}
+				break
 			}
 		}
-		i++
 	}
-	if !file && len(scripts) == 0 && i < len(cmd) {
-		scripts = append(scripts, i)
+	if !explicit && len(ops) > 0 {
+		out.scripts = append(out.scripts, ops[0])
 	}
-	for _, at := range scripts {
-		if at >= len(cmd) {
-			continue
+	return out
+}
+
+// uniquePrefix returns the name of names that s is, or abbreviates
+// uniquely, as getopt_long reads long options; "" when none or several.
+func uniquePrefix(s string, names []string) string {
+	found := ""
+	for _, n := range names {
+		if n == s {
+			return n
 		}
-		if !cmd[at].lit || sedRuns(cmd[at].text) {
+		if s != "" && strings.HasPrefix(n, s) {
+			if found != "" {
+				return ""
+			}
+			found = n
+		}
+	}
+	return found
+}
+
+// seeSed: a sed script with the e command or the e flag of s runs
+// commands limen cannot read (their text is built from the input), and so
+// does a script file limen cannot see.
+func seeSed(w walker, c *execCall) (int, bool) {
+	p := parseSed(c.cmd()[1:])
+	if p.stdin {
+		return 0, w.opaqueCall(c, "its script is read from its input or built when it runs")
+	}
+	for _, s := range p.scripts {
+		if !s.lit || sedRuns(s.text) {
 			return 0, w.opaqueCall(c, "its script runs commands")
 		}
 	}

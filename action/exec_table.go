@@ -658,9 +658,12 @@ func (w walker) parseInner(c *execCall, at int, script string, fresh bool) bool 
 		w.out.add(p)
 		return true
 	}
-	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home, top: w.top, vars: w.vars}
+	sub := walker{out: w.out, depth: w.depth + 1, cwd: w.cwd, home: w.home, top: w.top, vars: w.vars, dir: w.dir}
 	if fresh {
+		// A shell of its own: it starts where this one is, and its cd
+		// stays there.
 		sub.vars = &shellVars{}
+		sub = sub.copyDir()
 	}
 	before := len(w.out.parts)
 	if !sub.parse(script, inner) {
@@ -706,7 +709,7 @@ func (w walker) assignmentRuns(c *execCall, a word) bool {
 		}
 		return w.opaqueCall(c, "it loads code limen does not read")
 	}
-	if pathEnv(name, value) && (secretAt(value, w.cwd, w.home) || holdsSecrets(value, w.cwd, w.home) || environFile(value)) {
+	if pathEnv(name, value) && (w.secretAt(value) || w.holdsSecrets(value) || environFile(value)) {
 		// GIT_INDEX_FILE=~/.ssh/id_rsa git diff reads the key as its
 		// index: a secret read that only the exact approval allows.
 		return w.opaqueCall(c, "its "+name+" points it at a secret ("+value+")")

@@ -175,7 +175,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 			// A path stuck to an option is read too: curl -H@~/.netrc,
 			// git commit -F.env, --pathspec-from-file=.env.
 			for _, v := range optionValues(a.text) {
-				if secretAt(v, w.cwd, w.home) {
+				if w.secretAt(v) {
 					secret = true
 					marks = append(marks, "secret-file")
 					break
@@ -189,7 +189,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 		last = t
 		// A read of limend's own database, where this limend keeps it
 		// (a change of it is a control instead, which changes no key).
-		if !secret && (secretAt(t, w.cwd, w.home) || !treeWriters[prog] && w.out.self.holdsRecords(t, w.cwd, w.home, readsTrees(prog, args))) {
+		if !secret && (w.secretAt(t) || !treeWriters[prog] && w.holdsRecords(t, readsTrees(prog, args))) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}
@@ -201,7 +201,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
 		marks = append(marks, "write-outside")
 	}
-	if copiers[prog] && last != "" && runsConfig(last) || removers[prog] && anyRunsConfig(args) || prog == "tee" && anyRunsConfig(args) {
+	if copiers[prog] && last != "" && w.runsConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {
 		// .git/config, .git/hooks/*, .gitattributes, node_modules/.bin/*,
 		// .npmrc, .curlrc, a shell's rc file: files whose content an
 		// ordinary, approved command then runs.
@@ -230,7 +230,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 			marks = append(marks, "other-scheme")
 			if scheme == "file" && !secret {
-				if p, err := url.PathUnescape(a.text[len(scheme)+3:]); err == nil && (secretAt(p, w.cwd, w.home) || holdsSecrets(p, w.cwd, w.home)) {
+				if p, err := url.PathUnescape(a.text[len(scheme)+3:]); err == nil && (w.secretAt(p) || w.holdsSecrets(p)) {
 					marks = append(marks, "secret-file")
 				}
 			}
@@ -324,7 +324,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 		// token ~/.config, tar czf x ~) reads them, though no operand
 		// names one.
 		for _, a := range args {
-			if a.lit && !strings.HasPrefix(a.text, "-") && holdsSecrets(a.text, w.cwd, w.home) {
+			if a.lit && !strings.HasPrefix(a.text, "-") && w.holdsSecrets(a.text) {
 				marks = append(marks, "secret-file")
 				break
 			}
@@ -392,9 +392,9 @@ func runsConfig(p string) bool {
 	return false
 }
 
-func anyRunsConfig(args []word) bool {
+func (w walker) anyRunsConfig(args []word) bool {
 	for _, a := range args {
-		if !strings.HasPrefix(a.text, "-") && runsConfig(a.text) {
+		if !strings.HasPrefix(a.text, "-") && w.runsConfig(a.text) {
 			return true
 		}
 	}
@@ -509,7 +509,14 @@ func (w walker) outside(t string) bool {
 	case strings.HasPrefix(t, "~"):
 		return true // ~root/.bashrc: a home directory, never the workspace
 	case !strings.HasPrefix(t, "/"):
-		return strings.HasPrefix(path.Clean(t), "..")
+		h := w.here()
+		if h == w.cwd {
+			return strings.HasPrefix(path.Clean(t), "..")
+		}
+		if h == "" {
+			return true
+		}
+		t = path.Join(h, t) // run in another directory: the path is there
 	}
 	t = path.Clean(t)
 	if t == "/tmp" || strings.HasPrefix(t, "/tmp/") || harmlessSink(t) {

@@ -42,7 +42,8 @@ func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 		return []Part{opaquePart("Bash", capTooLong, cmd)}, true
 	}
 	out := &shellParts{lim: lim, self: a.Self}
-	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a), top: cmd, vars: &shellVars{}}
+	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a), top: cmd, vars: &shellVars{}, dir: &dirState{}}
+	out.cds = containsCd(cmd)
 	if !w.parse(cmd, shellCtx{}) || len(out.parts) == 0 {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, out.capped
 	}
@@ -61,6 +62,9 @@ type shellParts struct {
 	capped bool
 	lim    shellLimits
 	self   *Self // limen's own locations, for commandControl
+	// cds says the command line may change directory: the bodies of its
+	// loops and functions then run where limen cannot tell.
+	cds bool
 }
 
 func (s *shellParts) add(p Part) {
@@ -88,6 +92,9 @@ type walker struct {
 	top string
 	// vars is what the shell running this text has set literally so far.
 	vars *shellVars
+	// dir is where the shell's cd moved it (chdir.go); nil for walkers of
+	// text that is not run by a shell of its own.
+	dir *dirState
 }
 
 // shellCtx is what a statement inherits from the statements around it.
@@ -179,13 +186,16 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 			w.stmts(c.Then, inner)
 		}
 	case *syntax.WhileClause:
-		// A later pass of a loop sees what its body assigned.
+		// A later pass of a loop sees what its body assigned, and runs
+		// where its cd moved it.
 		w.vars.clear()
+		w.loopDir()
 		inner.cond = true
 		w.stmts(c.Cond, inner)
 		w.stmts(c.Do, inner)
 	case *syntax.ForClause:
 		w.vars.clear()
+		w.loopDir()
 		inner.cond = true
 		w.scanNode(c.Loop)
 		w.stmts(c.Do, inner)
@@ -207,8 +217,11 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 			w.vars.funcs[c.Name.Value] = true
 		}
 		inner.cond = true
-		body := w
+		body := w.copyDir()
 		body.vars = &shellVars{}
+		if w.out.cds {
+			body.dir.moved, body.dir.at = true, "" // called after a cd, maybe
+		}
 		body.stmt(c.Body, inner)
 	case *syntax.TimeClause:
 		w.stmt(c.Stmt, inner)
@@ -248,6 +261,7 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 // subshell returns a walker for commands run in a subshell: it starts
 // with what is known here, and what it sets stays there.
 func (w walker) subshell() walker {
+	w = w.copyDir()
 	if len(w.vars.known) == 0 && !w.vars.ifs && len(w.vars.funcs) == 0 {
 		w.vars = noVars
 		return w
@@ -534,7 +548,7 @@ func (w walker) pseudo(prog, text string, rs []*syntax.Redirect, ctx shellCtx) {
 	}
 	l.add("Bash:" + ctx.prefix + exact)
 	w.out.add(Part{Tool: "Bash", Subject: exact, Keys: l.done(),
-		Control: commandControl(w.out.self, w.cwd, w.home, []word{{text: prog, lit: true}}, 0, ctx.redirs)})
+		Control: w.commandControl([]word{{text: prog, lit: true}}, 0, ctx.redirs)})
 }
 
 func (w walker) call(c *syntax.CallExpr, rs []*syntax.Redirect, ctx shellCtx) {
@@ -641,6 +655,12 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 		}
 		c := &execCall{rule: rule, words: words, start: start, ctx: ctx, rs: rs, priv: priv}
 		next, done := w.seeThrough(c)
+		if spec, ok := wrapperChdir[prog]; ok && next > start {
+			// env -C DIR, sudo -D DIR: what it runs, runs in DIR.
+			if dir, moved := w.chdirOf(spec, c.words[start+1:next], w.here()); moved {
+				w = w.runsAt(dir)
+			}
+		}
 		if rule.keep {
 			// The program is keyed too: ssh HOST, docker run IMAGE.
 			if next > start {
@@ -664,6 +684,18 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	}
 	cmd := words[start:]
 	prog := programName(cmd[0])
+	if prog == "cd" || prog == "pushd" || prog == "popd" {
+		// What follows runs there; the cd itself is checked where it
+		// starts (controls.go refuses a cd into limen's directories).
+		defer w.cd(prog, cmd[1:], ctx.cond)
+	}
+	if spec, ok := programChdir[prog]; ok {
+		// git -C DIR, make -C DIR: it acts on DIR, and runs what DIR
+		// holds.
+		if dir, moved := w.chdirOf(spec, cmd[1:], w.here()); moved {
+			w = w.runsAt(dir)
+		}
+	}
 	sub := subcommand(prog, cmd[1:])
 	marks := riskyFlags(prog, sub, cmd[1:])
 	marks = append(marks, w.argMarks(prog, cmd[1:])...)
@@ -691,6 +723,9 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	if prog == "tee" {
 		marks = append(marks, teeMarks(cmd[1:])...)
 	}
+	if w.runsElsewhere() {
+		marks = append(marks, elsewhereMark)
+	}
 
 	l := ladder{"Bash"}
 	head := prog
@@ -714,7 +749,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	}
 	l.add("Bash:" + ctx.prefix + exact)
 	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done(),
-		Control: commandControl(w.out.self, w.cwd, w.home, words, start, ctx.redirs)})
+		Control: w.commandControl(words, start, ctx.redirs)})
 }
 
 // opaque adds a part limen cannot read: subject is its text as written,

@@ -211,7 +211,7 @@ func TestPartsBash(t *testing.T) {
 			name: "subcommand after global options, two-level subcommands, unknown programs",
 			cmd:  "git -C /repo push origin +main; gh pr create --fill; mytool deploy prod; cat README",
 			want: [][]string{
-				{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f repo-outside]", "Bash:git -C /repo push origin +main"},
+				{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f elsewhere repo-outside]", "Bash:git -C /repo push origin +main"},
 				{"Bash", "Bash:gh", "Bash:gh pr create", "Bash:gh pr create --fill"},
 				{"Bash", "Bash:mytool", "Bash:mytool deploy", "Bash:mytool deploy prod"},
 				{"Bash", "Bash:cat", "Bash:cat README"},

@@ -277,7 +277,7 @@ func (w walker) curlMarks(args []word) []string {
 			marks = append(marks, envDumpMark)
 			continue
 		}
-		if _, f, ok := strings.Cut(t, "@"); ok && (secretAt(f, w.cwd, w.home) || environFile(f)) {
+		if _, f, ok := strings.Cut(t, "@"); ok && (w.secretAt(f) || environFile(f)) {
 			marks = append(marks, "secret-file")
 		}
 	}

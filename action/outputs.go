@@ -457,55 +457,7 @@ func tarWrites(args []word) bool {
 // sedOutputs returns the files sed's scripts write with w and W commands
 // and the s command's w flag; ok is false when a script cannot be read.
 func sedOutputs(args []word) ([]word, bool) {
-	var scripts []word
-	explicit := false
-	var ops []word
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		t := a.text
-		switch {
-		case t == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case t == "-e" || t == "--expression":
-			explicit = true
-			if i+1 < len(args) {
-				scripts = append(scripts, args[i+1])
-			}
-			i++
-		case strings.HasPrefix(t, "--expression="):
-			explicit = true
-			scripts = append(scripts, word{text: t[len("--expression="):], lit: a.lit})
-		case t == "-f" || t == "--file" || strings.HasPrefix(t, "--file="):
-			explicit = true // a script file: limen does not read it (seeSed decides on it)
-			if t != "--file=" && !strings.Contains(t, "=") {
-				i++
-			}
-		case t == "-l" || t == "--line-length":
-			i++
-		case strings.HasPrefix(t, "--"):
-		case strings.HasPrefix(t, "-") && len(t) > 1 && a.lit:
-			if strings.HasPrefix(t, "-i") {
-				continue // -i.bak: the rest is a suffix
-			}
-			if k := strings.IndexAny(t[1:], "ef"); k >= 0 {
-				explicit = true
-				val := t[k+2:]
-				if val == "" && i+1 < len(args) {
-					val = args[i+1].text
-					i++
-				}
-				if t[1+k] == 'e' {
-					scripts = append(scripts, word{text: val, lit: a.lit})
-				}
-			}
-		default:
-			ops = append(ops, a)
-		}
-	}
-	if !explicit && len(ops) > 0 {
-		scripts = append(scripts, ops[0])
-	}
+	scripts := parseSed(args).scripts
 	var files []word
 	for _, s := range scripts {
 		if !s.lit {
@@ -721,7 +673,7 @@ func (w walker) outputMarks(prog string, args []word) []string {
 		case w.outside(t):
 			add("write-outside")
 		}
-		if o.w.lit && (runsConfig(t) || o.dir && runsConfig(path.Join(t, "x"))) {
+		if o.w.lit && (w.runsConfig(t) || o.dir && w.runsConfig(path.Join(t, "x"))) {
 			add("runs-config") // git log --output=.git/config, cp -t .git
 		}
 		if o.removes {

@@ -3,7 +3,6 @@ package client
 import (
 	"fmt"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
@@ -15,13 +14,13 @@ func Describe(err error) string {
 	if err == nil {
 		return ""
 	}
+	switch ProblemOf(err) {
+	case Unreachable:
+		return "limend is unreachable"
+	case Timeout:
+		return "limend did not answer in time"
+	}
 	if st, ok := status.FromError(err); ok {
-		switch st.Code() {
-		case codes.Unavailable:
-			return "limend is unreachable"
-		case codes.DeadlineExceeded:
-			return "limend did not answer in time"
-		}
 		return fmt.Sprintf("%s (%s)", st.Message(), st.Code())
 	}
 	return err.Error()

@@ -2,16 +2,19 @@ package policy
 
 // Editing the policy document as text, so that the comments and layout
 // people wrote survive a change made by a tool (the TUI's "make a rule",
-// limenctl policy import-claude). Each edit is parsed again and checked.
+// limenctl policy import-claude). go-toml's parser finds where the [rules]
+// table and its lists sit, so strings and comments are read as TOML reads
+// them; the edit itself splices text at those offsets. Each edit is parsed
+// again and checked.
 
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // AddRule returns the policy document with pattern appended to the
@@ -25,11 +28,11 @@ func AddRule(doc, list, pattern string) (string, error) {
 	if _, err := ParseRule(Allow, pattern); err != nil {
 		return "", fmt.Errorf("add rule: %w", err)
 	}
-	lines := strings.SplitAfter(doc, "\n")
-	out, err := insertRule(lines, list, tomlString(pattern))
+	table, err := findRules(doc)
 	if err != nil {
-		return "", fmt.Errorf("add rule: %w", err)
+		return "", fmt.Errorf("add rule: the policy is not valid TOML (%v); fix it with limenctl policy edit", err)
 	}
+	out := insertRule(doc, table, list, tomlString(pattern))
 	var check struct {
 		Rules map[string][]string `toml:"rules"`
 	}
@@ -45,145 +48,148 @@ func AddRule(doc, list, pattern string) (string, error) {
 	return out, nil
 }
 
-var (
-	tableRE = regexp.MustCompile(`^\s*\[`)
-	rulesRE = regexp.MustCompile(`^\s*\[\s*rules\s*\]\s*(#.*)?$`)
-)
+// rulesTable is where the [rules] table and its lists sit in a policy
+// document, as byte offsets.
+type rulesTable struct {
+	header int                 // just past the [rules] header's line; -1 when there is no such table
+	last   int                 // just past the table's last key/value, or header when it has none
+	lists  map[string]ruleList // the allow, ask and block keys written in the table
+}
 
-// insertRule puts item into the list key of the [rules] table, adding the
-// key or the table when they are missing.
-func insertRule(lines []string, list, item string) (string, error) {
-	keyRE := regexp.MustCompile(`^\s*` + list + `\s*=\s*\[`)
-	start := slices.IndexFunc(lines, func(l string) bool { return rulesRE.MatchString(strings.TrimRight(l, "\r\n")) })
-	if start < 0 {
-		doc := strings.Join(lines, "")
+// ruleList is one "list = [...]" of the [rules] table.
+type ruleList struct {
+	start, end  int // from the key to just past the value
+	open, close int // the array's "[" and "]"; -1 when the value is not an array
+	lastItem    int // just past the array's last element; -1 when it has none
+}
+
+// findRules locates the [rules] table of doc and the rule lists written in
+// it as simple keys. Lists written elsewhere (dotted keys, an inline table)
+// are not found; the edits then add a second definition, which the check
+// after each edit refuses.
+func findRules(doc string) (rulesTable, error) {
+	t := rulesTable{header: -1, last: -1, lists: map[string]ruleList{}}
+	var p unstable.Parser
+	p.Reset([]byte(doc))
+	inRules := false
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			name, end := keyName(e.Key())
+			inRules = e.Kind == unstable.Table && name == "rules" && t.header < 0
+			if inRules {
+				// A header is one line: the table starts on the next.
+				if nl := strings.IndexByte(doc[end:], '\n'); nl >= 0 {
+					t.header = end + nl + 1
+				} else {
+					t.header = len(doc)
+				}
+				t.last = t.header
+			}
+		case unstable.KeyValue:
+			if !inRules {
+				continue
+			}
+			l := ruleList{start: int(e.Raw.Offset), end: int(e.Raw.Offset + e.Raw.Length), open: -1, close: -1, lastItem: -1}
+			t.last = l.end
+			name, keyEnd := keyName(e.Key())
+			if !slices.Contains(ruleListNames, name) {
+				continue
+			}
+			if v := e.Value(); v.Kind == unstable.Array {
+				// Only blanks and "=" lie between the key and the value, and
+				// the key/value ends with the array's "]".
+				l.open = keyEnd + strings.IndexByte(doc[keyEnd:], '[')
+				l.close = l.end - 1
+				for it := v.Children(); it.Next(); {
+					if r := it.Node().Raw; r.Length > 0 {
+						l.lastItem = int(r.Offset + r.Length)
+					}
+				}
+			}
+			t.lists[name] = l
+		}
+	}
+	if err := p.Error(); err != nil {
+		return rulesTable{}, err
+	}
+	return t, nil
+}
+
+// keyName returns a key as one dotted name, and the offset just past its
+// last part.
+func keyName(it unstable.Iterator) (string, int) {
+	var parts []string
+	end := 0
+	for it.Next() {
+		n := it.Node()
+		parts = append(parts, string(n.Data))
+		end = int(n.Raw.Offset + n.Raw.Length)
+	}
+	return strings.Join(parts, "."), end
+}
+
+// insertRule puts item at the end of the list of the [rules] table, adding
+// the key or the table when they are missing.
+func insertRule(doc string, t rulesTable, list, item string) string {
+	if t.header < 0 {
 		if doc != "" && !strings.HasSuffix(doc, "\n") {
 			doc += "\n"
 		}
-		return doc + "\n[rules]\n" + list + " = [" + item + "]\n", nil
+		return doc + "\n[rules]\n" + list + " = [" + item + "]\n"
 	}
-	end := len(lines)
-	for i := start + 1; i < len(lines); i++ {
-		if tableRE.MatchString(lines[i]) {
-			end = i
-			break
+	l, ok := t.lists[list]
+	if !ok {
+		// The table has no such key: add it right after the header.
+		head := doc[:t.header]
+		if !strings.HasSuffix(head, "\n") {
+			head += "\n"
 		}
+		return head + list + " = [" + item + "]\n" + doc[t.header:]
 	}
-	for i := start + 1; i < end; i++ {
-		if !keyRE.MatchString(lines[i]) {
-			continue
-		}
-		// Find the array's closing bracket, outside strings and comments.
-		open := strings.Index(lines[i], "[")
-		for j := i; j < end; j++ {
-			from := 0
-			if j == i {
-				from = open + 1
-			}
-			if k := closingBracket(lines[j], from); k >= 0 {
-				return spliceRule(lines, i, j, k, item), nil
-			}
-		}
-		return "", fmt.Errorf("the [rules] %s list has no closing ]", list)
+	if l.open < 0 {
+		return doc // not an array: the check after the edit says so
 	}
-	// The table has no such key: add it right after the header.
-	out := slices.Clone(lines[:start+1])
-	if !strings.HasSuffix(out[start], "\n") {
-		out[start] += "\n"
-	}
-	out = append(out, list+" = ["+item+"]\n")
-	out = append(out, lines[start+1:]...)
-	return strings.Join(out, ""), nil
-}
-
-// closingBracket returns the index of the first "]" in line at or after
-// from that is not inside a string or a comment, or -1.
-func closingBracket(line string, from int) int {
-	var quote byte
-	for i := from; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote == '"' && c == '\\':
-			i++
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			return -1
-		case c == ']':
-			return i
-		}
-	}
-	return -1
-}
-
-// spliceRule inserts item before the "]" at lines[j][k], the end of an
-// array that starts on line i.
-func spliceRule(lines []string, i, j, k int, item string) string {
-	out := slices.Clone(lines)
-	before := strings.TrimSpace(out[j][:k])
-	if i == j {
-		inner := strings.TrimSpace(out[j][strings.Index(out[j], "[")+1 : k])
-		sep := ", "
-		if inner == "" {
-			sep = ""
-		} else if strings.HasSuffix(inner, ",") {
-			sep = " "
-		}
-		out[j] = out[j][:k] + sep + item + out[j][k:]
-		return strings.Join(out, "")
-	}
-	if before == "" {
+	inner := doc[l.open+1 : l.close]
+	if nl := strings.LastIndexByte(inner, '\n'); nl >= 0 && strings.TrimSpace(inner[nl+1:]) == "" {
 		// The "]" stands on a line of its own: add a line above it, with
-		// the indentation of the line before (or two spaces).
+		// the indentation of the line before (or two spaces) ...
+		at := l.open + 1 + nl + 1
 		indent := "  "
-		if prev := out[j-1]; j-1 > i {
-			indent = prev[:len(prev)-len(strings.TrimLeft(prev, " \t"))]
+		if prev := strings.LastIndexByte(inner[:nl], '\n'); prev >= 0 {
+			line := inner[prev+1 : nl]
+			indent = line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 		}
-		// Make sure the item before ends with a comma.
-		for p := j - 1; p > i; p-- {
-			t := strings.TrimRight(stripComment(out[p]), " \t\r\n")
-			if t == "" {
-				continue
-			}
-			if !strings.HasSuffix(t, ",") {
-				out[p] = t + "," + out[p][len(t):]
-			}
-			break
+		out := doc[:at] + indent + item + ",\n" + doc[at:]
+		// ... and make sure the element before ends with a comma. Between
+		// the last element and the "]" there are only blanks, comments
+		// and maybe that comma.
+		if l.lastItem >= 0 && !hasComma(doc[l.lastItem:at]) {
+			out = out[:l.lastItem] + "," + out[l.lastItem:]
 		}
-		out[j] = indent + item + ",\n" + out[j]
-		return strings.Join(out, "")
+		return out
 	}
 	sep := ", "
-	if strings.HasSuffix(before, ",") {
+	switch before := strings.TrimSpace(inner); {
+	case before == "":
+		sep = ""
+	case strings.HasSuffix(before, ","):
 		sep = " "
 	}
-	out[j] = out[j][:k] + sep + item + out[j][k:]
-	return strings.Join(out, "")
+	return doc[:l.close] + sep + item + doc[l.close:]
 }
 
-// stripComment cuts a trailing # comment that is outside any string.
-func stripComment(line string) string {
-	var quote byte
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote == '"' && c == '\\':
-			i++
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			}
-		case c == '"' || c == '\'':
-			quote = c
-		case c == '#':
-			return line[:i]
+// hasComma reports whether s, text holding no strings, has a comma outside
+// its comments.
+func hasComma(s string) bool {
+	for line := range strings.Lines(s) {
+		code, _, _ := strings.Cut(line, "#")
+		if strings.Contains(code, ",") {
+			return true
 		}
 	}
-	return line
+	return false
 }
 
 // tomlString quotes s as a TOML basic string.
@@ -225,55 +231,10 @@ func SetRules(doc string, lists map[string][]string) (string, error) {
 // text and gets the new rules before its closing bracket, and a list that
 // does not change is not touched.
 func setRules(doc string, lists map[string][]string, keep bool) (string, error) {
-	type span struct{ start, end int }
-	found := map[string]span{}
-	header, tableEnd, lastValue := -1, len(doc), -1
-	for pos := 0; pos < len(doc); {
-		lineEnd := strings.IndexByte(doc[pos:], '\n')
-		if lineEnd < 0 {
-			lineEnd = len(doc)
-		} else {
-			lineEnd += pos
-		}
-		line := strings.TrimSpace(doc[pos:lineEnd])
-		if strings.HasPrefix(line, "[") {
-			if header >= 0 && tableEnd == len(doc) {
-				tableEnd = pos
-			}
-			name := strings.Trim(strings.TrimSpace(strings.SplitN(line, "#", 2)[0]), "[] \t")
-			if name == "rules" && header < 0 && !strings.HasPrefix(line, "[[") {
-				header = min(lineEnd+1, len(doc))
-				lastValue = header
-			}
-			pos = lineEnd + 1
-			continue
-		}
-		key, _, isKey := strings.Cut(line, "=")
-		if !isKey || strings.HasPrefix(line, "#") {
-			pos = lineEnd + 1
-			continue
-		}
-		eq := pos + strings.IndexByte(doc[pos:], '=')
-		end, err := valueEnd(doc, eq+1)
-		if err != nil {
-			return "", fmt.Errorf("import: cannot find where %s ends in the policy: %w", strings.TrimSpace(key), err)
-		}
-		if header >= 0 && tableEnd == len(doc) {
-			k := strings.TrimSpace(key)
-			if slices.Contains(ruleListNames, k) {
-				found[k] = span{pos + strings.Index(doc[pos:], k), end}
-			}
-			lastValue = end
-		}
-		// Go on from the line after the value, which may span lines.
-		if nl := strings.IndexByte(doc[end:], '\n'); nl >= 0 {
-			pos = end + nl + 1
-		} else {
-			pos = len(doc)
-		}
+	table, err := findRules(doc)
+	if err != nil {
+		return "", fmt.Errorf("import: the policy is not valid TOML (%v); nothing was set: fix it with limenctl policy edit", err)
 	}
-
-	out := doc
 	type edit struct {
 		at, end int
 		text    string
@@ -287,27 +248,27 @@ func setRules(doc string, lists map[string][]string, keep bool) (string, error) 
 		}
 	}
 	for _, list := range []string{"allow", "ask", "block"} { // the default document's order
-		if sp, ok := found[list]; ok {
+		if l, ok := table.lists[list]; ok {
 			old, want := had[list], lists[list]
 			switch {
 			case keep && old != nil && slices.Equal(old, want):
 				// unchanged: leave it as written
-			case keep && len(old) > 0 && len(want) > len(old) && slices.Equal(old, want[:len(old)]) && closesOnOwnLine(doc[sp.start:sp.end]):
-				at := sp.start + strings.LastIndexByte(doc[sp.start:sp.end], '\n') + 1
+			case keep && len(old) > 0 && len(want) > len(old) && slices.Equal(old, want[:len(old)]) && closesOnOwnLine(doc[l.start:l.end]):
+				at := l.start + strings.LastIndexByte(doc[l.start:l.end], '\n') + 1
 				var add strings.Builder
 				for _, r := range want[len(old):] {
 					add.WriteString("  " + tomlString(r) + ",\n")
 				}
 				edits = append(edits, edit{at, at, add.String()})
 			default:
-				edits = append(edits, edit{sp.start, sp.end, list + " = " + tomlArray(want)})
+				edits = append(edits, edit{l.start, l.end, list + " = " + tomlArray(want)})
 			}
 		} else {
 			missing = append(missing, list+" = "+tomlArray(lists[list]))
 		}
 	}
 	if len(missing) > 0 {
-		if header < 0 {
+		if table.header < 0 {
 			sep := "\n"
 			if !strings.HasSuffix(doc, "\n") {
 				sep = "\n\n"
@@ -315,8 +276,8 @@ func setRules(doc string, lists map[string][]string, keep bool) (string, error) 
 			edits = append(edits, edit{len(doc), len(doc), sep + "[rules]\n" + strings.Join(missing, "\n") + "\n"})
 		} else {
 			// After the last value of the table, on a line of its own.
-			at := lastValue
-			if at > header {
+			at := table.last
+			if at > table.header {
 				if nl := strings.IndexByte(doc[at:], '\n'); nl >= 0 {
 					at += nl + 1
 				} else {
@@ -328,6 +289,7 @@ func setRules(doc string, lists map[string][]string, keep bool) (string, error) 
 		}
 	}
 	slices.SortFunc(edits, func(x, y edit) int { return y.at - x.at })
+	out := doc
 	for _, e := range edits {
 		out = out[:e.at] + e.text + out[e.end:]
 	}
@@ -353,72 +315,6 @@ func setRules(doc string, lists map[string][]string, keep bool) (string, error) 
 func closesOnOwnLine(value string) bool {
 	nl := strings.LastIndexByte(value, '\n')
 	return nl >= 0 && strings.TrimSpace(value[nl+1:]) == "]"
-}
-
-// valueEnd returns the offset just past the TOML value that starts at or
-// after i: a string, an array or inline table (which may span lines), or a
-// bare value up to a comment or the end of the line.
-func valueEnd(doc string, i int) (int, error) {
-	for i < len(doc) && (doc[i] == ' ' || doc[i] == '\t') {
-		i++
-	}
-	depth := 0
-	for i < len(doc) {
-		switch c := doc[i]; {
-		case strings.HasPrefix(doc[i:], `"""`) || strings.HasPrefix(doc[i:], `'''`):
-			q := doc[i : i+3]
-			j := strings.Index(doc[i+3:], q)
-			if j < 0 {
-				return 0, errors.New("a multi-line string is not closed")
-			}
-			i += 3 + j + 3
-		case c == '"':
-			j := i + 1
-			for j < len(doc) && doc[j] != '"' && doc[j] != '\n' {
-				if doc[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(doc) || doc[j] != '"' {
-				return 0, errors.New("a string is not closed")
-			}
-			i = j + 1
-		case c == '\'':
-			j := strings.IndexAny(doc[i+1:], "'\n")
-			if j < 0 || doc[i+1+j] != '\'' {
-				return 0, errors.New("a string is not closed")
-			}
-			i += j + 2
-		case c == '[' || c == '{':
-			depth++
-			i++
-		case c == ']' || c == '}':
-			depth--
-			i++
-			if depth == 0 {
-				return i, nil
-			}
-		case c == '#':
-			if depth == 0 {
-				return i, nil
-			}
-			for i < len(doc) && doc[i] != '\n' {
-				i++
-			}
-		case c == '\n' && depth == 0:
-			return i, nil
-		default:
-			i++
-		}
-		if depth == 0 && i < len(doc) && (doc[i] == '\n' || doc[i] == '#') {
-			return i, nil
-		}
-	}
-	if depth != 0 {
-		return 0, errors.New("an array or inline table is not closed")
-	}
-	return i, nil
 }
 
 // tomlArray formats rules as a TOML array, one per line.

@@ -19,6 +19,13 @@ func TestAddRule(t *testing.T) {
 		{"not the allow key of another table", "[costs]\nallow = 20.0\n[rules]\nallow = []\n", "allow", "Read", "[costs]\nallow = 20.0\n[rules]\nallow = [\"Read\"]\n"},
 		{"quotes and backslashes escaped", "[rules]\nallow = []\n", "allow", `Bash(echo \(hi\))`, "[rules]\nallow = [\"Bash(echo \\\\(hi\\\\))\"]\n"},
 		{"a ] inside a string is not the end", "[rules]\nallow = [\"Bash(echo ])\"]\n", "allow", "Read", "[rules]\nallow = [\"Bash(echo ])\", \"Read\"]\n"},
+		// The old line scanner added no comma here and refused the result.
+		{"the last rule has no comma before a ] of its own", "[rules]\nallow = [\"Read\"\n]\n", "allow", "Grep", "[rules]\nallow = [\"Read\",\n  \"Grep\",\n]\n"},
+		{"a comma on the next line counts", "[rules]\nallow = [\n  \"Read\" # reads\n  , \"Glob\" # globs\n]\n", "allow", "Grep",
+			"[rules]\nallow = [\n  \"Read\" # reads\n  , \"Glob\", # globs\n  \"Grep\",\n]\n"},
+		// The old line scanner did not know a quoted key and added a second one.
+		{"a quoted key", "[rules]\n\"allow\" = []\n", "allow", "Read", "[rules]\n\"allow\" = [\"Read\"]\n"},
+		{"a header with a comment and no final newline", "[rules] # hard rules", "block", "Bash(dd *)", "[rules] # hard rules\nblock = [\"Bash(dd *)\"]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,6 +58,11 @@ func TestAddRule(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a document that is not TOML", func(t *testing.T) {
+		if _, err := AddRule("[rules]\nallow = [\"Read\"\n", "allow", "Grep"); err == nil || !strings.Contains(err.Error(), "not valid TOML") {
+			t.Errorf("AddRule = %v; want a not valid TOML error", err)
+		}
+	})
 }
 
 func TestSetRules(t *testing.T) {
@@ -71,6 +83,7 @@ func TestSetRules(t *testing.T) {
 		{"lists spanning lines with comments and brackets in strings", "[rules]\nblock = [\n  \"Bash(echo ])\", # a ] in a string\n  'Bash(x [y])',\n] # end\nask = []\n[learning]\nexploration = 0.0\n",
 			[]string{"] # end", "[learning]\nexploration = 0.0"}},
 		{"empty table last", "[asks]\ntimeout = \"5m\"\n[rules]\n", []string{"timeout = \"5m\""}},
+		{"a quoted key", "[rules]\n\"allow\" = [\"Read\"] # quoted\n", []string{"# quoted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,13 +1,12 @@
 package tui
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -16,20 +15,11 @@ import (
 // splits and matches actions exactly as limend does. A malformed input
 // gives an action with no arguments rather than an error: the TUI only
 // shows and previews, it never decides.
-func actionOf(a *limenv1.Action) action.Action {
-	input := map[string]any{}
-	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		_ = dec.Decode(&input)
-	}
-	return action.Action{User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(),
-		Tool: a.GetTool(), Input: input, Cwd: a.GetCwd()}
-}
+func actionOf(a *limenv1.Action) action.Action { return convert.Preview(a) }
 
 // envOf is what path patterns are resolved against for an action.
 func envOf(a action.Action) policy.Env {
-	return policy.Env{Cwd: a.Cwd, Home: action.HomeDir(a)}
+	return convert.Env(a)
 }
 
 // suggestRule proposes the rule the editor opens with (policy.Suggest

@@ -5,6 +5,9 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/limenhq/limen/internal/paths"
+	"github.com/limenhq/limen/internal/serverpeer"
 )
 
 // The flags are parsed by hand (--name value, --name=value; one dash is
@@ -64,6 +67,21 @@ const (
 
 	defaultTimeout = 5 * time.Second
 )
+
+// envVars is the table of the environment variables limen-hook reads, each
+// with the flag it is the default of; its --help names each on that
+// flag's line (TestEnvInHelp). They are read late and only when the flag
+// is not given (os.Getenv copies the whole environment on its first call,
+// on every tool call's path), by the code limend and limenctl share:
+// hookout.DefaultHTTPSocket and internal/paths for the socket (paths falls
+// back to the platform's state directory without XDG_RUNTIME_DIR), and
+// internal/serverpeer for the uid.
+var envVars = []struct{ name, flag string }{
+	{paths.EnvHTTPSocket, "socket"},
+	{paths.EnvSocket, "socket"},
+	{"XDG_RUNTIME_DIR", "socket"},
+	{serverpeer.EnvServerUID, "server-uid"},
+}
 
 // errHelp is -h or --help, and errVersion -v or --version: the usage or
 // the version was printed and no answer is due.

@@ -65,6 +65,7 @@ func readCall(fd int, deadline time.Time) (call []byte, event string, err error)
 // pieces. It tracks strings and nesting, and the top-level members' keys,
 // to pick out hook_event_name's string value; anything else is limend's to
 // check.
+// Hand-written, not encoding/json, because of BenchmarkStart (docs/BENCHMARKS.md, "Hook start").
 type objectScanner struct {
 	started  bool
 	start    int // offset of the opening brace

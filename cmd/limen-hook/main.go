@@ -222,6 +222,7 @@ func (r reply) check(event string) error {
 // post sends one HTTP/1.1 request over the Unix socket and reads the reply,
 // all before the deadline. limend's replies are small and carry a
 // Content-Length, so a full HTTP client is not needed.
+// Hand-written, not net/http, because of BenchmarkStart (docs/BENCHMARKS.md, "Hook start").
 func post(socket, serverUID, path string, body []byte, deadline time.Time) (reply, error) {
 	fd, err := dialUnix(socket, serverUID, deadline)
 	if err != nil {

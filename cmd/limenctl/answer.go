@@ -13,9 +13,14 @@ import (
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
+// answerOptions are answer's flags.
+type answerOptions struct {
+	approve, deny, session bool
+	note                   string
+}
+
 func newAnswerCmd(a *app) *cobra.Command {
-	var approve, deny, session bool
-	var note string
+	var o answerOptions
 	cmd := &cobra.Command{
 		Use:   "answer ASK_ID (--approve | --deny)",
 		Short: "Answer a pending ask",
@@ -27,45 +32,48 @@ of the agent's session without asking.`,
   limenctl answer 12 --deny --note "never push to main"
   limenctl answer 12 --approve --session`,
 		Args: needArgs(1, "the ask id, as shown by limenctl pending", "limenctl answer ID --approve|--deny"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if approve == deny {
-				return usagef("say --approve or --deny, exactly one: limenctl answer %s --approve", args[0])
-			}
-			if session && !approve {
-				return usagef("--session goes with --approve: it lets the same action through for the rest of the session")
-			}
-			if err := checkAskID(args[0]); err != nil {
-				return err
-			}
-			req := &limenv1.AnswerRequest{AskId: args[0], Choice: limenv1.Choice_CHOICE_DENY, Note: note, Scope: limenv1.Scope_SCOPE_ONCE}
-			if approve {
-				req.Choice = limenv1.Choice_CHOICE_APPROVE
-			}
-			if session {
-				req.Scope = limenv1.Scope_SCOPE_SESSION
-			}
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			resp, err := c.API.Answer(ctx, req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(resp)
-			}
-			fmt.Fprintf(a.out, "ask %s answered: %s\n", args[0], describe.Verdict(resp.GetVerdict()))
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runAnswer(cmd, a, o, args[0]) },
 	}
 	f := cmd.Flags()
-	f.BoolVar(&approve, "approve", false, "let the action run")
-	f.BoolVar(&deny, "deny", false, "refuse the action")
-	f.BoolVar(&session, "session", false, "with --approve: also allow this exact action for the rest of the session")
-	f.StringVar(&note, "note", "", "a note kept with the answer (and shown to the agent)")
+	f.BoolVar(&o.approve, "approve", false, "let the action run")
+	f.BoolVar(&o.deny, "deny", false, "refuse the action")
+	f.BoolVar(&o.session, "session", false, "with --approve: also allow this exact action for the rest of the session")
+	f.StringVar(&o.note, "note", "", "a note kept with the answer (and shown to the agent)")
 	return cmd
+}
+
+// runAnswer is limenctl answer ID.
+func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
+	if o.approve == o.deny {
+		return usagef("say --approve or --deny, exactly one: limenctl answer %s --approve", id)
+	}
+	if o.session && !o.approve {
+		return usagef("--session goes with --approve: it lets the same action through for the rest of the session")
+	}
+	if err := checkAskID(id); err != nil {
+		return err
+	}
+	req := &limenv1.AnswerRequest{AskId: id, Choice: limenv1.Choice_CHOICE_DENY, Note: o.note, Scope: limenv1.Scope_SCOPE_ONCE}
+	if o.approve {
+		req.Choice = limenv1.Choice_CHOICE_APPROVE
+	}
+	if o.session {
+		req.Scope = limenv1.Scope_SCOPE_SESSION
+	}
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	resp, err := c.API.Answer(ctx, req)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(resp)
+	}
+	fmt.Fprintf(a.out, "ask %s answered: %s\n", id, describe.Verdict(resp.GetVerdict()))
+	return nil
 }
 
 func newAwaitCmd(a *app) *cobra.Command {
@@ -79,31 +87,34 @@ for allow: 5 while the ask is still pending (--for ran out), 6 for block.`,
 		Example: `  limenctl await 12
   limenctl await 12 --for 30s    # give up after 30s (prints ask)`,
 		Args: needArgs(1, "the ask id, as shown by limenctl pending or decide", "limenctl await ID [--for 30s]"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkAskID(args[0]); err != nil {
-				return err
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			resp, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: args[0], Timeout: durationpb.New(wait)})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				if err := a.printJSON(resp); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(resp.GetVerdict()), resp.GetReason())
-			}
-			return exitFor(resp.GetVerdict())
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runAwait(cmd, a, wait, args) },
 	}
 	cmd.Flags().DurationVar(&wait, "for", 0, "give up after this long (default: until answered or expired)")
 	return cmd
+}
+
+// runAwait is limenctl await ID, giving up after wait (0: never).
+func runAwait(cmd *cobra.Command, a *app, wait time.Duration, args []string) error {
+	if err := checkAskID(args[0]); err != nil {
+		return err
+	}
+	c, err := a.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	resp, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: args[0], Timeout: durationpb.New(wait)})
+	if err != nil {
+		return err
+	}
+	if a.json {
+		if err := a.printJSON(resp); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(resp.GetVerdict()), resp.GetReason())
+	}
+	return exitFor(resp.GetVerdict())
 }
 
 // checkAskID refuses what cannot be an ask id before asking limend.

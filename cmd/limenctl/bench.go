@@ -33,20 +33,22 @@ type benchRun struct {
 	Ratio loadgen.Ratio `json:"ratio"`
 }
 
+// benchOptions are bench's flags.
+type benchOptions struct {
+	levels          []int
+	rate            float64
+	duration, round time.Duration
+	actions         string
+	limit           int
+	pid             int
+	seed            bool
+	seedPasses      int
+	noBaseline      bool
+	realLimend      bool
+}
+
 func newBenchCmd(a *app) *cobra.Command {
-	var (
-		levels     []int
-		rate       float64
-		duration   time.Duration
-		round      time.Duration
-		actions    string
-		limit      int
-		pid        int
-		seed       bool
-		seedPass   int
-		noBaseline bool
-		realLimend bool
-	)
+	var o benchOptions
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure limend: Decide against a no-op call on the same socket",
@@ -93,134 +95,157 @@ come back refused. docs/BENCHMARKS.md has the method and the numbers.`,
   limenctl bench --rate 2000 -c 16 --duration 20s
   limenctl bench -c 16 --json > bench.json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if len(levels) == 0 {
-				return usagef("-c needs at least one concurrency level, such as -c 1,16")
-			}
-			for _, c := range levels {
-				if c < 1 || c > 4096 {
-					return usagef("-c %d: a concurrency level is between 1 and 4096", c)
-				}
-			}
-			switch {
-			case rate < 0:
-				return usagef("--rate %v is negative: give calls per second, or 0 for a closed loop", rate)
-			case duration <= 0 || duration > time.Hour:
-				return usagef("--duration %v: give how long to measure each call kind, between 1s and 1h, such as 10s", duration)
-			case round < 10*time.Millisecond || round > duration:
-				return usagef("--round %v: a round is at least 10ms and at most --duration (default 200ms)", round)
-			case limit < 0:
-				return usagef("--limit %d is negative: give how many lines of --actions to read, or 0 for all", limit)
-			}
-			acts, err := loadgen.ReadActionsFile(actions, limit)
-			if err != nil {
-				return usagef("--actions: %v", err)
-			}
-			source := loadgen.FixtureName
-			if actions != "" {
-				source = actions
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			if err := probe(cmd.Context(), a, c); err != nil {
-				return err
-			}
-			if !realLimend {
-				if err := refuseRealUse(cmd.Context(), c); err != nil {
-					return err
-				}
-			}
-			if pid == 0 {
-				// Found through the socket: if its /proc entry cannot be
-				// read (another PID namespace), measure without it.
-				if pid = serverPID(c.Socket()); pid > 0 {
-					if _, err := loadgen.ProcessCPU(pid); err != nil {
-						pid = 0
-					}
-				}
-			}
-			out := struct {
-				Actions int                 `json:"actions"`
-				Source  string              `json:"source"`
-				PID     int                 `json:"limend_pid,omitempty"`
-				Seed    *loadgen.SeedResult `json:"seed,omitempty"`
-				Runs    []benchRun          `json:"runs"`
-			}{Actions: len(acts), Source: source, PID: max(pid, 0)}
-
-			if seed {
-				bar := newBar(a, -1, "seeding answers")
-				res, err := loadgen.Seed(cmd.Context(), c, acts, seedPass, 4, func(done, total int) {
-					bar.set(int64(done), int64(total))
-				})
-				bar.finish()
-				out.Seed = &res
-				if err != nil {
-					return err
-				}
-				if !a.json {
-					fmt.Fprintf(a.out, "seeded: %d distinct actions, asks per pass %v, answered %d approve / %d deny\n\n",
-						res.Distinct, res.Asked, res.Approved, res.Denied)
-				}
-			}
-
-			targets := []loadgen.Target{{Name: "health", Call: loadgen.HealthCall(c)}, {Name: "decide", Call: loadgen.DecideCall(c, acts)}}
-			if noBaseline {
-				targets = targets[1:]
-			}
-			if !a.json {
-				mode := "closed loop"
-				if rate > 0 {
-					mode = fmt.Sprintf("open loop at %g calls/s", rate)
-				}
-				fmt.Fprintf(a.out, "limenctl bench: %s, %v of each call kind per level in %v rounds, alternating\n", mode, duration, round)
-				fmt.Fprintf(a.out, "actions: %d from %s", len(acts), source)
-				if pid > 0 {
-					fmt.Fprintf(a.out, "; limend pid %d", pid)
-				}
-				fmt.Fprintln(a.out)
-			}
-			for _, conc := range levels {
-				bar := newBar(a, int64(duration/time.Millisecond), fmt.Sprintf("c=%d", conc))
-				rep, err := loadgen.Run(cmd.Context(), loadgen.Config{
-					Concurrency: conc, Rate: rate, Duration: duration, Round: round, ServerPID: max(pid, 0),
-					Progress: func(done, total time.Duration) { bar.set(int64(done/time.Millisecond), int64(total/time.Millisecond)) },
-				}, targets...)
-				bar.finish()
-				if err != nil {
-					return fmt.Errorf("bench: %w", err)
-				}
-				run := benchRun{Report: rep}
-				if h, d := rep.Target("health"), rep.Target("decide"); h != nil && d != nil {
-					run.Ratio = loadgen.Compare(d, h)
-				}
-				out.Runs = append(out.Runs, run)
-				if !a.json {
-					printBenchRun(a, run)
-				}
-			}
-			if a.json {
-				return a.printJSON(out)
-			}
-			printTargets(a, out.Runs)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBench(cmd.Context(), a, o) },
 	}
 	f := cmd.Flags()
-	f.IntSliceVarP(&levels, "concurrency", "c", []int{1, 16}, "concurrent callers; a list runs each level in turn")
-	f.Float64Var(&rate, "rate", 0, "open loop: calls per second (0: closed loop, as fast as the callers go)")
-	f.DurationVar(&duration, "duration", 5*time.Second, "measured time of each call kind at each level")
-	f.DurationVar(&round, "round", 200*time.Millisecond, "length of one round; Decide and the baseline alternate round by round")
-	f.StringVar(&actions, "actions", "", "stream of actions in the format of docs/evaluation.md, such as eval/testdata/smoke.jsonl (default: a built-in 300-action fixture)")
-	f.IntVar(&limit, "limit", 0, "read at most this many actions from --actions (0: all)")
-	f.IntVar(&pid, "pid", 0, "limend's process id, to measure its CPU time (default: the process serving the socket; -1: don't)")
-	f.BoolVar(&seed, "seed-answers", false, "first decide each distinct action and answer its ask as the stream says, so limen learns them")
-	f.IntVar(&seedPass, "seed-passes", 3, "at most this many seeding passes over the distinct actions")
-	f.BoolVar(&noBaseline, "no-baseline", false, "drive Decide only (no health Check rounds)")
-	f.BoolVar(&realLimend, "against-real-limend", false, "run even though limend holds decisions that bench did not make: its fake asks join your queue, and --seed-answers teaches the predictor")
+	f.IntSliceVarP(&o.levels, "concurrency", "c", []int{1, 16}, "concurrent callers; a list runs each level in turn")
+	f.Float64Var(&o.rate, "rate", 0, "open loop: calls per second (0: closed loop, as fast as the callers go)")
+	f.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each call kind at each level")
+	f.DurationVar(&o.round, "round", 200*time.Millisecond, "length of one round; Decide and the baseline alternate round by round")
+	f.StringVar(&o.actions, "actions", "", "stream of actions in the format of docs/evaluation.md, such as eval/testdata/smoke.jsonl (default: a built-in 300-action fixture)")
+	f.IntVar(&o.limit, "limit", 0, "read at most this many actions from --actions (0: all)")
+	f.IntVar(&o.pid, "pid", 0, "limend's process id, to measure its CPU time (default: the process serving the socket; -1: don't)")
+	f.BoolVar(&o.seed, "seed-answers", false, "first decide each distinct action and answer its ask as the stream says, so limen learns them")
+	f.IntVar(&o.seedPasses, "seed-passes", 3, "at most this many seeding passes over the distinct actions")
+	f.BoolVar(&o.noBaseline, "no-baseline", false, "drive Decide only (no health Check rounds)")
+	f.BoolVar(&o.realLimend, "against-real-limend", false, "run even though limend holds decisions that bench did not make: its fake asks join your queue, and --seed-answers teaches the predictor")
 	return cmd
+}
+
+// check refuses flags out of range, naming the flag and the fix.
+func (o benchOptions) check() error {
+	if len(o.levels) == 0 {
+		return usagef("-c needs at least one concurrency level, such as -c 1,16")
+	}
+	for _, c := range o.levels {
+		if c < 1 || c > 4096 {
+			return usagef("-c %d: a concurrency level is between 1 and 4096", c)
+		}
+	}
+	switch {
+	case o.rate < 0:
+		return usagef("--rate %v is negative: give calls per second, or 0 for a closed loop", o.rate)
+	case o.duration <= 0 || o.duration > time.Hour:
+		return usagef("--duration %v: give how long to measure each call kind, between 1s and 1h, such as 10s", o.duration)
+	case o.round < 10*time.Millisecond || o.round > o.duration:
+		return usagef("--round %v: a round is at least 10ms and at most --duration (default 200ms)", o.round)
+	case o.limit < 0:
+		return usagef("--limit %d is negative: give how many lines of --actions to read, or 0 for all", o.limit)
+	}
+	return nil
+}
+
+// benchReport is what bench prints with --json.
+type benchReport struct {
+	Actions int                 `json:"actions"`
+	Source  string              `json:"source"`
+	PID     int                 `json:"limend_pid,omitempty"`
+	Seed    *loadgen.SeedResult `json:"seed,omitempty"`
+	Runs    []benchRun          `json:"runs"`
+}
+
+// runBench is limenctl bench.
+func runBench(ctx context.Context, a *app, o benchOptions) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	acts, err := loadgen.ReadActionsFile(o.actions, o.limit)
+	if err != nil {
+		return usagef("--actions: %v", err)
+	}
+	source := loadgen.FixtureName
+	if o.actions != "" {
+		source = o.actions
+	}
+	c, err := a.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := probe(ctx, a, c); err != nil {
+		return err
+	}
+	if !o.realLimend {
+		if err := refuseRealUse(ctx, c); err != nil {
+			return err
+		}
+	}
+	pid := o.pid
+	if pid == 0 {
+		// Found through the socket: if its /proc entry cannot be
+		// read (another PID namespace), measure without it.
+		if pid = serverPID(c.Socket()); pid > 0 {
+			if _, err := loadgen.ProcessCPU(pid); err != nil {
+				pid = 0
+			}
+		}
+	}
+	out := benchReport{Actions: len(acts), Source: source, PID: max(pid, 0)}
+
+	if o.seed {
+		if out.Seed, err = seedAnswers(ctx, a, c, acts, o.seedPasses); err != nil {
+			return err
+		}
+	}
+
+	targets := []loadgen.Target{{Name: "health", Call: loadgen.HealthCall(c)}, {Name: "decide", Call: loadgen.DecideCall(c, acts)}}
+	if o.noBaseline {
+		targets = targets[1:]
+	}
+	if !a.json {
+		mode := "closed loop"
+		if o.rate > 0 {
+			mode = fmt.Sprintf("open loop at %g calls/s", o.rate)
+		}
+		fmt.Fprintf(a.out, "limenctl bench: %s, %v of each call kind per level in %v rounds, alternating\n", mode, o.duration, o.round)
+		fmt.Fprintf(a.out, "actions: %d from %s", len(acts), source)
+		if pid > 0 {
+			fmt.Fprintf(a.out, "; limend pid %d", pid)
+		}
+		fmt.Fprintln(a.out)
+	}
+	for _, conc := range o.levels {
+		bar := newBar(a, int64(o.duration/time.Millisecond), fmt.Sprintf("c=%d", conc))
+		rep, err := loadgen.Run(ctx, loadgen.Config{
+			Concurrency: conc, Rate: o.rate, Duration: o.duration, Round: o.round, ServerPID: max(pid, 0),
+			Progress: func(done, total time.Duration) { bar.set(int64(done/time.Millisecond), int64(total/time.Millisecond)) },
+		}, targets...)
+		bar.finish()
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		run := benchRun{Report: rep}
+		if h, d := rep.Target("health"), rep.Target("decide"); h != nil && d != nil {
+			run.Ratio = loadgen.Compare(d, h)
+		}
+		out.Runs = append(out.Runs, run)
+		if !a.json {
+			printBenchRun(a, run)
+		}
+	}
+	if a.json {
+		return a.printJSON(out)
+	}
+	printTargets(a, out.Runs)
+	return nil
+}
+
+// seedAnswers answers each distinct action's ask as the stream says, so
+// that limen decides most of them on its own during the measurement.
+func seedAnswers(ctx context.Context, a *app, c *client.Client, acts []loadgen.Action, passes int) (*loadgen.SeedResult, error) {
+	bar := newBar(a, -1, "seeding answers")
+	res, err := loadgen.Seed(ctx, c, acts, passes, 4, func(done, total int) {
+		bar.set(int64(done), int64(total))
+	})
+	bar.finish()
+	if err != nil {
+		return &res, err
+	}
+	if !a.json {
+		fmt.Fprintf(a.out, "seeded: %d distinct actions, asks per pass %v, answered %d approve / %d deny\n\n",
+			res.Distinct, res.Asked, res.Approved, res.Denied)
+	}
+	return &res, nil
 }
 
 // refuseRealUse refuses a limend in real use: one that holds a pending

@@ -15,13 +15,16 @@ import (
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
+// decideOptions are decide's flags: the action's fields, and whether to
+// wait for a person.
+type decideOptions struct {
+	tool, input, cwd, user, agent, session string
+	wait                                   bool
+	waitFor                                time.Duration
+}
+
 func newDecideCmd(a *app) *cobra.Command {
-	var (
-		act     limenv1.Action
-		input   string
-		wait    bool
-		waitFor time.Duration
-	)
+	var o decideOptions
 	cmd := &cobra.Command{
 		Use:   "decide [shell command]",
 		Short: "Ask limend whether an action may run",
@@ -42,81 +45,86 @@ decide exits 0 only when the verdict is allow: 5 for ask, 6 for block, so
   limenctl decide --tool Edit --input '{"file_path":"src/main.go"}'
   limenctl decide --tool mcp__github__create_issue --input '{"owner":"acme","repo":"shop","title":"bug"}'
   limenctl decide --wait git push --force`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) > 0 && input != "":
-				return usagef("give either a shell command as arguments or --input, not both")
-			case len(args) > 0:
-				if act.Tool != "Bash" {
-					return usagef("arguments are a shell command, which only makes sense with --tool Bash; use --input for %s", act.Tool)
-				}
-				command, err := shellCommand(args)
-				if err != nil {
-					return err
-				}
-				b, _ := json.Marshal(map[string]string{"command": command})
-				input = string(b)
-			case input == "":
-				return usagef("nothing to decide: give a shell command (limenctl decide git status) or --tool and --input")
-			}
-			if !json.Valid([]byte(input)) {
-				return usagef("--input is not valid JSON: give the tool's arguments as an object, such as '{\"file_path\":\"main.go\"}'")
-			}
-			act.InputJson = input
-			if act.Cwd == "" {
-				act.Cwd, _ = os.Getwd()
-			}
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			resp, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: &act})
-			if err != nil {
-				return err
-			}
-			d := resp.GetDecision()
-			if !wait || d.GetAskId() == "" {
-				if a.json {
-					if err := a.printJSON(d); err != nil {
-						return err
-					}
-				} else {
-					printDecision(a, d)
-				}
-				return exitFor(d.GetVerdict())
-			}
-			if !a.json {
-				printDecision(a, d)
-				fmt.Fprintf(a.out, "\nwaiting for a person to answer ask %s (limenctl answer %s --approve)…\n", d.GetAskId(), d.GetAskId())
-			}
-			aw, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: d.GetAskId(), Timeout: durationpb.New(waitFor)})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				if err := a.printJSON(aw); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(aw.GetVerdict()), aw.GetReason())
-			}
-			return exitFor(aw.GetVerdict())
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runDecide(cmd, a, o, args) },
 	}
 	f := cmd.Flags()
 	// Everything after the first word of the command belongs to the
 	// command: `limenctl decide git push --force` must not read --force.
 	f.SetInterspersed(false)
-	f.StringVar(&act.Tool, "tool", "Bash", "the tool, as the runtime names it (Bash, Read, Edit, Write, WebFetch, mcp__server__tool …)")
-	f.StringVar(&input, "input", "", "the tool's arguments as a JSON object")
-	f.StringVar(&act.Cwd, "cwd", "", "the agent's working directory (default: the current directory)")
-	f.StringVar(&act.User, "user", "", "the user the agent acts for (default: you)")
-	f.StringVar(&act.Agent, "agent", "limenctl", "the agent runtime's name")
-	f.StringVar(&act.Session, "session", "", "the agent's session id")
-	f.BoolVar(&wait, "wait", false, "if limend asks, wait here for a person's answer")
-	f.DurationVar(&waitFor, "wait-timeout", 0, "with --wait, give up after this long (default: until the ask expires)")
+	f.StringVar(&o.tool, "tool", "Bash", "the tool, as the runtime names it (Bash, Read, Edit, Write, WebFetch, mcp__server__tool …)")
+	f.StringVar(&o.input, "input", "", "the tool's arguments as a JSON object")
+	f.StringVar(&o.cwd, "cwd", "", "the agent's working directory (default: the current directory)")
+	f.StringVar(&o.user, "user", "", "the user the agent acts for (default: you)")
+	f.StringVar(&o.agent, "agent", "limenctl", "the agent runtime's name")
+	f.StringVar(&o.session, "session", "", "the agent's session id")
+	f.BoolVar(&o.wait, "wait", false, "if limend asks, wait here for a person's answer")
+	f.DurationVar(&o.waitFor, "wait-timeout", 0, "with --wait, give up after this long (default: until the ask expires)")
 	return cmd
+}
+
+// runDecide is limenctl decide: args is the shell command, if any.
+func runDecide(cmd *cobra.Command, a *app, o decideOptions, args []string) error {
+	act := &limenv1.Action{Tool: o.tool, Cwd: o.cwd, User: o.user, Agent: o.agent, Session: o.session}
+	input := o.input
+	switch {
+	case len(args) > 0 && input != "":
+		return usagef("give either a shell command as arguments or --input, not both")
+	case len(args) > 0:
+		if act.Tool != "Bash" {
+			return usagef("arguments are a shell command, which only makes sense with --tool Bash; use --input for %s", act.Tool)
+		}
+		command, err := shellCommand(args)
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(map[string]string{"command": command})
+		input = string(b)
+	case input == "":
+		return usagef("nothing to decide: give a shell command (limenctl decide git status) or --tool and --input")
+	}
+	if !json.Valid([]byte(input)) {
+		return usagef("--input is not valid JSON: give the tool's arguments as an object, such as '{\"file_path\":\"main.go\"}'")
+	}
+	act.InputJson = input
+	if act.Cwd == "" {
+		act.Cwd, _ = os.Getwd()
+	}
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	resp, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: act})
+	if err != nil {
+		return err
+	}
+	d := resp.GetDecision()
+	if !o.wait || d.GetAskId() == "" {
+		if a.json {
+			if err := a.printJSON(d); err != nil {
+				return err
+			}
+		} else {
+			printDecision(a, d)
+		}
+		return exitFor(d.GetVerdict())
+	}
+	if !a.json {
+		printDecision(a, d)
+		fmt.Fprintf(a.out, "\nwaiting for a person to answer ask %s (limenctl answer %s --approve)…\n", d.GetAskId(), d.GetAskId())
+	}
+	aw, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: d.GetAskId(), Timeout: durationpb.New(o.waitFor)})
+	if err != nil {
+		return err
+	}
+	if a.json {
+		if err := a.printJSON(aw); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(a.out, "%s: %s\n", describe.Verdict(aw.GetVerdict()), aw.GetReason())
+	}
+	return exitFor(aw.GetVerdict())
 }
 
 // shellCommand makes the command limend decides from decide's arguments.

@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/version"
 )
@@ -106,7 +105,7 @@ did; limend being down is a failure, not exit 3.`,
 			return d.report()
 		},
 	}
-	cmd.Flags().StringVar(&db, "db", os.Getenv(paths.EnvDB), "the database limend uses, if not the default (env LIMEN_DB)")
+	cmd.Flags().StringVar(&db, "db", envDB.get(), "the database limend uses, if not the default (env LIMEN_DB)")
 	return cmd
 }
 
@@ -200,7 +199,7 @@ func (d *doctor) checkSockets() {
 	if fi, err := os.Stat(dir); err == nil {
 		d.private("socket", dir, fi, 0o700)
 	}
-	for _, s := range []string{d.socket, hookfmt.HTTPSocketFor(d.socket)} {
+	for _, s := range []string{d.socket, paths.HTTPSocketFor(d.socket)} {
 		fi, err := os.Lstat(s)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // limend down is the limend check's

@@ -20,10 +20,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/limenhq/limen/internal/paths"
 	"github.com/pelletier/go-toml/v2"
 	"mvdan.cc/sh/v3/shell"
-
-	"github.com/limenhq/limen/internal/hookfmt"
 )
 
 // hookRuntime is what doctor knows about one agent runtime's hook
@@ -75,7 +74,7 @@ var hookRuntimes = []hookRuntime{
 	{
 		name: "Codex", format: "codex",
 		files: func(home, project string) []string {
-			dir := os.Getenv("CODEX_HOME")
+			dir := envCodexHome.get()
 			if dir == "" {
 				dir = filepath.Join(home, ".codex")
 			}
@@ -95,7 +94,7 @@ var hookRuntimes = []hookRuntime{
 
 // claudeDir is Claude Code's user settings directory, as hook install finds it.
 func claudeDir(home string) string {
-	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+	if dir := envClaudeDir.get(); dir != "" {
 		return dir
 	}
 	return filepath.Join(home, ".claude")
@@ -204,7 +203,7 @@ type hookArgs struct {
 }
 
 func parseHookCommand(command string) (hookArgs, error) {
-	words, err := shell.Fields(command, os.Getenv)
+	words, err := shell.Fields(command, shellEnv)
 	if err != nil {
 		return hookArgs{}, err
 	}
@@ -356,7 +355,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 			fixFile(fmt.Sprintf(`set "timeout": %d on limen's hook`, want)))
 	}
 	if h.socket != "" && !s.http {
-		if want := hookfmt.HTTPSocketFor(d.socket); h.socket != want {
+		if want := paths.HTTPSocketFor(d.socket); h.socket != want {
 			d.add("hook", levelWarn, where+": it asks the limend at "+h.socket+", not this one ("+want+")",
 				fixFile("use --socket "+want+", or run limenctl doctor --socket with the gRPC socket beside it"))
 		}
@@ -381,7 +380,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 // command, timeout, async, statusMessage}]}, keyed
 // "FILE:event_label:GROUP:INDEX" under [hooks.state].
 func (d *doctor) codexTrusts(s hookSite, bad func(detail, fix string)) bool {
-	dir := os.Getenv("CODEX_HOME")
+	dir := envCodexHome.get()
 	if dir == "" {
 		dir = filepath.Join(d.home, ".codex")
 	}

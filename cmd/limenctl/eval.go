@@ -16,13 +16,16 @@ import (
 	"github.com/limenhq/limen/predictor"
 )
 
+// evalOptions are eval's flags.
+type evalOptions struct {
+	perUser    bool
+	costs      string
+	policyFile string
+	seed       uint64
+}
+
 func newEvalCmd(a *app) *cobra.Command {
-	var (
-		perUser    bool
-		costsFlag  string
-		policyFile string
-		seed       uint64
-	)
+	var o evalOptions
 	cmd := &cobra.Command{
 		Use:   "eval STREAM.jsonl",
 		Short: "Replay a labelled action stream through limen and the baselines",
@@ -46,71 +49,74 @@ second and per-decision p50/p99.`,
   limenctl eval dev.jsonl --costs allow=20,block=2,ask=1 --json > report.json
   limenctl eval dev.jsonl --policy my-policy.toml --seed 7`,
 		Args: needArgs(1, "the labelled stream to replay (a .jsonl file, such as eval/testdata/smoke.jsonl)", "limenctl eval STREAM.jsonl"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			pol := policy.Default()
-			if policyFile != "" {
-				b, err := os.ReadFile(policyFile)
-				if err != nil {
-					return usagef("--policy: %v", err)
-				}
-				if pol, err = policy.Parse(string(b)); err != nil {
-					return usagef("--policy %s: %v", policyFile, err)
-				}
-			}
-			if costsFlag != "" {
-				c, err := parseEvalCosts(costsFlag)
-				if err != nil {
-					return err
-				}
-				pol = flatCosts(pol, c)
-			}
-			f, err := os.Open(args[0])
-			if err != nil {
-				return fmt.Errorf("eval: %w\nhint: give the path of a .jsonl stream, such as eval/testdata/smoke.jsonl in limen's source tree", err)
-			}
-			defer f.Close()
-			var r io.Reader = f
-			bar := progressBar(a.errOut, f)
-			if bar != nil {
-				r = io.TeeReader(f, bar)
-			}
-			strategies := []eval.Strategy{
-				eval.NewLimen(pol, predictor.DefaultConfig(), seed),
-				eval.AlwaysAsk{}, eval.NewRememberExact(), eval.NewRememberPrefix(),
-			}
-			start := time.Now()
-			rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: perUser})
-			if bar != nil {
-				_ = bar.Finish() // clears the bar's line before anything else is printed
-			}
-			if err != nil {
-				return fmt.Errorf("eval %s: %w", args[0], err)
-			}
-			if rep.Actions == 0 {
-				return usagef("%s holds no actions: a stream is JSON Lines, one action per line, as docs/evaluation.md (\"Stream format\") shows", args[0])
-			}
-			if a.json {
-				return a.printJSON(rep)
-			}
-			scoring := "limen's default policy, each class at its own costs"
-			switch {
-			case policyFile != "" && costsFlag != "":
-				scoring = policyFile + ", every class at " + costsFlag
-			case policyFile != "":
-				scoring = policyFile + ", each class at its own costs"
-			case costsFlag != "":
-				scoring = "limen's default policy, every class at " + costsFlag
-			}
-			printReport(a, rep, args[0], scoring, time.Since(start))
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runEvalStream(a, o, args[0]) },
 	}
 	f := cmd.Flags()
-	f.BoolVar(&perUser, "per-user", false, "also print each user's metrics")
-	f.StringVar(&costsFlag, "costs", "", "score and decide every class at these costs instead of the policy's, as allow=20,block=2,ask=1")
-	f.StringVar(&policyFile, "policy", "", "replay under this policy document (default: limen's default policy)")
-	f.Uint64Var(&seed, "seed", 1, "seed of limen's exploration draws")
+	f.BoolVar(&o.perUser, "per-user", false, "also print each user's metrics")
+	f.StringVar(&o.costs, "costs", "", "score and decide every class at these costs instead of the policy's, as allow=20,block=2,ask=1")
+	f.StringVar(&o.policyFile, "policy", "", "replay under this policy document (default: limen's default policy)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of limen's exploration draws")
 	return cmd
+}
+
+// runEvalStream is limenctl eval STREAM.
+func runEvalStream(a *app, o evalOptions, stream string) error {
+	pol := policy.Default()
+	if o.policyFile != "" {
+		b, err := os.ReadFile(o.policyFile)
+		if err != nil {
+			return usagef("--policy: %v", err)
+		}
+		if pol, err = policy.Parse(string(b)); err != nil {
+			return usagef("--policy %s: %v", o.policyFile, err)
+		}
+	}
+	if o.costs != "" {
+		c, err := parseEvalCosts(o.costs)
+		if err != nil {
+			return err
+		}
+		pol = flatCosts(pol, c)
+	}
+	f, err := os.Open(stream)
+	if err != nil {
+		return fmt.Errorf("eval: %w\nhint: give the path of a .jsonl stream, such as eval/testdata/smoke.jsonl in limen's source tree", err)
+	}
+	defer f.Close()
+	var r io.Reader = f
+	bar := progressBar(a.errOut, f)
+	if bar != nil {
+		r = io.TeeReader(f, bar)
+	}
+	strategies := []eval.Strategy{
+		eval.NewLimen(pol, predictor.DefaultConfig(), o.seed),
+		eval.AlwaysAsk{}, eval.NewRememberExact(), eval.NewRememberPrefix(),
+	}
+	start := time.Now()
+	rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: o.perUser})
+	if bar != nil {
+		_ = bar.Finish() // clears the bar's line before anything else is printed
+	}
+	if err != nil {
+		return fmt.Errorf("eval %s: %w", stream, err)
+	}
+	if rep.Actions == 0 {
+		return usagef("%s holds no actions: a stream is JSON Lines, one action per line, as docs/evaluation.md (\"Stream format\") shows", stream)
+	}
+	if a.json {
+		return a.printJSON(rep)
+	}
+	scoring := "limen's default policy, each class at its own costs"
+	switch {
+	case o.policyFile != "" && o.costs != "":
+		scoring = o.policyFile + ", every class at " + o.costs
+	case o.policyFile != "":
+		scoring = o.policyFile + ", each class at its own costs"
+	case o.costs != "":
+		scoring = "limen's default policy, every class at " + o.costs
+	}
+	printReport(a, rep, stream, scoring, time.Since(start))
+	return nil
 }
 
 // progressBar returns a byte-counting bar on errOut, or nil when errOut is

@@ -22,37 +22,7 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
   limenctl history --asks --limit 20
   limenctl history --user ana --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if req.Limit < 1 || req.Limit > 1000 {
-				return usagef("--limit must be between 1 and 1000")
-			}
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			resp, err := c.API.History(ctx, req)
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(resp)
-			}
-			if len(resp.GetDecisions()) == 0 {
-				fmt.Fprintln(a.out, "no decisions recorded yet")
-				return nil
-			}
-			now := time.Now()
-			w := a.table()
-			fmt.Fprintln(w, "ID\tAGE\tUSER\tVERDICT\tBY\tP\tCLASS\tOUTCOME\tACTION")
-			for _, d := range resp.GetDecisions() {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-					d.GetDecisionId(), describe.Age(now.Sub(d.GetTime().AsTime())), d.GetAction().GetUser(),
-					describe.Verdict(d.GetVerdict()), describe.DecidedBy(d), pText(d), dash(d.GetRiskClass()),
-					describe.Outcome(d), shorten(describe.Action(d.GetAction()), 60))
-			}
-			return w.Flush()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runHistory(cmd, a, req) },
 	}
 	f := cmd.Flags()
 	f.Int32Var(&req.Limit, "limit", 50, "how many decisions to show (at most 1000)")
@@ -60,6 +30,39 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
 	f.StringVar(&req.BeforeId, "before", "", "only decisions older than this decision id (paging)")
 	f.BoolVar(&req.AsksOnly, "asks", false, "only decisions that asked a person")
 	return cmd
+}
+
+// runHistory is limenctl history; req holds its flags.
+func runHistory(cmd *cobra.Command, a *app, req *limenv1.HistoryRequest) error {
+	if req.Limit < 1 || req.Limit > 1000 {
+		return usagef("--limit must be between 1 and 1000")
+	}
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	resp, err := c.API.History(ctx, req)
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(resp)
+	}
+	if len(resp.GetDecisions()) == 0 {
+		fmt.Fprintln(a.out, "no decisions recorded yet")
+		return nil
+	}
+	now := time.Now()
+	w := a.table()
+	fmt.Fprintln(w, "ID\tAGE\tUSER\tVERDICT\tBY\tP\tCLASS\tOUTCOME\tACTION")
+	for _, d := range resp.GetDecisions() {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			d.GetDecisionId(), describe.Age(now.Sub(d.GetTime().AsTime())), d.GetAction().GetUser(),
+			describe.Verdict(d.GetVerdict()), describe.DecidedBy(d), pText(d), dash(d.GetRiskClass()),
+			describe.Outcome(d), shorten(describe.Action(d.GetAction()), 60))
+	}
+	return w.Flush()
 }
 
 func pText(d *limenv1.Decision) string {

@@ -15,7 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
+	"github.com/limenhq/limen/internal/paths"
 )
 
 // hookScope is where a hook is installed: which settings file.
@@ -63,7 +64,7 @@ func (s *hookScope) path() (string, error) {
 		}
 		return filepath.Join(wd, ".claude", name), nil
 	}
-	dir := os.Getenv("CLAUDE_CONFIG_DIR")
+	dir := envClaudeDir.get()
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
@@ -97,14 +98,17 @@ func checkRuntime(args []string) error {
 	return nil
 }
 
+// hookInstallOptions are hook install's flags.
+type hookInstallOptions struct {
+	scope   hookScope
+	onAsk   string
+	wait    time.Duration
+	hookBin string
+	socket  string
+}
+
 func newHookInstallCmd(a *app) *cobra.Command {
-	var (
-		scope   hookScope
-		onAsk   string
-		wait    time.Duration
-		hookBin string
-		socket  string
-	)
+	var o hookInstallOptions
 	cmd := &cobra.Command{
 		Use:   "install claude-code",
 		Short: "Add limen's PreToolUse hook to Claude Code's settings",
@@ -124,71 +128,74 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
   limenctl hook install claude-code --on-ask wait --wait 50s
   limenctl hook install claude-code --settings /etc/claude-code/managed-settings.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkRuntime(args); err != nil {
-				return err
-			}
-			if onAsk != "prompt" && onAsk != "wait" {
-				return usagef("--on-ask %q: use prompt or wait", onAsk)
-			}
-			if wait < time.Second || wait > 10*time.Minute {
-				return usagef("--wait %v: use between 1s and 10m, such as 50s", wait)
-			}
-			bin, err := findHookBin(hookBin)
-			if err != nil {
-				return err
-			}
-			path, err := scope.path()
-			if err != nil {
-				return err
-			}
-			switch {
-			case socket == "" && a.socket != "":
-				// limend serves its HTTP socket beside the gRPC one.
-				socket = hookfmt.HTTPSocketFor(a.socket)
-			case socket == "":
-				// Write the path down: Claude Code may be started from an
-				// IDE or a service whose environment lacks XDG_RUNTIME_DIR,
-				// and a hook that cannot find limend can only ever ask.
-				if socket, err = hookfmt.DefaultHTTPSocket(); err != nil {
-					return fmt.Errorf("%w\nhint: pass --http-socket with limend's HTTP socket", err)
-				}
-			}
-			entry, command := hookEntry(bin, onAsk, wait, socket)
-			changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntry(doc, entry) })
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(map[string]any{"settings": path, "command": command, "changed": changed})
-			}
-			if !changed {
-				if doc, err := os.ReadFile(path); err == nil && !bytes.Contains(doc, jsonText(command)) {
-					// A re-install with other flags changes nothing: say so
-					// and fail, rather than let the person believe it took.
-					return fmt.Errorf("limen's hook is already in %s, with other flags than these; nothing changed\nhint: run limenctl hook uninstall claude-code%s, then install again with the flags you want", path, scope.flag())
-				}
-				fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: to change its flags, run limenctl hook uninstall claude-code%s, then install again\n", path, scope.flag())
-				return nil
-			}
-			fmt.Fprintf(a.out, "installed limen's PreToolUse hook in %s\n  command  %s\n  on ask   %s\nClaude Code now asks limen before every tool call; make sure limend is running.\n", path, command, onAsk)
-			if onAsk == "prompt" {
-				fmt.Fprintf(a.out, "note: with --on-ask prompt, answers given in Claude Code's own prompt do not teach limen yet; --on-ask wait, answered in limenctl tui, does\n")
-			}
-			if scope.project {
-				// The command names this machine's limen-hook and socket.
-				fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runHookInstall(a, o, args) },
 	}
-	scope.flags(cmd)
+	o.scope.flags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen")
-	f.DurationVar(&wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
-	f.StringVar(&hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
-	f.StringVar(&socket, "http-socket", os.Getenv("LIMEN_HTTP_SOCKET"), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
+	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen")
+	f.DurationVar(&o.wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
+	f.StringVar(&o.hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
+	f.StringVar(&o.socket, "http-socket", envHTTPSocket.get(), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
 	return cmd
+}
+
+// runHookInstall is limenctl hook install claude-code.
+func runHookInstall(a *app, o hookInstallOptions, args []string) error {
+	if err := checkRuntime(args); err != nil {
+		return err
+	}
+	if o.onAsk != "prompt" && o.onAsk != "wait" {
+		return usagef("--on-ask %q: use prompt or wait", o.onAsk)
+	}
+	if o.wait < time.Second || o.wait > 10*time.Minute {
+		return usagef("--wait %v: use between 1s and 10m, such as 50s", o.wait)
+	}
+	bin, err := findHookBin(o.hookBin)
+	if err != nil {
+		return err
+	}
+	path, err := o.scope.path()
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.socket == "" && a.socket != "":
+		// limend serves its HTTP socket beside the gRPC one.
+		o.socket = paths.HTTPSocketFor(a.socket)
+	case o.socket == "":
+		// Write the path down: Claude Code may be started from an
+		// IDE or a service whose environment lacks XDG_RUNTIME_DIR,
+		// and a hook that cannot find limend can only ever ask.
+		if o.socket, err = hookout.DefaultHTTPSocket(); err != nil {
+			return fmt.Errorf("%w\nhint: pass --http-socket with limend's HTTP socket", err)
+		}
+	}
+	entry, command := hookEntry(bin, o.onAsk, o.wait, o.socket)
+	changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntry(doc, entry) })
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(map[string]any{"settings": path, "command": command, "changed": changed})
+	}
+	if !changed {
+		if doc, err := os.ReadFile(path); err == nil && !bytes.Contains(doc, jsonText(command)) {
+			// A re-install with other flags changes nothing: say so
+			// and fail, rather than let the person believe it took.
+			return fmt.Errorf("limen's hook is already in %s, with other flags than these; nothing changed\nhint: run limenctl hook uninstall claude-code%s, then install again with the flags you want", path, o.scope.flag())
+		}
+		fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: to change its flags, run limenctl hook uninstall claude-code%s, then install again\n", path, o.scope.flag())
+		return nil
+	}
+	fmt.Fprintf(a.out, "installed limen's PreToolUse hook in %s\n  command  %s\n  on ask   %s\nClaude Code now asks limen before every tool call; make sure limend is running.\n", path, command, o.onAsk)
+	if o.onAsk == "prompt" {
+		fmt.Fprintf(a.out, "note: with --on-ask prompt, answers given in Claude Code's own prompt do not teach limen yet; --on-ask wait, answered in limenctl tui, does\n")
+	}
+	if o.scope.project {
+		// The command names this machine's limen-hook and socket.
+		fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
+	}
+	return nil
 }
 
 func newHookUninstallCmd(a *app) *cobra.Command {
@@ -203,39 +210,42 @@ install created, and that holds nothing else since, is removed.`,
 		Example: `  limenctl hook uninstall claude-code
   limenctl hook uninstall claude-code --project`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkRuntime(args); err != nil {
-				return err
-			}
-			path, err := scope.path()
-			if err != nil {
-				return err
-			}
-			changed, err := editSettings(path, uninstallEntry)
-			if errors.Is(err, fs.ErrNotExist) {
-				changed, err = false, nil
-			}
-			if err != nil {
-				return err
-			}
-			_, statErr := os.Stat(path)
-			removed := changed && errors.Is(statErr, fs.ErrNotExist)
-			if a.json {
-				return a.printJSON(map[string]any{"settings": path, "changed": changed, "removed": removed})
-			}
-			switch {
-			case !changed:
-				fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
-			case removed:
-				fmt.Fprintf(a.out, "removed %s: install had created it, and it held nothing but limen's hook\n", path)
-			default:
-				fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runHookUninstall(a, scope, args) },
 	}
 	scope.flags(cmd)
 	return cmd
+}
+
+// runHookUninstall is limenctl hook uninstall claude-code.
+func runHookUninstall(a *app, scope hookScope, args []string) error {
+	if err := checkRuntime(args); err != nil {
+		return err
+	}
+	path, err := scope.path()
+	if err != nil {
+		return err
+	}
+	changed, err := editSettings(path, uninstallEntry)
+	if errors.Is(err, fs.ErrNotExist) {
+		changed, err = false, nil
+	}
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(path)
+	removed := changed && errors.Is(statErr, fs.ErrNotExist)
+	if a.json {
+		return a.printJSON(map[string]any{"settings": path, "changed": changed, "removed": removed})
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(a.out, "limen's hook is not in %s (nothing changed)\n", path)
+	case removed:
+		fmt.Fprintf(a.out, "removed %s: install had created it, and it held nothing but limen's hook\n", path)
+	default:
+		fmt.Fprintf(a.out, "removed limen's hook from %s\n", path)
+	}
+	return nil
 }
 
 // jsonText is s as it appears inside a JSON string.

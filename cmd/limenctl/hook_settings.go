@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // Editing Claude Code's settings.json by hand-placed bytes: people keep
@@ -30,91 +32,40 @@ type jmember struct {
 	value    *jnode
 }
 
-// parseJSON returns the offsets tree of a valid JSON document.
+// parseJSON returns the offsets tree of a settings document. hujson parses
+// it into a syntax tree that keeps every byte's offset; the edits below
+// splice text at those offsets. Comments and trailing commas are refused
+// although hujson reads them: Claude Code discards a settings file that
+// has any, so a hook put into one would never run.
 func parseJSON(doc []byte) (*jnode, error) {
-	if !json.Valid(doc) {
-		var v any
-		err := json.Unmarshal(doc, &v)
+	v, err := hujson.Parse(doc)
+	if err != nil {
 		return nil, fmt.Errorf("not valid JSON: %v", err)
 	}
-	p := &jparser{doc: doc}
-	n := p.value()
-	return n, nil
-}
-
-type jparser struct {
-	doc []byte
-	i   int
-}
-
-func (p *jparser) ws() {
-	for p.i < len(p.doc) && strings.IndexByte(" \t\r\n", p.doc[p.i]) >= 0 {
-		p.i++
+	if !v.IsStandard() {
+		return nil, errors.New("not valid JSON: it has comments or trailing commas, and Claude Code ignores a settings file that has any (a hook in it would never run); remove them")
 	}
+	return newJnode(&v), nil
 }
 
-// value parses the value at p.i; the document is known to be valid.
-func (p *jparser) value() *jnode {
-	p.ws()
-	n := &jnode{start: p.i}
-	switch c := p.doc[p.i]; c {
-	case '{':
+// newJnode is the offsets tree of a parsed value.
+func newJnode(v *hujson.Value) *jnode {
+	n := &jnode{kind: 's', start: v.StartOffset, end: v.EndOffset}
+	switch t := v.Value.(type) {
+	case *hujson.Object:
 		n.kind = '{'
-		p.i++
-		for {
-			p.ws()
-			if p.doc[p.i] == '}' {
-				p.i++
-				break
-			}
-			if p.doc[p.i] == ',' {
-				p.i++
-				p.ws()
-			}
-			keyStart := p.i
-			p.str()
-			var key string
-			json.Unmarshal(p.doc[keyStart:p.i], &key)
-			p.ws()
-			p.i++ // ':'
-			n.members = append(n.members, jmember{key: key, keyStart: keyStart, value: p.value()})
+		for i := range t.Members {
+			m := &t.Members[i]
+			key, _ := m.Name.Value.(hujson.Literal) // names are strings: hujson checks
+			n.members = append(n.members, jmember{key: key.String(), keyStart: m.Name.StartOffset, value: newJnode(&m.Value)})
 		}
-	case '[':
+	case *hujson.Array:
 		n.kind = '['
-		p.i++
-		for {
-			p.ws()
-			if p.doc[p.i] == ']' {
-				p.i++
-				break
-			}
-			if p.doc[p.i] == ',' {
-				p.i++
-			}
-			n.elems = append(n.elems, p.value())
-		}
-	case '"':
-		n.kind = 's'
-		p.str()
-	default:
-		n.kind = 's'
-		for p.i < len(p.doc) && strings.IndexByte(",]} \t\r\n", p.doc[p.i]) < 0 {
-			p.i++
+		for i := range t.Elements {
+			n.elems = append(n.elems, newJnode(&t.Elements[i]))
 		}
 	}
-	n.end = p.i
 	return n
-}
-
-func (p *jparser) str() {
-	p.i++ // opening quote
-	for p.doc[p.i] != '"' {
-		if p.doc[p.i] == '\\' {
-			p.i++
-		}
-		p.i++
-	}
-	p.i++
 }
 
 func (n *jnode) member(key string) *jnode {

@@ -215,6 +215,12 @@ func TestHookInstallRefuses(t *testing.T) {
 	os.WriteFile(badHooks, []byte(`{"hooks": []}`), 0o644)
 	badEntry := filepath.Join(dir, "entry.json")
 	os.WriteFile(badEntry, []byte(`{"hooks": {"PreToolUse": [0]}}`), 0o644)
+	// Claude Code discards a settings file with comments or trailing
+	// commas: a hook installed there would never run.
+	commented := filepath.Join(dir, "commented.json")
+	os.WriteFile(commented, []byte("{\n  // my settings\n  \"model\": \"opus\"\n}\n"), 0o644)
+	trailing := filepath.Join(dir, "trailing.json")
+	os.WriteFile(trailing, []byte(`{"permissions": {"allow": ["Read",]}}`), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -226,6 +232,8 @@ func TestHookInstallRefuses(t *testing.T) {
 		{"not an object", []string{"--settings", array, "--hook-bin", bin}, exitFailure, "not a JSON object", array},
 		{"hooks not an object", []string{"--settings", badHooks, "--hook-bin", bin}, exitFailure, `"hooks" is not an object`, badHooks},
 		{"an entry not an object", []string{"--settings", badEntry, "--hook-bin", bin}, exitFailure, `"hooks.PreToolUse"[0] is not a hook entry`, badEntry},
+		{"a comment", []string{"--settings", commented, "--hook-bin", bin}, exitFailure, "comments or trailing commas", commented},
+		{"a trailing comma", []string{"--settings", trailing, "--hook-bin", bin}, exitFailure, "comments or trailing commas", trailing},
 		{"bad on-ask", []string{"--settings", array, "--hook-bin", bin, "--on-ask", "later"}, exitUsage, "--on-ask", array},
 		{"no hook binary", []string{"--settings", array, "--hook-bin", filepath.Join(dir, "nope")}, exitUsage, "not an executable", array},
 		{"two scopes", []string{"--user", "--project", "--hook-bin", bin}, exitUsage, "none of the others", ""},

@@ -25,18 +25,16 @@ import (
 	"github.com/limenhq/limen/internal/mcpgate"
 )
 
+// mcpGateOptions are mcp-gate's flags.
+type mcpGateOptions struct {
+	name       string
+	askTimeout time.Duration
+	logLevel   string
+	http       httpGateFlags
+}
+
 func newMCPGateCmd(a *app) *cobra.Command {
-	var (
-		name        string
-		askTimeout  time.Duration
-		logLevel    string
-		listen      string
-		upstream    string
-		tlsCert     string
-		tlsKey      string
-		origins     []string
-		callTimeout time.Duration
-	)
+	var o mcpGateOptions
 	cmd := &cobra.Command{
 		Use:   "mcp-gate [flags] -- SERVER_COMMAND [ARGS...] | mcp-gate --listen 127.0.0.1:PORT --upstream URL --name NAME [flags]",
 		Short: "Run an MCP server behind limen: each tool call is decided first",
@@ -80,92 +78,101 @@ has not answered within --call-timeout has the call refused and cancelled.`,
   # a remote server: run the gate, and give the client its URL
   limenctl mcp-gate --listen 127.0.0.1:8931 --upstream https://api.githubcopilot.com/mcp/ --name github
   {"mcpServers": {"github": {"type": "http", "url": "http://127.0.0.1:8931/mcp"}}}`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if listen != "" || upstream != "" {
-				if len(args) > 0 {
-					return usagef("give either --listen and --upstream (a remote server) or a server command after --, not both")
-				}
-				if listen == "" || upstream == "" {
-					return usagef("a remote server needs both --listen and --upstream, such as: limenctl mcp-gate --listen 127.0.0.1:8931 --upstream https://api.example.com/mcp --name example")
-				}
-				return nil
-			}
-			if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
-				return usagef("give the MCP server's command after --, such as: limenctl mcp-gate -- npx -y @modelcontextprotocol/server-filesystem ~/src")
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if name == "" && listen != "" {
-				return usagef("--name is required with --upstream: it names the server in tool names (mcp__<name>__<tool>), such as --name github")
-			}
-			if name == "" {
-				name = serverName(args[0])
-			}
-			if err := mcpgate.CheckName(name); err != nil {
-				return usagef("%v", err)
-			}
-			if askTimeout <= 0 {
-				return usagef("--ask-timeout must be positive, such as 50s")
-			}
-			var level slog.Level
-			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
-				return usagef("--log-level %q: use debug, info, warn or error", logLevel)
-			}
-			hf := &httpGateFlags{listen: listen, upstream: upstream, tlsCert: tlsCert, tlsKey: tlsKey, origins: origins, callTimeout: callTimeout}
-			if listen != "" {
-				if err := hf.check(); err != nil {
-					return err
-				}
-			}
-			log := slog.New(slog.NewTextHandler(a.errOut, &slog.HandlerOptions{Level: level}))
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			// Say at once when limend is not there: each call is refused
-			// anyway, but silently starting would look like a working gate.
-			// The check runs beside the server's start, not before it.
-			checkCtx, cancelCheck := context.WithCancel(ctx)
-			checked := make(chan struct{})
-			defer func() { cancelCheck(); <-checked }()
-			go func() {
-				defer close(checked)
-				if err := checkLimend(checkCtx, c, a.timeout); err != nil && checkCtx.Err() == nil {
-					log.Warn(fmt.Sprintf("limend is not reachable at %s; every tools/call will be refused until it is", c.Socket()), "error", err)
-				}
-			}()
-			cwd, _ := os.Getwd()
-			gateOpts := mcpgate.Options{
-				Name: name, Decider: c, AskTimeout: askTimeout, Logger: log, Cwd: cwd,
-				Session: fmt.Sprintf("mcp-gate-%s-%d", name, os.Getpid()),
-			}
-			if listen != "" {
-				return serveHTTPGate(ctx, log, hf, gateOpts)
-			}
-			server := exec.Command(args[0], args[1:]...)
-			server.Stderr = a.errOut // the server's own logs, next to ours
-			err = mcpgate.Run(ctx, &mcp.StdioTransport{}, &mcp.CommandTransport{Command: server}, gateOpts)
-			if err != nil {
-				return fmt.Errorf("%w\nhint: check that %q starts an MCP server on stdio", err, strings.Join(args, " "))
-			}
-			return nil
-		},
+		Args: func(cmd *cobra.Command, args []string) error { return o.checkArgs(cmd, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runMCPGate(cmd.Context(), a, o, args) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&name, "name", "", "the server's name in tool names, mcp__<name>__<tool> (default: the command's base name)")
-	f.DurationVar(&askTimeout, "ask-timeout", mcpgate.DefaultAskTimeout, "how long a tool call waits for a person's answer to an ask; then it is refused")
-	f.StringVar(&logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
-	f.StringVar(&listen, "listen", "", "serve Streamable HTTP on this address, such as 127.0.0.1:8931 (with --upstream)")
-	f.StringVar(&upstream, "upstream", "", "the remote MCP server's URL, such as https://api.example.com/mcp (with --listen)")
-	f.StringVar(&tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM); needed to listen on a non-loopback address")
-	f.StringVar(&tlsKey, "tls-key", "", "the key of --tls-cert (PEM)")
-	f.StringSliceVar(&origins, "allow-origin", nil, "a web origin allowed to call the HTTP gate besides loopback ones, such as https://app.example.com (repeatable)")
-	f.DurationVar(&callTimeout, "call-timeout", mcpgate.DefaultCallTimeout, "how long the HTTP gate waits for the upstream's answer; then the call is refused and cancelled")
+	f.StringVar(&o.name, "name", "", "the server's name in tool names, mcp__<name>__<tool> (default: the command's base name)")
+	f.DurationVar(&o.askTimeout, "ask-timeout", mcpgate.DefaultAskTimeout, "how long a tool call waits for a person's answer to an ask; then it is refused")
+	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
+	f.StringVar(&o.http.listen, "listen", "", "serve Streamable HTTP on this address, such as 127.0.0.1:8931 (with --upstream)")
+	f.StringVar(&o.http.upstream, "upstream", "", "the remote MCP server's URL, such as https://api.example.com/mcp (with --listen)")
+	f.StringVar(&o.http.tlsCert, "tls-cert", "", "serve HTTPS with this certificate (PEM); needed to listen on a non-loopback address")
+	f.StringVar(&o.http.tlsKey, "tls-key", "", "the key of --tls-cert (PEM)")
+	f.StringSliceVar(&o.http.origins, "allow-origin", nil, "a web origin allowed to call the HTTP gate besides loopback ones, such as https://app.example.com (repeatable)")
+	f.DurationVar(&o.http.callTimeout, "call-timeout", mcpgate.DefaultCallTimeout, "how long the HTTP gate waits for the upstream's answer; then the call is refused and cancelled")
 	return cmd
+}
+
+// checkArgs accepts either a server command after -- or --listen with
+// --upstream.
+func (o *mcpGateOptions) checkArgs(cmd *cobra.Command, args []string) error {
+	if o.http.listen != "" || o.http.upstream != "" {
+		if len(args) > 0 {
+			return usagef("give either --listen and --upstream (a remote server) or a server command after --, not both")
+		}
+		if o.http.listen == "" || o.http.upstream == "" {
+			return usagef("a remote server needs both --listen and --upstream, such as: limenctl mcp-gate --listen 127.0.0.1:8931 --upstream https://api.example.com/mcp --name example")
+		}
+		return nil
+	}
+	if cmd.ArgsLenAtDash() != 0 || len(args) == 0 {
+		return usagef("give the MCP server's command after --, such as: limenctl mcp-gate -- npx -y @modelcontextprotocol/server-filesystem ~/src")
+	}
+	return nil
+}
+
+// runMCPGate is limenctl mcp-gate: args is the server command, empty for
+// the HTTP gate.
+func runMCPGate(ctx context.Context, a *app, o mcpGateOptions, args []string) error {
+	name := o.name
+	if name == "" && o.http.listen != "" {
+		return usagef("--name is required with --upstream: it names the server in tool names (mcp__<name>__<tool>), such as --name github")
+	}
+	if name == "" {
+		name = serverName(args[0])
+	}
+	if err := mcpgate.CheckName(name); err != nil {
+		return usagef("%v", err)
+	}
+	if o.askTimeout <= 0 {
+		return usagef("--ask-timeout must be positive, such as 50s")
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		return usagef("--log-level %q: use debug, info, warn or error", o.logLevel)
+	}
+	hf := &o.http
+	if hf.listen != "" {
+		if err := hf.check(); err != nil {
+			return err
+		}
+	}
+	log := slog.New(slog.NewTextHandler(a.errOut, &slog.HandlerOptions{Level: level}))
+	c, err := a.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Say at once when limend is not there: each call is refused
+	// anyway, but silently starting would look like a working gate.
+	// The check runs beside the server's start, not before it.
+	checkCtx, cancelCheck := context.WithCancel(ctx)
+	checked := make(chan struct{})
+	defer func() { cancelCheck(); <-checked }()
+	go func() {
+		defer close(checked)
+		if err := checkLimend(checkCtx, c, a.timeout); err != nil && checkCtx.Err() == nil {
+			log.Warn(fmt.Sprintf("limend is not reachable at %s; every tools/call will be refused until it is", c.Socket()), "error", err)
+		}
+	}()
+	cwd, _ := os.Getwd()
+	gateOpts := mcpgate.Options{
+		Name: name, Decider: c, AskTimeout: o.askTimeout, Logger: log, Cwd: cwd,
+		Session: fmt.Sprintf("mcp-gate-%s-%d", name, os.Getpid()),
+	}
+	if hf.listen != "" {
+		return serveHTTPGate(ctx, log, hf, gateOpts)
+	}
+	server := exec.Command(args[0], args[1:]...)
+	server.Stderr = a.errOut // the server's own logs, next to ours
+	err = mcpgate.Run(ctx, &mcp.StdioTransport{}, &mcp.CommandTransport{Command: server}, gateOpts)
+	if err != nil {
+		return fmt.Errorf("%w\nhint: check that %q starts an MCP server on stdio", err, strings.Join(args, " "))
+	}
+	return nil
 }
 
 // httpGateFlags are the HTTP gate's own flags, and what check made of
@@ -254,11 +261,11 @@ func checkLimend(ctx context.Context, c *client.Client, timeout time.Duration) e
 	defer cancel()
 	h, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
 	if err != nil {
-		if st, ok := status.FromError(err); ok {
-			if text := grpcText(err, st); isHTTPSocket(text) {
+		if _, ok := status.FromError(err); ok {
+			if text := client.Message(err); isHTTPSocket(text) {
 				return fmt.Errorf("this is limend's HTTP hook socket (limend-http.sock); point --socket at the gRPC socket (limend.sock)")
 			}
-			return errors.New(grpcText(err, st))
+			return errors.New(client.Message(err))
 		}
 		return err
 	}

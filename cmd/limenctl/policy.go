@@ -115,43 +115,46 @@ func newPolicyShowCmd(a *app) *cobra.Command {
 		Example: `  limenctl policy show
   limenctl policy show --document > policy.toml   # edit, then: limenctl policy set policy.toml`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			resp, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
-			if err != nil {
-				return err
-			}
-			p := resp.GetPolicy()
-			switch {
-			case a.json:
-				return a.printJSON(p)
-			case docOnly:
-				doc := stampVersion(p.GetDocument(), p.GetVersion())
-				if left := policy.LeftOut(p.GetDocument()); len(left) > 0 && !strings.Contains(doc, leftOutNote) {
-					// Say what is in force beyond the text, so that a person
-					// editing it does not take the missing lists for empty.
-					if !strings.HasSuffix(doc, "\n") {
-						doc += "\n"
-					}
-					doc += "\n" + leftOutNote + strings.Join(left, ", ") +
-						": the shipped ones apply (limenctl policy show lists them; docs/policy.md has the default document)\n"
-				}
-				_, err := io.WriteString(a.out, doc)
-				return err
-			}
-			fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
-			printClasses(a, p)
-			printRules(a, p.GetDocument())
-			fmt.Fprintln(a.out, "\n(limenctl policy show --document prints the TOML; limenctl policy edit changes it)")
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPolicyShow(cmd, a, docOnly) },
 	}
 	cmd.Flags().BoolVar(&docOnly, "document", false, "print only the TOML document")
 	return cmd
+}
+
+// runPolicyShow is limenctl policy show; docOnly is --document.
+func runPolicyShow(cmd *cobra.Command, a *app, docOnly bool) error {
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	resp, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+	if err != nil {
+		return err
+	}
+	p := resp.GetPolicy()
+	switch {
+	case a.json:
+		return a.printJSON(p)
+	case docOnly:
+		doc := stampVersion(p.GetDocument(), p.GetVersion())
+		if left := policy.LeftOut(p.GetDocument()); len(left) > 0 && !strings.Contains(doc, leftOutNote) {
+			// Say what is in force beyond the text, so that a person
+			// editing it does not take the missing lists for empty.
+			if !strings.HasSuffix(doc, "\n") {
+				doc += "\n"
+			}
+			doc += "\n" + leftOutNote + strings.Join(left, ", ") +
+				": the shipped ones apply (limenctl policy show lists them; docs/policy.md has the default document)\n"
+		}
+		_, err := io.WriteString(a.out, doc)
+		return err
+	}
+	fmt.Fprintf(a.out, "policy version %d, set by %s at %s\n", p.GetVersion(), p.GetAuthor(), p.GetTime().AsTime().Local().Format("2006-01-02 15:04"))
+	printClasses(a, p)
+	printRules(a, p.GetDocument())
+	fmt.Fprintln(a.out, "\n(limenctl policy show --document prints the TOML; limenctl policy edit changes it)")
+	return nil
 }
 
 // leftOutNote starts the line policy show --document adds to a document
@@ -184,10 +187,17 @@ func baseVersion(doc string) (v uint64, ok bool, rest string) {
 	return v, true, rest
 }
 
+// policySetOptions are policy set's flags; baseSet says --base-version
+// was given.
+type policySetOptions struct {
+	costs   string
+	base    uint64
+	baseSet bool
+	replace bool
+}
+
 func newPolicySetCmd(a *app) *cobra.Command {
-	var costs string
-	var baseFlag uint64
-	var replace bool
+	var o policySetOptions
 	cmd := &cobra.Command{
 		Use:   "set [FILE | -]",
 		Short: "Replace the policy (validated first; the old one stays if anything is wrong)",
@@ -208,81 +218,87 @@ or a setting in force, and lists them: add them to the file (policy show
   limenctl policy show --document > p.toml && $EDITOR p.toml && limenctl policy set p.toml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if (len(args) == 1) == (costs != "") {
-				return usagef("give a policy file (or -) or --costs, exactly one")
-			}
-			var doc string
-			var based uint64
-			var stamped bool
-			var cs costEdit
-			if costs != "" {
-				// Before limend is asked anything: a mistake in the flag
-				// needs no daemon to be explained.
-				var err error
-				if cs, err = parseCosts(costs); err != nil {
-					return err
-				}
-			}
-			if len(args) == 1 {
-				var err error
-				if doc, err = readDocument(cmd, args[0]); err != nil {
-					return err
-				}
-				based, stamped, doc = baseVersion(doc)
-			}
-			if cmd.Flags().Changed("base-version") {
-				based, stamped = baseFlag, true
-			}
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			cur, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
-			if err != nil {
-				return err
-			}
-			if costs != "" {
-				doc = setCosts(cur.GetPolicy().GetDocument(), cs)
-			}
-			if _, err := validate(doc); err != nil {
-				return err
-			}
-			if drops := policyDrops(cur.GetPolicy().GetDocument(), doc); len(drops) > 0 && !replace {
-				return usagef("this document would drop what policy version %d has, so nothing was changed:\n%s\n"+
-					"add them to the file (limenctl policy show --document writes the whole policy in force), or pass --replace to drop them",
-					cur.GetPolicy().GetVersion(), indent(strings.Join(drops, "\n")))
-			}
-			expected := cur.GetPolicy().GetVersion()
-			if stamped && costs == "" {
-				// The file says which version it was edited from: set it
-				// only if nobody changed the policy since.
-				expected = based
-			}
-			resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: expected, Document: doc})
-			if status.Code(err) == codes.Aborted {
-				return fmt.Errorf("%w\nhint: the policy changed after version %d was exported; see limenctl policy diff %d %d, export it again, or pass --base-version %d to replace it anyway",
-					err, expected, expected, cur.GetPolicy().GetVersion(), cur.GetPolicy().GetVersion())
-			}
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(resp.GetPolicy())
-			}
-			if !stamped && costs == "" {
-				fmt.Fprintf(a.out, "replaced version %d (the file did not say which version it was edited from)\n", expected)
-			}
-			fmt.Fprintf(a.out, "policy is now version %d\n", resp.GetPolicy().GetVersion())
-			printDropped(a, cur.GetPolicy().GetDocument(), doc)
-			printClasses(a, resp.GetPolicy())
-			return nil
+			o.baseSet = cmd.Flags().Changed("base-version")
+			return runPolicySet(cmd, a, o, args)
 		},
 	}
-	cmd.Flags().StringVar(&costs, "costs", "", "new default costs as allow=N,block=N,ask=N (any subset)")
-	cmd.Flags().BoolVar(&replace, "replace", false, "set the document even though it drops rules, classes or settings in force")
-	cmd.Flags().Uint64Var(&baseFlag, "base-version", 0, "the version FILE was edited from (default: the version line that policy show --document writes)")
+	cmd.Flags().StringVar(&o.costs, "costs", "", "new default costs as allow=N,block=N,ask=N (any subset)")
+	cmd.Flags().BoolVar(&o.replace, "replace", false, "set the document even though it drops rules, classes or settings in force")
+	cmd.Flags().Uint64Var(&o.base, "base-version", 0, "the version FILE was edited from (default: the version line that policy show --document writes)")
 	return cmd
+}
+
+// runPolicySet is limenctl policy set [FILE | -].
+func runPolicySet(cmd *cobra.Command, a *app, o policySetOptions, args []string) error {
+	if (len(args) == 1) == (o.costs != "") {
+		return usagef("give a policy file (or -) or --costs, exactly one")
+	}
+	var doc string
+	var based uint64
+	var stamped bool
+	var cs costEdit
+	if o.costs != "" {
+		// Before limend is asked anything: a mistake in the flag
+		// needs no daemon to be explained.
+		var err error
+		if cs, err = parseCosts(o.costs); err != nil {
+			return err
+		}
+	}
+	if len(args) == 1 {
+		var err error
+		if doc, err = readDocument(cmd, args[0]); err != nil {
+			return err
+		}
+		based, stamped, doc = baseVersion(doc)
+	}
+	if o.baseSet {
+		based, stamped = o.base, true
+	}
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	cur, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+	if err != nil {
+		return err
+	}
+	if o.costs != "" {
+		doc = setCosts(cur.GetPolicy().GetDocument(), cs)
+	}
+	if _, err := validate(doc); err != nil {
+		return err
+	}
+	if drops := policyDrops(cur.GetPolicy().GetDocument(), doc); len(drops) > 0 && !o.replace {
+		return usagef("this document would drop what policy version %d has, so nothing was changed:\n%s\n"+
+			"add them to the file (limenctl policy show --document writes the whole policy in force), or pass --replace to drop them",
+			cur.GetPolicy().GetVersion(), indent(strings.Join(drops, "\n")))
+	}
+	expected := cur.GetPolicy().GetVersion()
+	if stamped && o.costs == "" {
+		// The file says which version it was edited from: set it
+		// only if nobody changed the policy since.
+		expected = based
+	}
+	resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: expected, Document: doc})
+	if status.Code(err) == codes.Aborted {
+		return fmt.Errorf("%w\nhint: the policy changed after version %d was exported; see limenctl policy diff %d %d, export it again, or pass --base-version %d to replace it anyway",
+			err, expected, expected, cur.GetPolicy().GetVersion(), cur.GetPolicy().GetVersion())
+	}
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(resp.GetPolicy())
+	}
+	if !stamped && o.costs == "" {
+		fmt.Fprintf(a.out, "replaced version %d (the file did not say which version it was edited from)\n", expected)
+	}
+	fmt.Fprintf(a.out, "policy is now version %d\n", resp.GetPolicy().GetVersion())
+	printDropped(a, cur.GetPolicy().GetDocument(), doc)
+	printClasses(a, resp.GetPolicy())
+	return nil
 }
 
 // printDropped lists the rules and classes in force under the old document

@@ -34,102 +34,105 @@ limenctl policy diff.`,
 		Example: `  limenctl policy edit
   EDITOR="code --wait" limenctl policy edit`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			ctx, cancel := a.ctx(cmd)
-			cur, err := getPolicy(ctx, c)
-			cancel()
-			if err != nil {
-				return err
-			}
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPolicyEdit(cmd, a) },
+	}
+}
 
-			f, err := os.CreateTemp("", "limen-policy-*.toml")
-			if err != nil {
-				return fmt.Errorf("edit policy: %w", err)
-			}
-			path := f.Name()
-			f.Close()
-			keep := false
-			defer func() {
-				if !keep {
-					os.Remove(path)
-				}
-			}()
+// runPolicyEdit is limenctl policy edit.
+func runPolicyEdit(cmd *cobra.Command, a *app) error {
+	c, err := a.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := a.ctx(cmd)
+	cur, err := getPolicy(ctx, c)
+	cancel()
+	if err != nil {
+		return err
+	}
 
-			original := cur.GetDocument()
-			doc, mistakes := original, ""
-			for {
-				if err := os.WriteFile(path, []byte(withNote(doc, mistakes)), 0o600); err != nil {
-					return fmt.Errorf("edit policy: %w", err)
-				}
-				if err := runEditor(cmd, a, path); err != nil {
-					keep = true
-					return fmt.Errorf("%w; your edit is kept in %s", err, path)
-				}
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return fmt.Errorf("edit policy: %w", err)
-				}
-				edited := withoutNote(string(b))
-				switch {
-				case edited == original:
-					fmt.Fprintf(a.out, "no changes; the policy stays at version %d\n", cur.GetVersion())
-					return nil
-				case mistakes != "" && edited == doc:
-					keep = true
-					return fmt.Errorf("the policy still has mistakes, so nothing was set; your edit is kept in %s:\n%s", path, indent(mistakes))
-				case strings.TrimSpace(edited) == "":
-					fmt.Fprintf(a.out, "the document is empty, so nothing was set; the policy stays at version %d\n", cur.GetVersion())
-					return nil
-				}
-				doc = edited
-				if _, err := policy.Parse(doc); err != nil {
-					mistakes = err.Error()
-					fmt.Fprintf(a.errOut, "the policy has mistakes; opening it again:\n%s\n", indent(mistakes))
-					continue
-				}
+	f, err := os.CreateTemp("", "limen-policy-*.toml")
+	if err != nil {
+		return fmt.Errorf("edit policy: %w", err)
+	}
+	path := f.Name()
+	f.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			os.Remove(path)
+		}
+	}()
 
-				ctx, cancel := a.ctx(cmd)
-				resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: doc})
-				cancel()
-				switch status.Code(err) {
-				case codes.OK:
-				case codes.InvalidArgument:
-					// limend knows something this limenctl does not
-					// (a newer version): show it like any other mistake.
-					mistakes = status.Convert(err).Message()
-					fmt.Fprintf(a.errOut, "limend refused the policy; opening it again:\n%s\n", indent(mistakes))
-					continue
-				case codes.Aborted:
-					keep = true
-					return fmt.Errorf("someone changed the policy since you opened version %d, so nothing was set; "+
-						"your edit is kept in %s (see the other change with limenctl policy diff, then limenctl policy set %s): %w",
-						cur.GetVersion(), path, path, err)
-				default:
-					keep = true
-					return fmt.Errorf("%w (your edit is kept in %s)", err, path)
-				}
-				if a.json {
-					return a.printJSON(resp.GetPolicy())
-				}
-				fmt.Fprintf(a.out, "policy is now version %d (was %d)\n", resp.GetPolicy().GetVersion(), cur.GetVersion())
-				printClasses(a, resp.GetPolicy())
-				return nil
-			}
-		},
+	original := cur.GetDocument()
+	doc, mistakes := original, ""
+	for {
+		if err := os.WriteFile(path, []byte(withNote(doc, mistakes)), 0o600); err != nil {
+			return fmt.Errorf("edit policy: %w", err)
+		}
+		if err := runEditor(cmd, a, path); err != nil {
+			keep = true
+			return fmt.Errorf("%w; your edit is kept in %s", err, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("edit policy: %w", err)
+		}
+		edited := withoutNote(string(b))
+		switch {
+		case edited == original:
+			fmt.Fprintf(a.out, "no changes; the policy stays at version %d\n", cur.GetVersion())
+			return nil
+		case mistakes != "" && edited == doc:
+			keep = true
+			return fmt.Errorf("the policy still has mistakes, so nothing was set; your edit is kept in %s:\n%s", path, indent(mistakes))
+		case strings.TrimSpace(edited) == "":
+			fmt.Fprintf(a.out, "the document is empty, so nothing was set; the policy stays at version %d\n", cur.GetVersion())
+			return nil
+		}
+		doc = edited
+		if _, err := policy.Parse(doc); err != nil {
+			mistakes = err.Error()
+			fmt.Fprintf(a.errOut, "the policy has mistakes; opening it again:\n%s\n", indent(mistakes))
+			continue
+		}
+
+		ctx, cancel := a.ctx(cmd)
+		resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: doc})
+		cancel()
+		switch status.Code(err) {
+		case codes.OK:
+		case codes.InvalidArgument:
+			// limend knows something this limenctl does not
+			// (a newer version): show it like any other mistake.
+			mistakes = status.Convert(err).Message()
+			fmt.Fprintf(a.errOut, "limend refused the policy; opening it again:\n%s\n", indent(mistakes))
+			continue
+		case codes.Aborted:
+			keep = true
+			return fmt.Errorf("someone changed the policy since you opened version %d, so nothing was set; "+
+				"your edit is kept in %s (see the other change with limenctl policy diff, then limenctl policy set %s): %w",
+				cur.GetVersion(), path, path, err)
+		default:
+			keep = true
+			return fmt.Errorf("%w (your edit is kept in %s)", err, path)
+		}
+		if a.json {
+			return a.printJSON(resp.GetPolicy())
+		}
+		fmt.Fprintf(a.out, "policy is now version %d (was %d)\n", resp.GetPolicy().GetVersion(), cur.GetVersion())
+		printClasses(a, resp.GetPolicy())
+		return nil
 	}
 }
 
 // runEditor opens path in the user's editor, which may be a command with
 // arguments ("code --wait").
 func runEditor(cmd *cobra.Command, a *app, path string) error {
-	editor := os.Getenv("VISUAL")
+	editor := envVisual.get()
 	if editor == "" {
-		editor = os.Getenv("EDITOR")
+		editor = envEditor.get()
 	}
 	if editor == "" {
 		editor = "vi"

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
-	"os/user"
 	"strings"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/describe"
+	"github.com/limenhq/limen/internal/engine"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -148,104 +147,30 @@ verdict wins. It takes the same action flags as limenctl decide.`,
 	return cmd
 }
 
-// explain works out the parts, the costs and the reasoning of a decision
-// under the policy document pol.
+// explain reads back a decision under the policy document pol: the
+// engine works out the parts, the costs and the reasoning
+// (engine.ExplainDecision); this only converts them for printing.
 func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
-	ex := explanation{Parts: []partView{}}
 	parsed, err := policy.Parse(pol.GetDocument())
 	if err != nil {
-		ex.Why = "the policy in force does not parse, so limen asks a person about everything (failing closed)"
-		return ex
+		parsed = nil // explained as a policy that does not parse
 	}
-	act := toPredictorAction(d.GetAction())
-	env := policy.Env{Cwd: act.Cwd, Home: homeDir(act.User)}
-	for _, part := range action.Parts(act) {
-		pv := partView{Part: part.Subject, Key: part.Keys.Exact(), Class: parsed.ClassOf(part, env).Name}
-		if pv.Part == "" {
-			pv.Part = part.Tool
-		}
-		if r, ok := parsed.RuleFor(part, env); ok {
-			pv.Rule = r.Verdict.String() + " " + r.Pattern
-		}
-		ex.Parts = append(ex.Parts, pv)
+	act := convert.Preview(d.GetAction())
+	e := engine.ExplainDecision(parsed, action.Parts(act), convert.Env(act), engine.Decided{
+		Verdict: convert.Verdict(d.GetVerdict()), DecidedBy: convert.DecidedBy(d.GetDecidedBy()),
+		Class: d.GetRiskClass(), P: d.GetP(), Reason: d.GetReason(),
+	})
+	ex := explanation{Parts: make([]partView, 0, len(e.Parts)), Why: e.Why}
+	for _, p := range e.Parts {
+		ex.Parts = append(ex.Parts, partView{Part: p.Part, Key: p.Key, Class: p.Class, Rule: p.Rule})
 	}
-
-	switch d.GetDecidedBy() {
-	case limenv1.Decider_DECIDER_RULE:
-		ex.Why = "a hard rule decides before any cost is weighed: block rules win over ask rules, ask rules over allow rules, and allow rules over the prediction"
-		return ex
-	case limenv1.Decider_DECIDER_HUMAN:
-		ex.Why = "a person already approved this action for the session"
-		return ex
-	case limenv1.Decider_DECIDER_PREDICTION:
-	default:
-		ex.Why = "nothing was weighed: " + d.GetReason()
-		return ex
-	}
-	class := parsed.Class(d.GetRiskClass())
-	if class == nil {
-		ex.Why = d.GetReason()
-		return ex
-	}
-	p := d.GetP()
-	allow, ask, block := class.Costs.Expected(p)
-	ex.Costs = &verdictCosts{Allow: class.Costs.Allow, Ask: class.Costs.Ask, Block: class.Costs.Block}
-	ex.Expected = &verdictCosts{Allow: allow, Ask: ask, Block: block}
-	ex.Cheapest = cheapest(allow, ask, block)
-	chosen := describe.Verdict(d.GetVerdict())
-	others := func(v string) string {
-		var s []string
-		for _, o := range []struct {
-			name string
-			cost float64
-		}{{"allow", allow}, {"ask", ask}, {"block", block}} {
-			if o.name != v {
-				s = append(s, fmt.Sprintf("%s (%.3f)", o.name, o.cost))
-			}
-		}
-		return strings.Join(s, " and ")
-	}
-	chosenCost := map[string]float64{"allow": allow, "ask": ask, "block": block}[chosen]
-	switch {
-	case chosen != ex.Cheapest:
-		ex.Why = fmt.Sprintf("%s would be the cheapest (%.3f), but %s: %s", ex.Cheapest, map[string]float64{"allow": allow, "ask": ask, "block": block}[ex.Cheapest], chosen, d.GetReason())
-	case chosen == "ask" && (tie(allow, ask) || tie(block, ask)):
-		with := "allow"
-		if !tie(allow, ask) || (tie(block, ask) && block < allow) {
-			with = "block"
-		}
-		if tie(allow, ask) && tie(block, ask) {
-			with = "allow and block"
-		}
-		ex.Why = fmt.Sprintf("ask and %s cost the same (%.3f), and ties go to ask: a person decides", with, ask)
-	default:
-		ex.Why = fmt.Sprintf("%s costs %.3f, less than %s", chosen, chosenCost, others(chosen))
-	}
-	if len(ex.Parts) > 1 {
-		ex.Why += "; the action gets the most cautious verdict of its parts, and this part decided it"
+	if e.Expected != nil {
+		ex.Costs = (*verdictCosts)(e.Costs)
+		ex.Expected = (*verdictCosts)(e.Expected)
+		ex.Cheapest = e.Cheapest.String()
 	}
 	return ex
 }
-
-// cheapest names the verdict of least expected cost, ask on a tie. Costs
-// within a rounding error of each other tie: at p = 0.8 and C_allow = 5,
-// (1-p)·C_allow is 0.9999999999999998, and the thresholds, which limend
-// compares p with, say the costs of allow and ask are equal.
-func cheapest(allow, ask, block float64) string {
-	switch {
-	case less(allow, ask) && less(allow, block):
-		return "allow"
-	case less(block, ask) && less(block, allow):
-		return "block"
-	}
-	return "ask"
-}
-
-// tie reports whether a and b are equal up to a rounding error.
-func tie(a, b float64) bool { return !less(a, b) && !less(b, a) }
-
-// less reports whether a is below b by more than a rounding error.
-func less(a, b float64) bool { return a < b-1e-9*max(1, math.Abs(a), math.Abs(b)) }
 
 func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 	w := a.table()
@@ -293,27 +218,4 @@ func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 		w.Flush()
 	}
 	fmt.Fprintf(a.out, "\nwhy: %s\n", ex.Why)
-}
-
-// toPredictorAction decodes an API action the way limend does.
-func toPredictorAction(act *limenv1.Action) action.Action {
-	input := map[string]any{}
-	dec := json.NewDecoder(bytes.NewReader([]byte(act.GetInputJson())))
-	dec.UseNumber()
-	_ = dec.Decode(&input) // limend already accepted it
-	return action.Action{User: act.GetUser(), Agent: act.GetAgent(), Session: act.GetSession(),
-		Tool: act.GetTool(), Input: input, Cwd: act.GetCwd()}
-}
-
-// homeDir is the home directory of a local user (yours when name is
-// empty), for ~ in rules.
-func homeDir(name string) string {
-	if name != "" {
-		if u, err := user.Lookup(name); err == nil {
-			return u.HomeDir
-		}
-		return "/home/" + name
-	}
-	h, _ := os.UserHomeDir()
-	return h
 }

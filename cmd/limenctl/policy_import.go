@@ -34,7 +34,7 @@ type importReport struct {
 var singleSlashPath = regexp.MustCompile(`^(Read|Edit|Write|MultiEdit|NotebookEdit|NotebookRead|Glob|Grep|LS)\(/[^/]`)
 
 func newPolicyImportClaudeCmd(a *app) *cobra.Command {
-	var merge, dryRun bool
+	var o importClaudeOptions
 	cmd := &cobra.Command{
 		Use:   "import-claude SETTINGS.json",
 		Short: "Turn a Claude Code settings file's permissions into policy rules",
@@ -52,109 +52,132 @@ you must. The rest of the document, comments included, stays as it was.`,
   limenctl policy import-claude --dry-run .claude/settings.local.json
   limenctl policy import-claude --merge=false .claude/settings.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			raw, err := os.ReadFile(args[0])
-			if err != nil {
-				return usagef("read Claude Code settings: %v", err)
-			}
-			var shape struct {
-				Permissions struct {
-					Allow, Ask, Deny []string
-				} `json:"permissions"`
-			}
-			if err := json.Unmarshal(raw, &shape); err != nil {
-				return usagef("%s is not a Claude Code settings file (%v): it should hold {\"permissions\": {\"allow\": [...], \"ask\": [...], \"deny\": [...]}}", args[0], err)
-			}
-			p := shape.Permissions
-			if len(p.Allow)+len(p.Ask)+len(p.Deny) == 0 {
-				return usagef("%s has no permissions.allow, .ask or .deny rules: nothing to import", args[0])
-			}
-			allow, ask, deny, refused := policy.ImportClaude(raw)
-			imported := map[string][]string{"allow": allow, "ask": ask, "block": deny}
-
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			cur, err := getPolicy(ctx, c)
-			if err != nil {
-				return err
-			}
-			pol, err := policy.Parse(cur.GetDocument())
-			if err != nil {
-				return fmt.Errorf("the policy in force (v%d) does not parse, so rules cannot be added to it; fix it first with limenctl policy edit: %w", cur.GetVersion(), err)
-			}
-			existing := map[string][]string{"allow": patterns(pol.Allow), "ask": patterns(pol.Ask), "block": patterns(pol.Block)}
-
-			rep := importReport{Added: map[string][]string{}, Present: map[string][]string{}, Removed: map[string][]string{}}
-			want := map[string][]string{}
-			shipped := patterns(policy.Default().Block)
-			for _, list := range ruleLists {
-				var out []string
-				switch {
-				case merge:
-					out = slices.Clone(existing[list])
-				case list == "block":
-					// Replacing the lists must not quietly hand an agent
-					// the means to approve its own asks.
-					for _, r := range existing[list] {
-						if slices.Contains(shipped, r) {
-							out = append(out, r)
-							rep.Kept = append(rep.Kept, r)
-						}
-					}
-				}
-				for _, r := range imported[list] {
-					switch {
-					case slices.Contains(out, r): // kept already, or listed twice in the settings
-						rep.Present[list] = append(rep.Present[list], r)
-						continue
-					case slices.Contains(existing[list], r):
-						rep.Present[list] = append(rep.Present[list], r)
-					default:
-						rep.Added[list] = append(rep.Added[list], r)
-					}
-					out = append(out, r)
-					if singleSlashPath.MatchString(r) {
-						rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: limen reads /path as absolute, Claude Code as relative to the settings file's folder; "+
-							"write ./path (working directory) or //path (absolute) if that is not what you mean", r))
-					}
-				}
-				for _, r := range existing[list] {
-					if !slices.Contains(out, r) {
-						rep.Removed[list] = append(rep.Removed[list], r)
-					}
-				}
-				want[list] = out
-			}
-			for _, e := range unjoinErr(refused) {
-				msg, _, _ := strings.Cut(e.Error(), "; accepted forms:")
-				rep.Refused = append(rep.Refused, msg)
-			}
-
-			changed := len(rep.Added)+len(rep.Removed) > 0
-			if changed && !dryRun {
-				doc, err := policy.SetRules(cur.GetDocument(), want)
-				if err != nil {
-					return err
-				}
-				resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: doc})
-				if err != nil {
-					return err
-				}
-				rep.Version = resp.GetPolicy().GetVersion()
-			}
-			if a.json {
-				return a.printJSON(rep)
-			}
-			printImport(a, args[0], rep, cur.GetVersion(), changed, dryRun)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runImportClaude(cmd, a, o, args[0]) },
 	}
-	cmd.Flags().BoolVar(&merge, "merge", true, "add to the rules already in the policy (--merge=false replaces them)")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would change, and set nothing")
+	cmd.Flags().BoolVar(&o.merge, "merge", true, "add to the rules already in the policy (--merge=false replaces them)")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change, and set nothing")
 	return cmd
+}
+
+// importClaudeOptions are import-claude's flags.
+type importClaudeOptions struct{ merge, dryRun bool }
+
+// runImportClaude is limenctl policy import-claude FILE.
+func runImportClaude(cmd *cobra.Command, a *app, o importClaudeOptions, file string) error {
+	raw, err := readClaudePermissions(file)
+	if err != nil {
+		return err
+	}
+	allow, ask, deny, refused := policy.ImportClaude(raw)
+	imported := map[string][]string{"allow": allow, "ask": ask, "block": deny}
+
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	cur, err := getPolicy(ctx, c)
+	if err != nil {
+		return err
+	}
+	pol, err := policy.Parse(cur.GetDocument())
+	if err != nil {
+		return fmt.Errorf("the policy in force (v%d) does not parse, so rules cannot be added to it; fix it first with limenctl policy edit: %w", cur.GetVersion(), err)
+	}
+	existing := map[string][]string{"allow": patterns(pol.Allow), "ask": patterns(pol.Ask), "block": patterns(pol.Block)}
+	rep, want := planImport(existing, imported, o.merge)
+	for _, e := range unjoinErr(refused) {
+		msg, _, _ := strings.Cut(e.Error(), "; accepted forms:")
+		rep.Refused = append(rep.Refused, msg)
+	}
+
+	changed := len(rep.Added)+len(rep.Removed) > 0
+	if changed && !o.dryRun {
+		doc, err := policy.SetRules(cur.GetDocument(), want)
+		if err != nil {
+			return err
+		}
+		resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: doc})
+		if err != nil {
+			return err
+		}
+		rep.Version = resp.GetPolicy().GetVersion()
+	}
+	if a.json {
+		return a.printJSON(rep)
+	}
+	printImport(a, file, rep, cur.GetVersion(), changed, o.dryRun)
+	return nil
+}
+
+// readClaudePermissions reads a Claude Code settings file that holds at
+// least one permissions rule.
+func readClaudePermissions(file string) ([]byte, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, usagef("read Claude Code settings: %v", err)
+	}
+	var shape struct {
+		Permissions struct {
+			Allow, Ask, Deny []string
+		} `json:"permissions"`
+	}
+	if err := json.Unmarshal(raw, &shape); err != nil {
+		return nil, usagef("%s is not a Claude Code settings file (%v): it should hold {\"permissions\": {\"allow\": [...], \"ask\": [...], \"deny\": [...]}}", file, err)
+	}
+	p := shape.Permissions
+	if len(p.Allow)+len(p.Ask)+len(p.Deny) == 0 {
+		return nil, usagef("%s has no permissions.allow, .ask or .deny rules: nothing to import", file)
+	}
+	return raw, nil
+}
+
+// planImport returns the rule lists to set, existing ones joined (merge)
+// or replaced by imported ones, and the report of what that adds, finds
+// present, removes and keeps.
+func planImport(existing, imported map[string][]string, merge bool) (importReport, map[string][]string) {
+	rep := importReport{Added: map[string][]string{}, Present: map[string][]string{}, Removed: map[string][]string{}}
+	want := map[string][]string{}
+	shipped := patterns(policy.Default().Block)
+	for _, list := range ruleLists {
+		var out []string
+		switch {
+		case merge:
+			out = slices.Clone(existing[list])
+		case list == "block":
+			// Replacing the lists must not quietly hand an agent
+			// the means to approve its own asks.
+			for _, r := range existing[list] {
+				if slices.Contains(shipped, r) {
+					out = append(out, r)
+					rep.Kept = append(rep.Kept, r)
+				}
+			}
+		}
+		for _, r := range imported[list] {
+			switch {
+			case slices.Contains(out, r): // kept already, or listed twice in the settings
+				rep.Present[list] = append(rep.Present[list], r)
+				continue
+			case slices.Contains(existing[list], r):
+				rep.Present[list] = append(rep.Present[list], r)
+			default:
+				rep.Added[list] = append(rep.Added[list], r)
+			}
+			out = append(out, r)
+			if singleSlashPath.MatchString(r) {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: limen reads /path as absolute, Claude Code as relative to the settings file's folder; "+
+					"write ./path (working directory) or //path (absolute) if that is not what you mean", r))
+			}
+		}
+		for _, r := range existing[list] {
+			if !slices.Contains(out, r) {
+				rep.Removed[list] = append(rep.Removed[list], r)
+			}
+		}
+		want[list] = out
+	}
+	return rep, want
 }
 
 func printImport(a *app, file string, rep importReport, was uint64, changed, dryRun bool) {

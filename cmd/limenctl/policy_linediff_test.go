@@ -33,10 +33,20 @@ func TestUnifiedDiff(t *testing.T) {
 		{"close changes share a hunk", lines(10), strings.Replace(strings.Replace(lines(10), "l3\n", "three\n", 1), "l8\n", "eight\n", 1),
 			"--- A\n+++ B\n@@ -1,10 +1,10 @@\n l1\n l2\n-l3\n+three\n l4\n l5\n l6\n l7\n-l8\n+eight\n l9\n l10\n"},
 		{"insertion", "a\nc\n", "a\nb\nc\n", "--- A\n+++ B\n@@ -1,2 +1,3 @@\n a\n+b\n c\n"},
+		// The hand-written diff dropped the final newline from both sides,
+		// so policy diff called these two documents the same.
+		{"a final newline added", "a\nb", "a\nb\n", "--- A\n+++ B\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n"},
+		// udiff's own header would say "+5", which patch reads as one line.
+		{"no context: an empty side is numbered by the line before", lines(10), strings.Replace(lines(10), "l5\n", "", 1), "--- A\n+++ B\n@@ -5 +4,0 @@\n-l5\n"},
+		{"no context: an insertion", lines(3), strings.Replace(lines(3), "l2\n", "l2\nnew\n", 1), "--- A\n+++ B\n@@ -2,0 +3 @@\n+new\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := unifiedDiff(tt.from, tt.to, "A", "B", 3); got != tt.want {
+			context := 3
+			if strings.HasPrefix(tt.name, "no context") {
+				context = 0
+			}
+			if got := unifiedDiff(tt.from, tt.to, "A", "B", context); got != tt.want {
 				t.Errorf("unifiedDiff =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
@@ -125,4 +135,13 @@ func TestUnifiedDiffApplies(t *testing.T) {
 			t.Fatalf("diffStat +%d -%d does not turn %d lines into %d", added, removed, len(from), len(to))
 		}
 	})
+}
+
+// splitLines splits a document into lines without their newlines; a
+// missing final newline is not a line of its own.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }

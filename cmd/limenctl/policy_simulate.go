@@ -38,43 +38,46 @@ A replay may take a while on a long log: it waits up to 5 minutes unless
   limenctl policy simulate p.toml
   limenctl policy simulate --limit 1000 p.toml   # the newest 1000 decisions only`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if limit < 0 {
-				return usagef("--limit must be 0 (every recorded decision) or more")
-			}
-			doc, err := readDocument(cmd, args[0])
-			if err != nil {
-				return err
-			}
-			if _, err := validate(doc); err != nil {
-				return err
-			}
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			// A replay reads the whole log: give it minutes unless the
-			// caller chose a --timeout.
-			ctx, cancel := context.WithTimeout(cmd.Context(), simulateTimeout)
-			if f := cmd.Flag("timeout"); f != nil && f.Changed {
-				cancel()
-				ctx, cancel = a.ctx(cmd)
-			}
-			defer cancel()
-			resp, err := c.API.SimulatePolicy(ctx, &limenv1.SimulatePolicyRequest{Document: doc, Limit: limit})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(resp)
-			}
-			printSimulation(a, resp)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runPolicySimulate(cmd, a, limit, args) },
 	}
 	cmd.Flags().Int32Var(&limit, "limit", 0, "replay only the newest N decisions (0: all)")
 	return cmd
+}
+
+// runPolicySimulate is limenctl policy simulate FILE, over the newest limit decisions (0: all).
+func runPolicySimulate(cmd *cobra.Command, a *app, limit int32, args []string) error {
+	if limit < 0 {
+		return usagef("--limit must be 0 (every recorded decision) or more")
+	}
+	doc, err := readDocument(cmd, args[0])
+	if err != nil {
+		return err
+	}
+	if _, err := validate(doc); err != nil {
+		return err
+	}
+	c, err := a.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	// A replay reads the whole log: give it minutes unless the
+	// caller chose a --timeout.
+	ctx, cancel := context.WithTimeout(cmd.Context(), simulateTimeout)
+	if f := cmd.Flag("timeout"); f != nil && f.Changed {
+		cancel()
+		ctx, cancel = a.ctx(cmd)
+	}
+	defer cancel()
+	resp, err := c.API.SimulatePolicy(ctx, &limenv1.SimulatePolicyRequest{Document: doc, Limit: limit})
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(resp)
+	}
+	printSimulation(a, resp)
+	return nil
 }
 
 func printSimulation(a *app, resp *limenv1.SimulatePolicyResponse) {

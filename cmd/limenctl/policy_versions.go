@@ -57,53 +57,56 @@ with one, that version with the one in force.`,
   limenctl policy diff 3        # v3 → in force
   limenctl policy diff 3 5`,
 		Args: cobra.MaximumNArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if context < 0 {
-				return usagef("--context must be 0 or more lines")
-			}
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			vs, err := listVersions(ctx, c)
-			if err != nil {
-				return err
-			}
-			from, to := (*limenv1.Policy)(nil), vs[len(vs)-1]
-			switch len(args) {
-			case 0:
-				if len(vs) < 2 {
-					fmt.Fprintf(a.out, "only version %d exists, so there is nothing to compare yet\n", to.GetVersion())
-					return nil
-				}
-				from = vs[len(vs)-2]
-			case 1:
-				if from, err = findVersion(vs, args[0]); err != nil {
-					return err
-				}
-			case 2:
-				if from, err = findVersion(vs, args[0]); err != nil {
-					return err
-				}
-				if to, err = findVersion(vs, args[1]); err != nil {
-					return err
-				}
-			}
-			diff := unifiedDiff(from.GetDocument(), to.GetDocument(), versionLabel(from), versionLabel(to), context)
-			if a.json {
-				return a.printJSON(map[string]any{"from": from.GetVersion(), "to": to.GetVersion(), "diff": diff})
-			}
-			if diff == "" {
-				fmt.Fprintf(a.out, "versions %d and %d have the same document\n", from.GetVersion(), to.GetVersion())
-				return nil
-			}
-			_, err = io.WriteString(a.out, diff)
-			return err
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runPolicyDiff(cmd, a, context, args) },
 	}
 	cmd.Flags().IntVarP(&context, "context", "U", 3, "lines of context around each change")
 	return cmd
+}
+
+// runPolicyDiff is limenctl policy diff [FROM [TO]], with context lines around each change.
+func runPolicyDiff(cmd *cobra.Command, a *app, context int, args []string) error {
+	if context < 0 {
+		return usagef("--context must be 0 or more lines")
+	}
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	vs, err := listVersions(ctx, c)
+	if err != nil {
+		return err
+	}
+	from, to := (*limenv1.Policy)(nil), vs[len(vs)-1]
+	switch len(args) {
+	case 0:
+		if len(vs) < 2 {
+			fmt.Fprintf(a.out, "only version %d exists, so there is nothing to compare yet\n", to.GetVersion())
+			return nil
+		}
+		from = vs[len(vs)-2]
+	case 1:
+		if from, err = findVersion(vs, args[0]); err != nil {
+			return err
+		}
+	case 2:
+		if from, err = findVersion(vs, args[0]); err != nil {
+			return err
+		}
+		if to, err = findVersion(vs, args[1]); err != nil {
+			return err
+		}
+	}
+	diff := unifiedDiff(from.GetDocument(), to.GetDocument(), versionLabel(from), versionLabel(to), context)
+	if a.json {
+		return a.printJSON(map[string]any{"from": from.GetVersion(), "to": to.GetVersion(), "diff": diff})
+	}
+	if diff == "" {
+		fmt.Fprintf(a.out, "versions %d and %d have the same document\n", from.GetVersion(), to.GetVersion())
+		return nil
+	}
+	_, err = io.WriteString(a.out, diff)
+	return err
 }
 
 func newPolicyHistoryCmd(a *app) *cobra.Command {
@@ -117,39 +120,42 @@ change and limenctl policy rollback brings an old version back.`,
 		Example: `  limenctl policy history
   limenctl policy history --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			resp, err := c.API.ListPolicyVersions(ctx, &limenv1.ListPolicyVersionsRequest{})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(resp)
-			}
-			vs := resp.GetPolicies()
-			w := a.table()
-			fmt.Fprintln(w, "VERSION\tSET AT\tBY\tCHANGE")
-			for i, v := range vs {
-				change := "first version"
-				if i > 0 {
-					added, removed := diffStat(vs[i-1].GetDocument(), v.GetDocument())
-					change = fmt.Sprintf("+%d -%d lines", added, removed)
-					if added+removed == 0 {
-						change = "same document as v" + strconv.FormatUint(vs[i-1].GetVersion(), 10)
-					}
-				}
-				if i == len(vs)-1 {
-					change += "  (in force)"
-				}
-				fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", v.GetVersion(), v.GetTime().AsTime().Local().Format("2006-01-02 15:04:05"), dash(v.GetAuthor()), change)
-			}
-			return w.Flush()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runPolicyHistory(cmd, a) },
 	}
+}
+
+// runPolicyHistory is limenctl policy history.
+func runPolicyHistory(cmd *cobra.Command, a *app) error {
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	resp, err := c.API.ListPolicyVersions(ctx, &limenv1.ListPolicyVersionsRequest{})
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(resp)
+	}
+	vs := resp.GetPolicies()
+	w := a.table()
+	fmt.Fprintln(w, "VERSION\tSET AT\tBY\tCHANGE")
+	for i, v := range vs {
+		change := "first version"
+		if i > 0 {
+			added, removed := diffStat(vs[i-1].GetDocument(), v.GetDocument())
+			change = fmt.Sprintf("+%d -%d lines", added, removed)
+			if added+removed == 0 {
+				change = "same document as v" + strconv.FormatUint(vs[i-1].GetVersion(), 10)
+			}
+		}
+		if i == len(vs)-1 {
+			change += "  (in force)"
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", v.GetVersion(), v.GetTime().AsTime().Local().Format("2006-01-02 15:04:05"), dash(v.GetAuthor()), change)
+	}
+	return w.Flush()
 }
 
 func newPolicyRollbackCmd(a *app) *cobra.Command {
@@ -163,44 +169,47 @@ someone changes the policy at the same moment, one of you is refused.`,
 		Example: `  limenctl policy history
   limenctl policy rollback 3`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			vs, err := listVersions(ctx, c)
-			if err != nil {
-				return err
-			}
-			target, err := findVersion(vs, args[0])
-			if err != nil {
-				return err
-			}
-			cur := vs[len(vs)-1]
-			switch {
-			case target.GetVersion() == cur.GetVersion():
-				fmt.Fprintf(a.out, "version %d is the one in force; nothing to do\n", cur.GetVersion())
-				return nil
-			case target.GetDocument() == cur.GetDocument():
-				fmt.Fprintf(a.out, "version %d has the same document as version %d, which is in force; nothing to do\n", target.GetVersion(), cur.GetVersion())
-				return nil
-			}
-			if _, err := validate(target.GetDocument()); err != nil {
-				return fmt.Errorf("version %d cannot be brought back as it is: %w", target.GetVersion(), err)
-			}
-			resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: target.GetDocument()})
-			if err != nil {
-				return err
-			}
-			if a.json {
-				return a.printJSON(resp.GetPolicy())
-			}
-			added, removed := diffStat(cur.GetDocument(), target.GetDocument())
-			fmt.Fprintf(a.out, "policy is now version %d: the document of %s (+%d -%d lines from v%d)\n",
-				resp.GetPolicy().GetVersion(), versionLabel(target), added, removed, cur.GetVersion())
-			printClasses(a, resp.GetPolicy())
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runPolicyRollback(cmd, a, args) },
 	}
+}
+
+// runPolicyRollback is limenctl policy rollback VERSION.
+func runPolicyRollback(cmd *cobra.Command, a *app, args []string) error {
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	vs, err := listVersions(ctx, c)
+	if err != nil {
+		return err
+	}
+	target, err := findVersion(vs, args[0])
+	if err != nil {
+		return err
+	}
+	cur := vs[len(vs)-1]
+	switch {
+	case target.GetVersion() == cur.GetVersion():
+		fmt.Fprintf(a.out, "version %d is the one in force; nothing to do\n", cur.GetVersion())
+		return nil
+	case target.GetDocument() == cur.GetDocument():
+		fmt.Fprintf(a.out, "version %d has the same document as version %d, which is in force; nothing to do\n", target.GetVersion(), cur.GetVersion())
+		return nil
+	}
+	if _, err := validate(target.GetDocument()); err != nil {
+		return fmt.Errorf("version %d cannot be brought back as it is: %w", target.GetVersion(), err)
+	}
+	resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: target.GetDocument()})
+	if err != nil {
+		return err
+	}
+	if a.json {
+		return a.printJSON(resp.GetPolicy())
+	}
+	added, removed := diffStat(cur.GetDocument(), target.GetDocument())
+	fmt.Fprintf(a.out, "policy is now version %d: the document of %s (+%d -%d lines from v%d)\n",
+		resp.GetPolicy().GetVersion(), versionLabel(target), added, removed, cur.GetVersion())
+	printClasses(a, resp.GetPolicy())
+	return nil
 }

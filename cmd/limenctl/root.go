@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/version"
+	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -47,10 +47,10 @@ func (v verdictExit) Error() string { return fmt.Sprintf("verdict exit %d", v.co
 // exitFor returns nil for allow and a verdictExit for anything else, ask
 // included: an unspecified verdict is ask.
 func exitFor(v limenv1.Verdict) error {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
+	switch convert.Verdict(v) {
+	case policy.Allow:
 		return nil
-	case limenv1.Verdict_VERDICT_BLOCK:
+	case policy.Block:
 		return verdictExit{exitBlock}
 	}
 	return verdictExit{exitAsk}
@@ -184,15 +184,12 @@ func classify(err error, socket, cmdPath string) (int, string) {
 	if errors.As(err, &nf) {
 		return exitRefused, "refused: " + err.Error()
 	}
-	st, ok := status.FromError(err)
-	if !ok {
-		return exitFailure, err.Error()
-	}
+	problem := client.ProblemOf(err) // Internal for an error without a gRPC status
 	// The text without gRPC's "rpc error: code = … desc = " wrapping, with
 	// whatever the command wrapped around it (a hint, say) kept once.
-	text := grpcText(err, st)
-	switch st.Code() {
-	case codes.Unavailable, codes.DeadlineExceeded:
+	text := client.Message(err)
+	switch {
+	case problem.Unreached():
 		if socket == "" {
 			if s, err := paths.Socket(); err == nil {
 				socket = s
@@ -204,7 +201,7 @@ func classify(err error, socket, cmdPath string) (int, string) {
 			return exitUnreachable, fmt.Sprintf("%s is not limend's gRPC socket: it answers HTTP (%s)\n"+
 				"hint: this is limend's HTTP hook socket (limend-http.sock); point --socket at the gRPC socket (limend.sock)", socket, text)
 		}
-		if st.Code() == codes.DeadlineExceeded {
+		if problem == client.Timeout {
 			if _, err := os.Stat(socket); err == nil {
 				// Something listens there: limend is slow or stuck, not
 				// missing.
@@ -215,29 +212,10 @@ func classify(err error, socket, cmdPath string) (int, string) {
 			return exitUnreachable, "limend is not running: " + why + "\nhint: " + startHint
 		}
 		return exitUnreachable, fmt.Sprintf("cannot reach limend at %s: %s\nhint: start it with `limend` (or `go run ./cmd/limend` in the source tree), or pass --socket", socket, text)
-	case codes.InvalidArgument, codes.NotFound, codes.FailedPrecondition, codes.Aborted,
-		codes.PermissionDenied, codes.ResourceExhausted, codes.AlreadyExists, codes.OutOfRange:
+	case problem.Refused():
 		return exitRefused, "refused: " + text
 	}
 	return exitFailure, text
-}
-
-// grpcText returns err's text with the gRPC status error inside it worded
-// as its message alone. status.FromError gives a wrapped error's whole text
-// (rpc error: code = Aborted desc = … plus what was wrapped around it).
-func grpcText(err error, st *status.Status) string {
-	var inner interface {
-		error
-		GRPCStatus() *status.Status
-	}
-	if !errors.As(err, &inner) {
-		return st.Message()
-	}
-	msg := inner.GRPCStatus().Message()
-	if inner == err {
-		return msg
-	}
-	return strings.Replace(err.Error(), inner.Error(), msg, 1)
 }
 
 // isHTTPSocket reports whether a connection error says the peer speaks
@@ -304,13 +282,15 @@ func newRoot(a *app) *cobra.Command {
 
 Exit codes: 0 success, 1 other failure, 2 usage error, 3 limend unreachable,
 4 request refused by limend (bad input, unknown id, version conflict).
-decide and await exit 0 only for allow: 5 for ask, 6 for block.`,
+decide and await exit 0 only for allow: 5 for ask, 6 for block.
+
+` + envHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version.Get().String(),
 	}
 	root.SetVersionTemplate("limenctl {{.Version}}\n")
-	root.PersistentFlags().StringVar(&a.socket, "socket", os.Getenv("LIMEN_SOCKET"), "limend's Unix socket (default $XDG_RUNTIME_DIR/limen/limend.sock; env LIMEN_SOCKET)")
+	root.PersistentFlags().StringVar(&a.socket, "socket", envSocket.get(), "limend's Unix socket (default $XDG_RUNTIME_DIR/limen/limend.sock; env LIMEN_SOCKET)")
 	root.PersistentFlags().BoolVar(&a.json, "json", false, "print JSON instead of tables, for scripts")
 	root.PersistentFlags().DurationVar(&a.timeout, "timeout", 5*time.Second, "how long to wait for limend")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -322,7 +302,9 @@ decide and await exit 0 only for allow: 5 for ask, 6 for block.`,
 		newTUICmd(a),
 		newEvalCmd(a),
 		newDoctorCmd(a),
+		newServiceCmd(a),
 	)
+	addCompletions(root, a)
 	return root
 }
 

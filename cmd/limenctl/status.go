@@ -25,66 +25,69 @@ It exits 3 when limend cannot be reached, so it works as a probe.`,
 		Example: `  limenctl status
   limenctl status --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			h, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
-			if err != nil {
-				return err
-			}
-			pol, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
-			if err != nil {
-				return err
-			}
-			pend, err := c.API.ListPending(ctx, &limenv1.ListPendingRequest{})
-			if err != nil {
-				return err
-			}
-			daemonVersion, err := limendVersion(ctx, c.API)
-			if err != nil {
-				return err
-			}
-			mine := version.Get()
-			if a.json {
-				type class struct {
-					Name       string  `json:"name"`
-					Allow      float64 `json:"c_allow"`
-					Block      float64 `json:"c_block"`
-					Ask        float64 `json:"c_ask"`
-					BlockBelow float64 `json:"block_below"`
-					AllowAbove float64 `json:"allow_above"`
-				}
-				classes := []class{}
-				for _, c := range pol.GetPolicy().GetClasses() {
-					classes = append(classes, class{c.GetName(), c.GetCosts().GetAllow(), c.GetCosts().GetBlock(), c.GetCosts().GetAsk(),
-						c.GetThresholds().GetBlockBelow(), c.GetThresholds().GetAllowAbove()})
-				}
-				return a.printJSON(map[string]any{
-					"socket": c.Socket(), "health": h.GetStatus().String(),
-					"policy_version": pol.GetPolicy().GetVersion(), "pending": len(pend.GetAsks()),
-					"classes":          classes,
-					"limenctl_version": mine,
-					"limend_version":   daemonVersion, // null when limend predates GetVersion
-					"versions_match":   daemonVersion != nil && version.Same(mine, *daemonVersion),
-				})
-			}
-			w := a.table()
-			fmt.Fprintf(w, "limend\t%s at %s\n", h.GetStatus(), c.Socket())
-			fmt.Fprintf(w, "policy\tversion %d, set by %s\n", pol.GetPolicy().GetVersion(), pol.GetPolicy().GetAuthor())
-			fmt.Fprintf(w, "pending asks\t%d\n", len(pend.GetAsks()))
-			fmt.Fprintf(w, "limenctl version\t%s\n", mine)
-			fmt.Fprintf(w, "limend version\t%s\n", versionText(daemonVersion))
-			w.Flush()
-			if warn := versionWarning(mine, daemonVersion); warn != "" {
-				fmt.Fprintln(a.errOut, "limenctl: warning:", warn)
-			}
-			printClasses(a, pol.GetPolicy())
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runStatus(cmd, a) },
 	}
+}
+
+// runStatus is limenctl status.
+func runStatus(cmd *cobra.Command, a *app) error {
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	h, err := c.Health.Check(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		return err
+	}
+	pol, err := c.API.GetPolicy(ctx, &limenv1.GetPolicyRequest{})
+	if err != nil {
+		return err
+	}
+	pend, err := c.API.ListPending(ctx, &limenv1.ListPendingRequest{})
+	if err != nil {
+		return err
+	}
+	daemonVersion, err := limendVersion(ctx, c.API)
+	if err != nil {
+		return err
+	}
+	mine := version.Get()
+	if a.json {
+		type class struct {
+			Name       string  `json:"name"`
+			Allow      float64 `json:"c_allow"`
+			Block      float64 `json:"c_block"`
+			Ask        float64 `json:"c_ask"`
+			BlockBelow float64 `json:"block_below"`
+			AllowAbove float64 `json:"allow_above"`
+		}
+		classes := []class{}
+		for _, c := range pol.GetPolicy().GetClasses() {
+			classes = append(classes, class{c.GetName(), c.GetCosts().GetAllow(), c.GetCosts().GetBlock(), c.GetCosts().GetAsk(),
+				c.GetThresholds().GetBlockBelow(), c.GetThresholds().GetAllowAbove()})
+		}
+		return a.printJSON(map[string]any{
+			"socket": c.Socket(), "health": h.GetStatus().String(),
+			"policy_version": pol.GetPolicy().GetVersion(), "pending": len(pend.GetAsks()),
+			"classes":          classes,
+			"limenctl_version": mine,
+			"limend_version":   daemonVersion, // null when limend predates GetVersion
+			"versions_match":   daemonVersion != nil && version.Same(mine, *daemonVersion),
+		})
+	}
+	w := a.table()
+	fmt.Fprintf(w, "limend\t%s at %s\n", h.GetStatus(), c.Socket())
+	fmt.Fprintf(w, "policy\tversion %d, set by %s\n", pol.GetPolicy().GetVersion(), pol.GetPolicy().GetAuthor())
+	fmt.Fprintf(w, "pending asks\t%d\n", len(pend.GetAsks()))
+	fmt.Fprintf(w, "limenctl version\t%s\n", mine)
+	fmt.Fprintf(w, "limend version\t%s\n", versionText(daemonVersion))
+	w.Flush()
+	if warn := versionWarning(mine, daemonVersion); warn != "" {
+		fmt.Fprintln(a.errOut, "limenctl: warning:", warn)
+	}
+	printClasses(a, pol.GetPolicy())
+	return nil
 }
 
 func printClasses(a *app, p *limenv1.Policy) {

@@ -80,7 +80,7 @@ NO_COLOR turns colour off.`,
 // nothing may be logged there.
 func openTUILog(path string) (*slog.Logger, func(), error) {
 	if path == "" {
-		dir := os.Getenv("XDG_STATE_HOME")
+		dir := envStateHome.get()
 		if dir == "" {
 			home, err := os.UserHomeDir()
 			if err != nil {

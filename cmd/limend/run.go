@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/limenhq/limen/internal/daemon"
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/server"
 	"github.com/limenhq/limen/internal/version"
@@ -51,6 +50,11 @@ process that runs under an agent runtime it has seen (the process that
 started limen-hook or mcp-gate), so answer in limenctl tui in your own
 terminal. docs/SECURITY.md says what that check does not stop.
 
+Under systemd (limenctl service install) the sockets belong to systemd's
+socket units, which start limend on the first call that reaches them:
+limend takes them (named limend and limend-http by FileDescriptorName=)
+instead of binding its own, and leaves them in place when it stops.
+
 Stop it with Ctrl-C (or SIGTERM): open calls get a few seconds to finish and
 the database is closed cleanly. A second Ctrl-C exits at once.`
 
@@ -61,7 +65,8 @@ func run(args []string) int {
 		return 1
 	}
 	cfg := defaults
-	var logLevel, debugAddr string
+	var debugAddr string
+	logOpts := logOptions{format: "text", maxSizeMB: 20}
 	cmd := &cobra.Command{
 		Use:   "limend",
 		Short: "limen's decision daemon",
@@ -77,19 +82,29 @@ func run(args []string) int {
 		SilenceErrors: true,
 		Version:       version.Get().String(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			level, err := parseLevel(logLevel)
-			if err != nil {
-				return err
-			}
 			if _, set := os.LookupEnv(paths.EnvHTTPSocket); !cmd.Flags().Changed("http-socket") && !set {
-				cfg.HTTPSocket = hookfmt.HTTPSocketFor(cfg.Socket) // follows --socket
+				cfg.HTTPSocket = paths.HTTPSocketFor(cfg.Socket) // follows --socket
 			}
 			if err := checkLimits(cfg.Limits); err != nil {
 				return err
 			}
-			log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			log, closeLog, err := newLogger(logOpts, os.Stderr)
+			if err != nil {
+				return err
+			}
+			defer closeLog()
 			cfg.Limits.Burst = int(2 * cfg.Limits.Rate)
-			return serve(cfg, debugAddr, log)
+			// Under systemd the sockets may already exist and be handed
+			// over (limenctl service install); otherwise limend binds them.
+			if cfg.Inherited, err = daemon.Activated(); err != nil {
+				return err
+			}
+			defer cfg.Inherited.Close()
+			err = serve(cfg, debugAddr, log)
+			if err != nil && logOpts.file != "" {
+				log.Error("limend stopped on an error", "err", err) // stderr has it too
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -98,7 +113,10 @@ func run(args []string) int {
 	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC over TCP: a loopback address such as 127.0.0.1:7411, whose callers are anonymous and may only Decide and Await their own asks; or any address with --tls-*, whose authenticated callers are admin gateways (env LIMEN_TCP)")
 	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")
 	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks; its callers are anonymous (env LIMEN_HTTP_TCP)")
-	f.StringVar(&logLevel, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
+	f.StringVar(&logOpts.level, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
+	f.StringVar(&logOpts.format, "log-format", logOpts.format, "text (key=value) or json, one record a line (env LIMEN_LOG_FORMAT)")
+	f.StringVar(&logOpts.file, "log-file", "", "log to this file instead of stderr (the journal under systemd), rotated at --log-max-size with 5 old files kept (env LIMEN_LOG_FILE)")
+	f.IntVar(&logOpts.maxSizeMB, "log-max-size", logOpts.maxSizeMB, "rotate --log-file at this many megabytes (env LIMEN_LOG_MAX_SIZE)")
 	f.StringVar(&debugAddr, "debug-addr", os.Getenv("LIMEN_DEBUG_ADDR"), "serve Go profiles (pprof) on this loopback address, such as 127.0.0.1:6060 (env LIMEN_DEBUG_ADDR)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop (env LIMEN_SHUTDOWN_TIMEOUT)")
 	f.StringVar(&cfg.TLS.Cert, "tls-cert", os.Getenv("LIMEN_TLS_CERT"), "serve --tcp over TLS with this certificate (PEM); needed beyond loopback (env LIMEN_TLS_CERT)")
@@ -194,6 +212,12 @@ func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
 		}
 		defer stop()
 	}
+	// Catch the signals before serving: a SIGTERM that came after the
+	// first call was served but before Notify would kill limend outright
+	// (systemd stopping a limend it has just started, say).
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
 	d, err := daemon.Start(cfg, log)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {
@@ -201,8 +225,6 @@ func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
 		}
 		return err
 	}
-	signals := make(chan os.Signal, 2)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	select {
 	case sig := <-signals:
 		log.Info("stopping; press Ctrl-C again to exit at once", "signal", sig.String())

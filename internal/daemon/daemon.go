@@ -14,7 +14,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -24,10 +23,10 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/limenhq/limen/internal/hookapi"
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/internal/server"
+	"github.com/limenhq/limen/internal/service"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
 )
@@ -62,6 +61,11 @@ type Config struct {
 	TrustedGateways []string
 	// TLS secures TCP; without it TCP is loopback-only and anonymous.
 	TLS TLS
+	// Inherited are listening sockets handed to limend (systemd socket
+	// activation, see Activated) to serve instead of binding Socket and
+	// HTTPSocket. limend leaves their files alone when it stops: they
+	// belong to systemd, which keeps listening on them for the next start.
+	Inherited Inherited
 	// LogWriteFault, if set, fails every commit of the decision log while
 	// it returns an error, as a full disk would (tests; see
 	// store.Options.WriteFault).
@@ -80,11 +84,9 @@ func DefaultConfig() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	httpSock := hookfmt.HTTPSocketFor(sock)
-	if os.Getenv(paths.EnvHTTPSocket) != "" {
-		if httpSock, err = paths.HTTPSocket(); err != nil {
-			return Config{}, err
-		}
+	httpSock, err := paths.HTTPSocket()
+	if err != nil {
+		return Config{}, err
 	}
 	return Config{Socket: sock, HTTPSocket: httpSock, HTTPTCP: os.Getenv("LIMEN_HTTP_TCP"), DB: db, TCP: os.Getenv("LIMEN_TCP"), ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
 }
@@ -103,6 +105,8 @@ type Daemon struct {
 	httpLis []net.Listener
 	tcp     *grpc.Server // the TCP listener's server, with its own credentials
 	tcpLis  net.Listener
+	// owned are the socket files limend bound itself, removed on stop.
+	owned []string
 
 	serveErr chan error
 	stopOnce sync.Once
@@ -160,6 +164,16 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	if err := checkPrivate(cfg); err != nil {
 		return nil, err
 	}
+	if cfg.Inherited.GRPC != nil {
+		if err := checkInherited(cfg.Inherited.GRPC, cfg.Socket, "--socket", service.GRPCSocketName); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Inherited.HTTP != nil {
+		if err := checkInherited(cfg.Inherited.HTTP, cfg.HTTPSocket, "--http-socket", service.HTTPSocketName); err != nil {
+			return nil, err
+		}
+	}
 	// The store first: its lock tells a second limend to go away before it
 	// touches the first one's socket.
 	_, statErr := os.Stat(cfg.DB)
@@ -198,17 +212,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	if err != nil {
 		return fail(err)
 	}
-	d.grpc = grpc.NewServer(
-		grpc.Creds(peercred.Credentials()),
-		grpc.ChainUnaryInterceptor(server.RecoverUnary(log)),
-		grpc.ChainStreamInterceptor(server.RecoverStream(log)),
-		grpc.MaxRecvMsgSize(1<<20),
-		// Serve calls on long-lived workers instead of a new goroutine per
-		// call: stack growth of fresh goroutines was a visible share of
-		// Decide's CPU (docs/BENCHMARKS.md). With only NumCPU workers gRPC
-		// falls back to new goroutines whenever they are all busy.
-		grpc.NumStreamWorkers(uint32(64*runtime.NumCPU())),
-	)
+	d.grpc = grpc.NewServer(server.ServerOptions(log, peercred.Credentials())...)
 	healthpb.RegisterHealthServer(d.grpc, d.health)
 	limenv1.RegisterDecisionServiceServer(d.grpc, d.svc)
 	reflection.Register(d.grpc)
@@ -221,9 +225,12 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		reflection.Register(d.tcp)
 	}
 
-	unix, err := listenUnix(cfg.Socket)
-	if err != nil {
-		return fail(err)
+	unix := cfg.Inherited.GRPC
+	if unix == nil {
+		if unix, err = listenUnix(cfg.Socket); err != nil {
+			return fail(err)
+		}
+		d.owned = append(d.owned, cfg.Socket)
 	}
 	d.lis = append(d.lis, unix)
 	if cfg.TCP != "" {
@@ -233,12 +240,15 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		}
 		d.tcpLis = tcp
 	}
-	if cfg.HTTPSocket != "" {
+	if l := cfg.Inherited.HTTP; l != nil {
+		d.httpLis = append(d.httpLis, l)
+	} else if cfg.HTTPSocket != "" {
 		l, err := listenUnix(cfg.HTTPSocket)
 		if err != nil {
 			return fail(err)
 		}
 		d.httpLis = append(d.httpLis, l)
+		d.owned = append(d.owned, cfg.HTTPSocket)
 	}
 	if cfg.HTTPTCP != "" {
 		l, err := net.Listen("tcp", cfg.HTTPTCP)
@@ -262,7 +272,8 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		}()
 	}
 	d.updateHealth(func() { d.started = true })
-	log.Info("limend is serving", "socket", cfg.Socket, "http_socket", cfg.HTTPSocket, "db", cfg.DB, "tcp", cfg.TCP, "http_tcp", cfg.HTTPTCP)
+	log.Info("limend is serving", "socket", cfg.Socket, "http_socket", cfg.HTTPSocket, "db", cfg.DB, "tcp", cfg.TCP, "http_tcp", cfg.HTTPTCP,
+		"socket_activated", cfg.Inherited.GRPC != nil || cfg.Inherited.HTTP != nil)
 	return d, nil
 }
 
@@ -337,9 +348,8 @@ func (d *Daemon) Stop(ctx context.Context) error {
 		<-httpStopped // Shutdown returns by ctx's end at the latest
 		d.http.Close()
 		err = d.store.Close()
-		os.Remove(d.cfg.Socket)
-		if d.cfg.HTTPSocket != "" {
-			os.Remove(d.cfg.HTTPSocket)
+		for _, path := range d.owned {
+			os.Remove(path)
 		}
 		d.log.Info("limend stopped")
 	})

@@ -126,24 +126,24 @@ func newTCPServer(t TLS, log *slog.Logger) (*grpc.Server, error) {
 		}
 		return nil, status.Error(codes.Unauthenticated, "present a client certificate signed by limend's --tls-client-ca, or the bearer token")
 	}
-	return grpc.NewServer(
-		grpc.Creds(creds),
-		grpc.ChainUnaryInterceptor(server.RecoverUnary(log), func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	// The same options as the Unix socket's server, with the
+	// authentication after panic recovery.
+	return grpc.NewServer(server.ServerOptions(log, creds,
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			ctx, err := auth(ctx, info.FullMethod)
 			if err != nil {
 				return nil, err
 			}
 			return h(ctx, req)
 		}),
-		grpc.ChainStreamInterceptor(server.RecoverStream(log), func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 			ctx, err := auth(ss.Context(), info.FullMethod)
 			if err != nil {
 				return err
 			}
 			return h(srv, &authedStream{ss, ctx})
 		}),
-		grpc.MaxRecvMsgSize(1<<20),
-	), nil
+	)...), nil
 }
 
 type authedStream struct {

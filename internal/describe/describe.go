@@ -10,21 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/limenhq/limen/internal/convert"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
-// Verdict is "allow", "ask", "block", or "?" for a value limend never sends.
-func Verdict(v limenv1.Verdict) string {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
-		return "allow"
-	case limenv1.Verdict_VERDICT_ASK:
-		return "ask"
-	case limenv1.Verdict_VERDICT_BLOCK:
-		return "block"
-	}
-	return "?"
-}
+// Verdict is "allow", "ask" or "block"; "ask" for a value limend never
+// sends, since that is how limen treats it (convert.VerdictName).
+func Verdict(v limenv1.Verdict) string { return convert.VerdictName(v) }
 
 // Decider names what settled a verdict: rule, prediction, person,
 // failsafe or expiry.

@@ -43,11 +43,12 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
+	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/hookfmt"
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -155,14 +156,14 @@ const VerdictHeader = "Limen-Verdict"
 // parsing and rendering happens in limend, not in a process started per
 // tool call.
 func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
-	f, err := hookfmt.ParseFormat(r.PathValue("format"))
+	f, err := hookout.ParseFormat(r.PathValue("format"))
 	if err != nil {
 		writeError(w, http.StatusNotFound, "no hook route for "+err.Error()+" (/v1/hooks/claude-code, /v1/hooks/codex, /v1/hooks/gemini)")
 		return
 	}
-	event := hookfmt.DefaultEvent(f)
+	event := hookout.DefaultEvent(f)
 	answer := func(a hookfmt.Answer) {
-		b := hookfmt.Render(f, event, a.Verdict, a.Reason)
+		b := hookout.Render(f, event, a.Verdict, a.Reason)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		w.Header().Set(VerdictHeader, string(a.Verdict))
@@ -172,28 +173,28 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 	var wait time.Duration
 	if s := r.URL.Query().Get("wait"); s != "" {
 		if wait, err = time.ParseDuration(s); err != nil || wait < 0 {
-			answer(hookfmt.FailClosed(f, event, fmt.Errorf("the hook URL's wait=%q is not a duration such as 20s; fix the URL in the hook settings", s)))
+			answer(hookout.FailClosed(f, event, fmt.Errorf("the hook URL's wait=%q is not a duration such as 20s; fix the URL in the hook settings", s)))
 			return
 		}
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, hookfmt.MaxInput+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, hookout.MaxInput+1))
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, fmt.Errorf("read the hook input: %w", err)))
+		answer(hookout.FailClosed(f, event, fmt.Errorf("read the hook input: %w", err)))
 		return
 	}
 	call, err := hookfmt.Parse(f, body)
 	if errors.Is(err, hookfmt.ErrTooLarge) {
-		answer(hookfmt.TooLarge())
+		answer(hookout.TooLarge())
 		return
 	}
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, fmt.Errorf("malformed hook input: %w", err)))
+		answer(hookout.FailClosed(f, event, fmt.Errorf("malformed hook input: %w", err)))
 		return
 	}
 	event = call.Event
 	resp, err := h.run(r.Context(), hookfmt.RequestFor(f, call, wait.Milliseconds()))
 	if err != nil {
-		answer(hookfmt.FailClosed(f, event, errors.New("limend refused the call: "+status.Convert(err).Message())))
+		answer(hookout.FailClosed(f, event, errors.New("limend refused the call: "+client.Message(err))))
 		return
 	}
 	answer(hookfmt.Explain(f, event, resp))
@@ -220,7 +221,7 @@ func (h *Handler) run(ctx context.Context, req hookfmt.DecideRequest) (resp hook
 		return hookfmt.DecideResponse{}, err
 	}
 	dec := d.GetDecision()
-	resp = hookfmt.DecideResponse{Verdict: verdictName(dec.GetVerdict()), Reason: dec.GetReason(), DecisionID: dec.GetDecisionId(), AskID: dec.GetAskId()}
+	resp = hookfmt.DecideResponse{Verdict: convert.VerdictName(dec.GetVerdict()), Reason: dec.GetReason(), DecisionID: dec.GetDecisionId(), AskID: dec.GetAskId()}
 	if resp.Verdict != "ask" || resp.AskID == "" {
 		return resp, nil
 	}
@@ -233,7 +234,7 @@ func (h *Handler) run(ctx context.Context, req hookfmt.DecideRequest) (resp hook
 	resp.WaitedMS = max(time.Since(began).Milliseconds(), 1)
 	if err != nil {
 		// The decision stands as ask; say why the wait ended.
-		resp.Reason += " (waiting for a person failed: " + status.Convert(err).Message() + ")"
+		resp.Reason += " (waiting for a person failed: " + client.Message(err) + ")"
 		return resp, nil
 	}
 	if waited.State == "pending" {
@@ -249,7 +250,7 @@ func (h *Handler) wait(ctx context.Context, askID string, d time.Duration) (hook
 	if err != nil {
 		return hookfmt.DecideResponse{}, err
 	}
-	resp := hookfmt.DecideResponse{Verdict: verdictName(a.GetVerdict()), Reason: a.GetReason(), AskID: askID}
+	resp := hookfmt.DecideResponse{Verdict: convert.VerdictName(a.GetVerdict()), Reason: a.GetReason(), AskID: askID}
 	switch a.GetState() {
 	case limenv1.AskState_ASK_STATE_PENDING:
 		resp.State, resp.Verdict = "pending", "ask"
@@ -273,21 +274,11 @@ func waitOf(ms int64) time.Duration {
 	return d
 }
 
-func verdictName(v limenv1.Verdict) string {
-	switch v {
-	case limenv1.Verdict_VERDICT_ALLOW:
-		return "allow"
-	case limenv1.Verdict_VERDICT_BLOCK:
-		return "block"
-	}
-	return "ask" // unspecified or unknown: fail closed
-}
-
 func readJSON(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("Content-Type is %q: send application/json", ct)
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, hookfmt.MaxInput+1))
+	dec := json.NewDecoder(io.LimitReader(r.Body, hookout.MaxInput+1))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("request body: %w (see the fields in docs/integrations.md)", err)
@@ -310,23 +301,22 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 
 // writeStatus maps the service's gRPC status to HTTP, in one place.
 func writeStatus(w http.ResponseWriter, err error) {
-	st := status.Convert(err)
 	code := http.StatusInternalServerError
-	switch st.Code() {
-	case codes.InvalidArgument, codes.OutOfRange:
+	switch client.ProblemOf(err) {
+	case client.BadRequest:
 		code = http.StatusBadRequest
-	case codes.NotFound:
+	case client.NotFound:
 		code = http.StatusNotFound
-	case codes.FailedPrecondition, codes.Aborted, codes.AlreadyExists:
+	case client.Conflict:
 		code = http.StatusConflict
-	case codes.PermissionDenied, codes.Unauthenticated:
+	case client.Denied:
 		code = http.StatusForbidden
-	case codes.ResourceExhausted:
+	case client.Exhausted:
 		code = http.StatusTooManyRequests
-	case codes.Unavailable:
+	case client.Unreachable:
 		code = http.StatusServiceUnavailable
-	case codes.DeadlineExceeded, codes.Canceled:
+	case client.Timeout, client.Canceled:
 		code = http.StatusGatewayTimeout
 	}
-	writeError(w, code, st.Message())
+	writeError(w, code, client.Message(err))
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/hookapi"
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/limentest"
 	"github.com/limenhq/limen/internal/server"
@@ -362,7 +361,7 @@ func TestDeepInputKeepsItsBlock(t *testing.T) {
 // its block rules, so asking would let padding turn a block into an ask.
 func TestHookInputPastTheHardLimit(t *testing.T) {
 	l := startHTTP(t)
-	body := claudeCall(t, "/home/ana/shop", "Bash", map[string]any{"command": "rm -rf / ; " + strings.Repeat("true; ", hookfmt.MaxInput/6)})
+	body := claudeCall(t, "/home/ana/shop", "Bash", map[string]any{"command": "rm -rf / ; " + strings.Repeat("true; ", hookout.MaxInput/6)})
 	for format, prefix := range map[string]string{
 		"claude-code": `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"`,
 		"codex":       `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"`,

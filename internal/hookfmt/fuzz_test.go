@@ -23,11 +23,11 @@ func FuzzHookInput(f *testing.F) {
 		f.Add([]byte(seed), "block")
 	}
 	f.Fuzz(func(t *testing.T, stdin []byte, limenVerdict string) {
-		for _, format := range []Format{ClaudeCode, Codex, Gemini} {
-			event := DefaultEvent(format)
+		for _, format := range []Format{hookout.ClaudeCode, hookout.Codex, hookout.Gemini} {
+			event := hookout.DefaultEvent(format)
 			var a Answer
 			if _, err := Parse(format, stdin); err != nil {
-				a = FailClosed(format, event, err)
+				a = hookout.FailClosed(format, event, err)
 			} else {
 				a = Explain(format, event, DecideResponse{Verdict: limenVerdict, Reason: "r", AskID: "7"})
 			}
@@ -37,12 +37,12 @@ func FuzzHookInput(f *testing.F) {
 			if a.Verdict == Ask && hookout.NoAsk(format, event) {
 				t.Fatalf("%s %s cannot ask, yet the answer is ask", format, event)
 			}
-			out := Render(format, event, a.Verdict, a.Reason)
+			out := hookout.Render(format, event, a.Verdict, a.Reason)
 			if !json.Valid(out) {
 				t.Fatalf("%s: rendered output is not JSON: %q", format, out)
 			}
 		}
-		if a := FailClosed(ClaudeCode, DefaultEvent(ClaudeCode), errors.New(string(stdin))); a.Verdict != Ask {
+		if a := hookout.FailClosed(hookout.ClaudeCode, hookout.DefaultEvent(hookout.ClaudeCode), errors.New(string(stdin))); a.Verdict != Ask {
 			t.Fatalf("FailClosed = %v; want ask", a.Verdict)
 		}
 	})

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 // TestGeminiSamples: the hook input Gemini CLI 0.61.0 really sent for each
@@ -38,8 +40,8 @@ func TestGeminiSamples(t *testing.T) {
 			if !ok {
 				t.Fatalf("no expectation for %s", name)
 			}
-			c, err := Parse(Gemini, data)
-			if err != nil || c.Tool != w.tool || !sameJSON(c.Input, json.RawMessage(w.input)) || c.Event != BeforeTool || c.Cwd == "" || c.Session == "" {
+			c, err := Parse(hookout.Gemini, data)
+			if err != nil || c.Tool != w.tool || !sameJSON(c.Input, json.RawMessage(w.input)) || c.Event != hookout.BeforeTool || c.Cwd == "" || c.Session == "" {
 				t.Fatalf("Parse = %s %s (event %q, cwd %q), %v; want %s %s", c.Tool, c.Input, c.Event, c.Cwd, err, w.tool, w.input)
 			}
 		})

@@ -6,8 +6,10 @@
 // Writing answers lives in hookout, which imports no encoding/json or fmt:
 // limen-hook links only that, because the runtime starts a new process for
 // every tool call, and leaves everything that parses JSON to limend (see
-// hookapi's /v1/hooks routes). The names below are hookout's, so callers
-// need only this package.
+// hookapi's /v1/hooks routes). The two cannot be one package for that
+// reason, so callers use hookout's names (hookout.Render, hookout.MaxInput)
+// from hookout itself; the few aliases below are the types and verdicts of
+// this package's own functions (Parse, Explain, FromLimen).
 package hookfmt
 
 import (
@@ -16,24 +18,13 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
-// Format names a runtime's hook protocol.
+// Format names a runtime's hook protocol (hookout.ClaudeCode, …).
 type Format = hookout.Format
-
-// The formats limen-hook speaks.
-const (
-	ClaudeCode = hookout.ClaudeCode
-	Codex      = hookout.Codex
-	Gemini     = hookout.Gemini
-)
-
-// Formats lists every format, for flag help and validation.
-var Formats = hookout.Formats
-
-// ParseFormat checks a --format value.
-func ParseFormat(s string) (Format, error) { return hookout.ParseFormat(s) }
 
 // Verdict is the answer a hook gives: allow, ask or deny.
 type Verdict = hookout.Verdict
@@ -48,53 +39,24 @@ const (
 // FromLimen turns a verdict as limend words it (allow, ask, block) into a
 // hook verdict. Anything else is ask: an unknown word never allows.
 func FromLimen(v string) Verdict {
-	switch v {
-	case "allow":
+	if v == "deny" {
+		return Deny
+	}
+	switch convert.ParseVerdictName(v) {
+	case limenv1.Verdict_VERDICT_ALLOW:
 		return Allow
-	case "block", "deny":
+	case limenv1.Verdict_VERDICT_BLOCK:
 		return Deny
 	}
 	return Ask
 }
 
-// Event names the hook events limen answers.
-const (
-	PreToolUse        = hookout.PreToolUse
-	PermissionRequest = hookout.PermissionRequest
-	BeforeTool        = hookout.BeforeTool
-)
-
-// MaxInput bounds the hook JSON read from stdin or an HTTP body.
-const MaxInput = hookout.MaxInput
-
 // Answer is a verdict with the text to show for it.
 type Answer = hookout.Answer
 
-// DefaultEvent is the event a format's hook is installed on, used when the
-// input does not say (or cannot be read).
-func DefaultEvent(f Format) string { return hookout.DefaultEvent(f) }
-
-// HTTPSocketFor is where limend serves the hook API beside a gRPC socket.
-func HTTPSocketFor(grpcSocket string) string { return hookout.HTTPSocketFor(grpcSocket) }
-
-// DefaultHTTPSocket is the HTTP socket a client uses when told none.
-func DefaultHTTPSocket() (string, error) { return hookout.DefaultHTTPSocket() }
-
-// Render writes the answer for a format and event, one line of JSON.
-func Render(f Format, event string, v Verdict, reason string) []byte {
-	return hookout.Render(f, event, v, reason)
-}
-
-// FailClosed is the answer when limen could not decide: ask with the
-// reason, or deny where the runtime has no ask. Never allow.
-func FailClosed(f Format, event string, err error) Answer { return hookout.FailClosed(f, event, err) }
-
-// TooLarge is the answer to hook input larger than MaxInput: deny.
-func TooLarge() Answer { return hookout.TooLarge() }
-
-// ErrTooLarge is Parse's error for input larger than MaxInput; its answer
-// is TooLarge, not the fail-closed ask.
-var ErrTooLarge = fmt.Errorf("hook input is larger than %d bytes", MaxInput)
+// ErrTooLarge is Parse's error for input larger than hookout.MaxInput; its
+// answer is hookout.TooLarge, not the fail-closed ask.
+var ErrTooLarge = fmt.Errorf("hook input is larger than %d bytes", hookout.MaxInput)
 
 // Call is one tool call as a hook receives it, whatever the runtime.
 type Call struct {
@@ -149,7 +111,7 @@ func exactKeys(data []byte) error {
 // Parse reads a runtime's hook JSON. Errors name the field and what was
 // expected, because they end up in the reason the model and the person see.
 func Parse(f Format, data []byte) (Call, error) {
-	if len(data) > MaxInput {
+	if len(data) > hookout.MaxInput {
 		return Call{}, ErrTooLarge
 	}
 	var in hookInput
@@ -177,9 +139,9 @@ func Parse(f Format, data []byte) (Call, error) {
 		c.Event = *in.Event
 	}
 	if c.Event == "" {
-		c.Event = DefaultEvent(f)
+		c.Event = hookout.DefaultEvent(f)
 	}
-	if f == Gemini {
+	if f == hookout.Gemini {
 		var err error
 		if c.Tool, c.Input, err = geminiAsClaude(c.Tool, c.Input, in.MCPContext, c.Cwd); err != nil {
 			return Call{}, err
@@ -188,7 +150,7 @@ func Parse(f Format, data []byte) (Call, error) {
 	if !decisionEvent(c.Event) {
 		// After the fact (PostToolUse, say) there is nothing to decide,
 		// and queuing an ask for it would only puzzle a person.
-		return Call{}, fmt.Errorf("limen-hook decides before a tool runs, and this hook ran on %s: install it on %s", c.Event, DefaultEvent(f))
+		return Call{}, fmt.Errorf("limen-hook decides before a tool runs, and this hook ran on %s: install it on %s", c.Event, hookout.DefaultEvent(f))
 	}
 	return c, nil
 }
@@ -197,7 +159,7 @@ func Parse(f Format, data []byte) (Call, error) {
 // when its answer can still stop it. The runtimes' names for it are taken
 // alike, whichever format was asked for.
 func decisionEvent(event string) bool {
-	return event == PreToolUse || event == PermissionRequest || event == BeforeTool
+	return event == hookout.PreToolUse || event == hookout.PermissionRequest || event == hookout.BeforeTool
 }
 
 // DecideRequest is what limen-hook POSTs to limend's /v1/decide.

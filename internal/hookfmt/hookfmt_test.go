@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 func TestParse(t *testing.T) {
@@ -23,11 +25,11 @@ func TestParse(t *testing.T) {
 		{"after the tool ran", `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`, Call{}, "ran on PostToolUse: install it on PreToolUse"},
 		{"input is a string", `{"tool_name":"Bash","tool_input":"ls"}`, Call{}, "tool_input is not a JSON object"},
 		{"not JSON", `Bash ls`, Call{}, "not the JSON object"},
-		{"too big", `{"tool_name":"Bash","tool_input":{"c":"` + strings.Repeat("x", MaxInput) + `"}}`, Call{}, "larger than"},
+		{"too big", `{"tool_name":"Bash","tool_input":{"c":"` + strings.Repeat("x", hookout.MaxInput) + `"}}`, Call{}, "larger than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse(ClaudeCode, []byte(tt.in))
+			got, err := Parse(hookout.ClaudeCode, []byte(tt.in))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("err = %v; want one mentioning %q", err, tt.err)
@@ -40,7 +42,7 @@ func TestParse(t *testing.T) {
 			}
 		})
 	}
-	if c, _ := Parse(Gemini, []byte(`{"tool_name":"run_shell_command","tool_input":{}}`)); c.Event != BeforeTool {
+	if c, _ := Parse(hookout.Gemini, []byte(`{"tool_name":"run_shell_command","tool_input":{}}`)); c.Event != hookout.BeforeTool {
 		t.Errorf("gemini default event = %q; want BeforeTool", c.Event)
 	}
 	// Gemini CLI's tools are Claude Code's under other names: limen's
@@ -50,12 +52,12 @@ func TestParse(t *testing.T) {
 		`{"tool_name":"read_file","tool_input":{"absolute_path":"/root/.ssh/id_rsa"}}`:          {Tool: "Read", Input: json.RawMessage(`{"file_path":"/root/.ssh/id_rsa"}`)},
 		`{"tool_name":"mcp__github__create_issue","tool_input":{"title":"x"}}`:                  {Tool: "mcp__github__create_issue", Input: json.RawMessage(`{"title":"x"}`)},
 	} {
-		got, err := Parse(Gemini, []byte(in))
+		got, err := Parse(hookout.Gemini, []byte(in))
 		if err != nil || got.Tool != want.Tool || string(got.Input) != string(want.Input) {
 			t.Errorf("Parse(gemini, %s) = %s %s, %v; want %s %s", in, got.Tool, got.Input, err, want.Tool, want.Input)
 		}
 	}
-	if c, _ := Parse(ClaudeCode, []byte(`{"tool_name":"read_file","tool_input":{"absolute_path":"a"}}`)); c.Tool != "read_file" {
+	if c, _ := Parse(hookout.ClaudeCode, []byte(`{"tool_name":"read_file","tool_input":{"absolute_path":"a"}}`)); c.Tool != "read_file" {
 		t.Errorf("a Claude Code call was renamed: %s", c.Tool)
 	}
 }
@@ -64,9 +66,9 @@ func TestParse(t *testing.T) {
 // limend might send (or garble), and every failure: never allow unless
 // limend said allow.
 func TestFailClosedNeverAllows(t *testing.T) {
-	for _, f := range Formats {
-		for _, event := range []string{PreToolUse, PermissionRequest, BeforeTool, ""} {
-			out := string(Render(f, event, FailClosed(f, event, errors.New("boom")).Verdict, "r"))
+	for _, f := range hookout.Formats {
+		for _, event := range []string{hookout.PreToolUse, hookout.PermissionRequest, hookout.BeforeTool, ""} {
+			out := string(hookout.Render(f, event, hookout.FailClosed(f, event, errors.New("boom")).Verdict, "r"))
 			if strings.Contains(out, `allow`) {
 				t.Errorf("%s %s: failure rendered %s", f, event, out)
 			}
@@ -87,44 +89,21 @@ func TestRender(t *testing.T) {
 		v     Verdict
 		want  string
 	}{
-		{ClaudeCode, PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"why"}}`},
-		{ClaudeCode, PreToolUse, Allow, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"why"}}`},
-		{ClaudeCode, PermissionRequest, Deny, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"why"}}}`},
-		{Codex, PreToolUse, Allow, `{}`},
-		{Codex, PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}`},
-		{Codex, PermissionRequest, Allow, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`},
-		{Codex, PermissionRequest, Ask, `{}`},
-		{ClaudeCode, PermissionRequest, Ask, `{}`},
-		{ClaudeCode, PermissionRequest, "", `{}`},
-		{Gemini, BeforeTool, Allow, `{"decision":"allow","reason":"why"}`},
-		{Gemini, BeforeTool, Ask, `{"decision":"deny","reason":"why"}`},
+		{hookout.ClaudeCode, hookout.PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"why"}}`},
+		{hookout.ClaudeCode, hookout.PreToolUse, Allow, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"why"}}`},
+		{hookout.ClaudeCode, hookout.PermissionRequest, Deny, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"why"}}}`},
+		{hookout.Codex, hookout.PreToolUse, Allow, `{}`},
+		{hookout.Codex, hookout.PreToolUse, Ask, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"why"}}`},
+		{hookout.Codex, hookout.PermissionRequest, Allow, `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`},
+		{hookout.Codex, hookout.PermissionRequest, Ask, `{}`},
+		{hookout.ClaudeCode, hookout.PermissionRequest, Ask, `{}`},
+		{hookout.ClaudeCode, hookout.PermissionRequest, "", `{}`},
+		{hookout.Gemini, hookout.BeforeTool, Allow, `{"decision":"allow","reason":"why"}`},
+		{hookout.Gemini, hookout.BeforeTool, Ask, `{"decision":"deny","reason":"why"}`},
 	}
 	for _, tt := range tests {
-		if got := string(Render(tt.f, tt.event, tt.v, "why")); got != tt.want {
+		if got := string(hookout.Render(tt.f, tt.event, tt.v, "why")); got != tt.want {
 			t.Errorf("Render(%s, %s, %s) = %s; want %s", tt.f, tt.event, tt.v, got, tt.want)
-		}
-	}
-}
-
-func TestDefaultHTTPSocket(t *testing.T) {
-	if got := HTTPSocketFor("/run/user/1000/limen/limend.sock"); got != "/run/user/1000/limen/limend-http.sock" {
-		t.Errorf("HTTPSocketFor(default) = %s", got)
-	}
-	if got := HTTPSocketFor("/tmp/a"); got != "/tmp/a-http.sock" {
-		t.Errorf("HTTPSocketFor(/tmp/a) = %s", got)
-	}
-	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7")
-	t.Setenv("LIMEN_SOCKET", "")
-	t.Setenv("LIMEN_HTTP_SOCKET", "")
-	for _, tt := range []struct{ socket, http, want string }{
-		{"", "", "/run/user/7/limen/limend-http.sock"},
-		{"/tmp/x/l.sock", "", "/tmp/x/l-http.sock"},
-		{"/tmp/x/l.sock", "/tmp/h.sock", "/tmp/h.sock"},
-	} {
-		t.Setenv("LIMEN_SOCKET", tt.socket)
-		t.Setenv("LIMEN_HTTP_SOCKET", tt.http)
-		if got, err := DefaultHTTPSocket(); err != nil || got != tt.want {
-			t.Errorf("LIMEN_SOCKET=%q LIMEN_HTTP_SOCKET=%q: %s, %v; want %s", tt.socket, tt.http, got, err, tt.want)
 		}
 	}
 }
@@ -144,7 +123,7 @@ func TestRecordedPermissionRequestReply(t *testing.T) {
 		}
 		return after
 	}
-	got := string(Render(ClaudeCode, PermissionRequest, Ask, "limen asks"))
+	got := string(hookout.Render(hookout.ClaudeCode, hookout.PermissionRequest, Ask, "limen asks"))
 	if want := reply("permreq-ask-fixed.limen-hook.txt"); got != want {
 		t.Errorf("Render = %s; Claude Code accepted %s", got, want)
 	}
@@ -161,11 +140,11 @@ func TestKeysInAnotherCase(t *testing.T) {
 		`{"tool_name":"Bash","Tool_Name":"Read","tool_input":{"command":"rm -rf ~"}}`,
 		`{"TOOL_NAME":"Bash","tool_input":{"command":"ls"}}`,
 	} {
-		if _, err := Parse(ClaudeCode, []byte(in)); err == nil {
+		if _, err := Parse(hookout.ClaudeCode, []byte(in)); err == nil {
 			t.Errorf("Parse(%s) accepted a key in another case", in)
 		}
 	}
-	if _, err := Parse(ClaudeCode, []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/x"}`)); err != nil {
+	if _, err := Parse(hookout.ClaudeCode, []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/x"}`)); err != nil {
 		t.Errorf("exact keys refused: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/limenhq/limen/client"
+	"github.com/limenhq/limen/internal/convert"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -23,7 +24,7 @@ func DecideCall(c *client.Client, actions []Action) Call {
 	return func(ctx context.Context, _ int, _ uint64) (string, error) {
 		a := actions[(next.Add(1)-1)%uint64(len(actions))]
 		v := c.Decide(ctx, a.Action)
-		out := verdictName(v.Verdict)
+		out := convert.VerdictName(v.Verdict)
 		if v.Err != nil {
 			return out + " (failed closed)", v.Err
 		}
@@ -45,10 +46,6 @@ func HealthCall(c *client.Client) Call {
 		}
 		return strings.ToLower(resp.GetStatus().String()), nil
 	}
-}
-
-func verdictName(v limenv1.Verdict) string {
-	return strings.ToLower(strings.TrimPrefix(v.String(), "VERDICT_"))
 }
 
 // SeedResult says what Seed did.

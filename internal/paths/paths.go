@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Environment variables that override the defaults, shared by every binary.
@@ -62,16 +63,26 @@ func Socket() (string, error) {
 }
 
 // HTTPSocket is the HTTP/JSON socket that the hook uses (it links no gRPC):
-// $LIMEN_HTTP_SOCKET, else RuntimeDir()/limend-http.sock.
+// $LIMEN_HTTP_SOCKET, else the one beside the gRPC socket ($LIMEN_SOCKET or
+// RuntimeDir()/limend.sock), the rule limend follows, so a client told
+// neither finds the limend started with neither.
 func HTTPSocket() (string, error) {
 	if s := os.Getenv(EnvHTTPSocket); s != "" {
 		return s, nil
 	}
-	d, err := RuntimeDir()
+	sock, err := Socket()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(d, httpSocketName), nil
+	return HTTPSocketFor(sock), nil
+}
+
+// HTTPSocketFor is where limend serves the hook API when only its gRPC
+// socket was chosen: beside it, "limend.sock" → "limend-http.sock". The
+// default socket so gives the default HTTP socket, and two limends started
+// with different --socket values do not fight over one HTTP socket.
+func HTTPSocketFor(grpcSocket string) string {
+	return strings.TrimSuffix(grpcSocket, ".sock") + "-http.sock"
 }
 
 // DB is the bbolt file: $LIMEN_DB, else DataDir()/limen.db.

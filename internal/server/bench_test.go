@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/loadgen"
 	"github.com/limenhq/limen/internal/peercred"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -126,7 +127,7 @@ func fillAnswers(b *testing.B, st *store.Store, n int) {
 		a := acts[i%len(acts)]
 		msg := &limenv1.Action{User: fmt.Sprintf("u%02d", i%100), Tool: a.Action.GetTool(), InputJson: a.Action.GetInputJson(), Cwd: a.Action.GetCwd()}
 		at := t0.Add(time.Duration(i) * time.Second)
-		act, err := toAction(msg, at)
+		act, err := convert.Action(msg, at)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,20 +1,13 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/limenhq/limen/action"
-	"github.com/limenhq/limen/internal/engine"
-	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -42,29 +35,6 @@ func validateAction(a *limenv1.Action) error {
 		}
 	}
 	return nil
-}
-
-// toAction decodes an API action; input_json must be a JSON object (an empty
-// string counts as {}).
-func toAction(a *limenv1.Action, at time.Time) (action.Action, error) {
-	input := map[string]any{}
-	if raw := bytes.TrimSpace([]byte(a.GetInputJson())); len(raw) > 0 {
-		if raw[0] != '{' {
-			return action.Action{}, errors.New(`action.input_json must be a JSON object of the tool's arguments, such as {"command":"ls -la"}`)
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if err := dec.Decode(&input); err != nil {
-			return action.Action{}, fmt.Errorf(`action.input_json is not valid JSON (%v): send an object such as {"command":"ls -la"}`, err)
-		}
-		if dec.More() {
-			return action.Action{}, errors.New("action.input_json has data after the JSON object: send exactly one object")
-		}
-	}
-	return action.Action{
-		User: a.GetUser(), Agent: a.GetAgent(), Session: a.GetSession(), Tool: a.GetTool(),
-		Input: input, Cwd: a.GetCwd(), Time: at,
-	}, nil
 }
 
 // NewSelf describes where a limend keeps its sockets and database, for
@@ -158,48 +128,6 @@ func argExample(tool string) string {
 	}
 }
 
-func toVerdict(v policy.Verdict) limenv1.Verdict {
-	switch v {
-	case policy.Allow:
-		return limenv1.Verdict_VERDICT_ALLOW
-	case policy.Block:
-		return limenv1.Verdict_VERDICT_BLOCK
-	default:
-		return limenv1.Verdict_VERDICT_ASK
-	}
-}
-
-func toDecider(d engine.DecidedBy) limenv1.Decider {
-	switch d {
-	case engine.ByRule:
-		return limenv1.Decider_DECIDER_RULE
-	case engine.ByPrediction:
-		return limenv1.Decider_DECIDER_PREDICTION
-	case engine.ByHuman:
-		return limenv1.Decider_DECIDER_HUMAN
-	default:
-		return limenv1.Decider_DECIDER_FAILSAFE
-	}
-}
-
 func toEvidence(p predictor.Prediction) *limenv1.Evidence {
 	return &limenv1.Evidence{Level: p.Level, Approvals: p.Approvals, Denials: p.Denials, EffectiveCount: p.Effective, Specific: p.Specific}
-}
-
-var homes sync.Map // user name → home directory
-
-// homeOf returns the home directory of a local user, for `~` in rules.
-func homeOf(name string) string {
-	if name == "" {
-		return ""
-	}
-	if h, ok := homes.Load(name); ok {
-		return h.(string)
-	}
-	home := "/home/" + name
-	if u, err := user.Lookup(name); err == nil && u.HomeDir != "" {
-		home = u.HomeDir
-	}
-	homes.Store(name, home)
-	return home
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -52,7 +53,7 @@ func limitBeyondCaps(pol *policy.Policy, msg *limenv1.Action, parts []action.Par
 	if !big && !anyCapped(parts) {
 		return res
 	}
-	act, err := toAction(msg, at)
+	act, err := convert.Action(msg, at)
 	if err != nil {
 		return res // Decide decoded it already; this cannot fail
 	}

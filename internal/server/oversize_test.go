@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -75,7 +76,7 @@ func TestLimitBeyondCaps(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			msg := &limenv1.Action{User: "ana", Tool: tt.tool, InputJson: tt.input, Cwd: env.Cwd}
-			act, err := toAction(msg, time.Now())
+			act, err := convert.Action(msg, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -61,7 +62,7 @@ func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*planne
 	if p != nil {
 		return p, nil
 	}
-	act, err := toAction(msg, at)
+	act, err := convert.Action(msg, at)
 	if err != nil {
 		return nil, err
 	}
@@ -70,7 +71,7 @@ func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*planne
 	}
 	act.Self = c.self
 	parts := action.Parts(act)
-	env := policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)}
+	env := convert.Env(act)
 	p = &plannedAction{parts: parts, env: env, plan: engine.NewPlan(ps.pol, parts, env)}
 	if len(k.input) > maxPlanInput || len(k.cwd) > maxPlanInput || len(k.user)+len(k.tool) > maxPlanInput {
 		return p, nil

@@ -6,6 +6,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/predictor"
 	"github.com/limenhq/limen/store"
 	"github.com/limenhq/limen/store/storev1"
@@ -46,7 +47,7 @@ func laddersOf(rec *storev1.AnswerRecord) []action.Ladder {
 		}
 		return out
 	}
-	act, err := toAction(apiAction(rec.GetAction()), rec.GetTime().AsTime())
+	act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime())
 	if err != nil {
 		return nil
 	}

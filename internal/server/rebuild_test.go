@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/loadgen"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -58,7 +59,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 		case 1: // written before the scheme was recorded
 		default:
 			rec.KeyScheme = action.KeyScheme
-			if act, err := toAction(msg, at); err == nil {
+			if act, err := convert.Action(msg, at); err == nil {
 				for _, l := range ladders(action.Parts(act)) {
 					rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 				}
@@ -95,7 +96,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 	now := t0.Add(1000 * time.Hour)
 	for _, user := range append(users, "dee") {
 		for _, a := range acts {
-			act, err := toAction(a.Action, now)
+			act, err := convert.Action(a.Action, now)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/internal/engine"
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/policy"
@@ -72,8 +72,8 @@ type Server struct {
 	policy atomic.Pointer[policyState]
 	asks   *asks
 	guard  *guard
-	grants sync.Map // grantKey → struct{}: session-scoped approvals, in memory only
-	plans  plans    // what Decide works out from an action and the policy alone
+	grants engine.Grants // session-scoped approvals, in memory only
+	plans  plans         // what Decide works out from an action and the policy alone
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -86,8 +86,6 @@ type policyState struct {
 	msg *limenv1.Policy
 	err error
 }
-
-type grantKey struct{ user, session, key string }
 
 // New builds a Server on an open store: it loads the policy (storing the
 // default as version 1 on a new database), rebuilds the predictor from the
@@ -224,7 +222,7 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		Env:     pl.env,
 		Plan:    pl.plan,
 		Policy:  ps.pol,
-		Granted: func(key string) bool { _, ok := s.grants.Load(grantKey{user, session, key}); return ok },
+		Granted: s.grants.For(user, session),
 		Draw:    rand.Float64(),
 	}
 	if req.GetDryRun() {
@@ -295,14 +293,14 @@ func (s *Server) decision(msg *limenv1.Action, res engine.Result, ps *policyStat
 	d := &limenv1.Decision{
 		Time:          timestamppb.New(start),
 		Action:        msg,
-		Verdict:       toVerdict(res.Verdict),
+		Verdict:       convert.APIVerdict(res.Verdict),
 		P:             res.Prediction.P,
 		Thresholds:    &limenv1.Thresholds{AllowAbove: res.Thresholds.AllowAbove, BlockBelow: res.Thresholds.BlockBelow},
 		RiskClass:     res.Class,
 		Key:           res.Key,
 		Evidence:      toEvidence(res.Prediction),
 		Reason:        res.Reason,
-		DecidedBy:     toDecider(res.DecidedBy),
+		DecidedBy:     convert.APIDecider(res.DecidedBy),
 		PolicyVersion: ps.msg.GetVersion(),
 		Latency:       durationpb.New(s.now().Sub(start)),
 	}
@@ -402,7 +400,7 @@ func (s *Server) settled(ctx context.Context, id uint64, mine func(user string) 
 	o := d.GetOutcome()
 	switch {
 	case d.GetAskId() == "":
-		return nil, toStatus(fmt.Errorf("decision %d was %s, not an ask: %w", id, strings.ToLower(strings.TrimPrefix(d.GetVerdict().String(), "VERDICT_")), store.ErrNotFound))
+		return nil, toStatus(fmt.Errorf("decision %d was %s, not an ask: %w", id, convert.VerdictName(d.GetVerdict()), store.ErrNotFound))
 	case o == nil:
 		return nil, toStatus(askErr(id, store.ErrNotFound))
 	}
@@ -473,7 +471,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	by := c.name
 	now := s.now()
-	act, err := toAction(dec.GetAction(), now)
+	act, err := convert.Action(dec.GetAction(), now)
 	if err != nil {
 		return nil, toStatus(fmt.Errorf("decode the asked action: %w", err))
 	}
@@ -482,11 +480,8 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		// The policy may have changed since the ask was queued: a block
 		// rule in force now outranks a person's approval, as it would
 		// have outranked it at decision time.
-		if pol := s.policy.Load().pol; pol != nil {
-			env := policy.Env{Cwd: act.Cwd, Home: homeOf(act.User)}
-			if r, ok := pol.RulesFor(parts, env); ok && r.Verdict == policy.Block {
-				return nil, precondition(fmt.Sprintf("ask %s cannot be approved: the policy in force now blocks it (rule %s), added after it was asked; deny it, or change the rule with limenctl policy edit", req.GetAskId(), r.Pattern))
-			}
+		if err := engine.CheckApproval(s.policy.Load().pol, parts, convert.Env(act)); err != nil {
+			return nil, precondition(fmt.Sprintf("ask %s cannot be approved: %v; deny it, or change the rule with limenctl policy edit", req.GetAskId(), err))
 		}
 	}
 	ls := ladders(parts)
@@ -508,12 +503,8 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	if attributed(by) {
 		s.model.Observe(act.User, ls, approved, now)
 	}
-	if approved && scope == limenv1.Scope_SCOPE_SESSION && act.Session != "" {
-		for _, p := range parts {
-			if !p.Opaque {
-				s.grants.Store(grantKey{act.User, act.Session, p.Keys.Exact()}, struct{}{})
-			}
-		}
+	if approved && scope == limenv1.Scope_SCOPE_SESSION {
+		s.grants.Approve(act.User, act.Session, parts)
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/limenhq/limen/internal/convert"
+	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/store"
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -106,12 +108,12 @@ func (s *Server) walkSince(ctx context.Context, since time.Time, fn func(*limenv
 
 // count adds one decision to c.
 func count(c *limenv1.VerdictCounts, d *limenv1.Decision) {
-	switch d.GetVerdict() {
-	case limenv1.Verdict_VERDICT_ALLOW:
+	switch convert.Verdict(d.GetVerdict()) {
+	case policy.Allow:
 		c.Allows++
-	case limenv1.Verdict_VERDICT_ASK:
+	case policy.Ask:
 		c.Asks++
-	case limenv1.Verdict_VERDICT_BLOCK:
+	case policy.Block:
 		c.Blocks++
 	}
 	o := d.GetOutcome()

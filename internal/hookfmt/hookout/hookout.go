@@ -26,7 +26,6 @@ package hookout
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -101,27 +100,9 @@ func DefaultEvent(f Format) string {
 	return PreToolUse
 }
 
-// HTTPSocketFor is where limend serves the hook API when only its gRPC
-// socket was chosen: beside it, "limend.sock" → "limend-http.sock". The
-// default socket so gives the default HTTP socket, and two limends started
-// with different --socket values do not fight over one HTTP socket.
-func HTTPSocketFor(grpcSocket string) string {
-	return strings.TrimSuffix(grpcSocket, ".sock") + "-http.sock"
-}
-
-// DefaultHTTPSocket is the HTTP socket a client uses when told none:
-// $LIMEN_HTTP_SOCKET, else the one beside the gRPC socket ($LIMEN_SOCKET or
-// the default), the same rule limend follows.
-func DefaultHTTPSocket() (string, error) {
-	if s := os.Getenv(paths.EnvHTTPSocket); s != "" {
-		return s, nil
-	}
-	sock, err := paths.Socket()
-	if err != nil {
-		return "", err
-	}
-	return HTTPSocketFor(sock), nil
-}
+// DefaultHTTPSocket is the HTTP socket a client uses when told none
+// (paths.HTTPSocket).
+func DefaultHTTPSocket() (string, error) { return paths.HTTPSocket() }
 
 // Answer is a verdict with the text to show for it.
 type Answer struct {
@@ -280,6 +261,7 @@ const hex = "0123456789abcdef"
 // AppendString appends s as a JSON string, escaped exactly as
 // encoding/json.Marshal escapes it: HTML-safe (<, > and & as \u003c…),
 // U+2028 and U+2029 escaped, and invalid UTF-8 replaced by U+FFFD.
+// Hand-written, not encoding/json, because of limen-hook's BenchmarkStart (docs/BENCHMARKS.md, "Hook start").
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
