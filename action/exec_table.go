@@ -709,6 +709,22 @@ func (w walker) assignmentRuns(c *execCall, a word) bool {
 		}
 		return w.opaqueCall(c, "it loads code limen does not read")
 	}
+	if pathEnv(name, value) && c.start >= len(c.words) {
+		// export GIT_INDEX_FILE=~/.claude/settings.json; git add -A: the
+		// commands after it write or read the file, and limen does not
+		// follow the variable to them. A protected file makes it a
+		// control; any other makes it opaque.
+		n := len(w.out.parts)
+		w.opaqueCall(c, "it points the commands after it at a file through "+name)
+		for _, d := range w.dirs() {
+			s := &controlScope{self: w.out.self, cwd: d, home: w.home}
+			if why := s.pathHits(name, []word{{text: value, lit: a.lit}}, false); why != "" && len(w.out.parts) > n {
+				w.out.parts[n].Control = why
+				break
+			}
+		}
+		return true
+	}
 	if pathEnv(name, value) && (w.secretAt(value) || w.holdsSecrets(value) || environFile(value)) {
 		// GIT_INDEX_FILE=~/.ssh/id_rsa git diff reads the key as its
 		// index: a secret read that only the exact approval allows.

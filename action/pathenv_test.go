@@ -63,6 +63,8 @@ func TestPathEnv(t *testing.T) {
 		"RIPGREP_CONFIG_PATH=src/x.txt rg TODO src",
 		"RIPGREP_CONFIG_PATH=/dev/stdin rg TODO",
 		"export RIPGREP_CONFIG_PATH=src/x; rg TODO",
+		"export GIT_INDEX_FILE=/tmp/x; git add -A",
+		"GIT_OBJECT_DIRECTORY=/tmp/o; export GIT_OBJECT_DIRECTORY; git add -A",
 	} {
 		seen(t, cmd, opaque)
 	}
@@ -74,8 +76,13 @@ func TestPathEnv(t *testing.T) {
 		"GIT_TRACE_CURL=~/.codex/config.toml git fetch",
 		"env GIT_INDEX_FILE=/home/me/.claude/settings.json git add -A",
 		"sudo GIT_TRACE=/home/me/.claude/settings.json git status",
+		// set before the command, in the same script
+		"export GIT_INDEX_FILE=~/.claude/settings.json; git add -A",
+		"GIT_INDEX_FILE=~/.claude/settings.json; export GIT_INDEX_FILE; git add -A",
+		"declare -x GIT_TRACE=~/.claude/settings.json; git status",
+		"export SSLKEYLOGFILE=~/.local/bin/limenctl && curl -s https://a",
 	} {
-		if why, parts := control(testSelf, cmd); why == "" && !anyOpaque(parts) {
+		if why, parts := control(testSelf, cmd); why == "" {
 			t.Errorf("%s: not a control (%s)", cmd, describeParts(parts))
 		}
 	}
