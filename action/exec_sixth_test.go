@@ -6,7 +6,8 @@ package action
 var sixthPassExecCases = map[string][]struct{ cmd, want string }{
 	"docker": {{"docker compose up", opaque}, {"docker compose -f x.yml --profile p up -d", opaque}, {"docker compose create", opaque},
 		{"docker compose build", opaque}, {"docker compose watch", opaque}, {"docker compose restart", opaque},
-		{"docker compose ps", "docker compose ps"}, {"docker compose logs web", "docker compose logs web"}},
+		{"docker compose ps", "docker compose ps"}, {"docker compose logs web", "docker compose logs web"},
+		{"docker stack deploy -c compose.yml x", opaque}, {"docker buildx bake", opaque}, {"docker --context prod compose up", opaque}},
 	"podman":         {{"podman compose start", opaque}, {"podman compose ps", "podman compose ps"}},
 	"docker-compose": {{"docker-compose up -d", opaque}, {"docker-compose --env-file .env.test run web", opaque}, {"docker-compose run web rm -rf ~", "rm -rf ~"}, {"docker-compose ps", "docker-compose ps"}},
 	"podman-compose": {{"podman-compose -f x.yml up", opaque}, {"podman-compose exec web sh", opaque}, {"podman-compose logs", "podman-compose logs"}},

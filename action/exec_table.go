@@ -305,7 +305,11 @@ func composeVerb(cmd []word) string {
 // file says, which limen does not read, so the part is opaque (the
 // command is keyed too); docker run and exec are seeContainer's.
 func seeCompose(w walker, c *execCall) (int, bool) {
-	if composeRuns[composeVerb(c.cmd())] {
+	cmd := c.cmd()
+	sub := subcommand(programName(cmd[0]), cmd[1:])
+	if composeRuns[composeVerb(cmd)] || sub == "stack" && hasWord(cmd, "deploy") || sub == "buildx bake" || sub == "buildx" && hasWord(cmd, "bake") {
+		// docker stack deploy -c FILE and docker buildx bake read a
+		// compose (or bake) file too.
 		w.opaqueCall(c, "it runs the containers its compose file describes (host mounts, privileged mode, commands), which limen does not read")
 	}
 	return seeContainer(w, c)

@@ -82,6 +82,11 @@ func namesMetadata(t string) bool {
 		if metadataAddr(piece) || piece != "metadata" && metadataNames[piece] {
 			return true
 		}
+		// 169.254.169.254.nip.io, 169-254-169-254.sslip.io: names that
+		// resolve to the address they spell.
+		if strings.HasPrefix(piece, "169.254.") || strings.HasPrefix(piece, "169-254-") || strings.HasPrefix(piece, "a9fea9fe.") {
+			return true
+		}
 	}
 	return false
 }

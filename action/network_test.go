@@ -40,6 +40,12 @@ func TestMetadataHosts(t *testing.T) {
 		{"http://[::169.254.169.254]/", true},
 		{"http://[64:ff9b::a9fe:a9fe]/", true},
 		{"169.254.169.254", true},
+		{"169.254.169.254/latest/meta-data/", true}, // curl's default scheme
+		{"metadata.google.internal/computeMetadata/v1/", true},
+		{"http://169.254.169.254.nip.io/latest/", true},
+		{"http://169-254-169-254.sslip.io/latest/", true},
+		{"http://a9fea9fe.nip.io/", true},
+		{"TCP:169.254.169.254:80", true},            // socat
 		{"api.github.com:80:169.254.169.254", true}, // --resolve
 		{"169.254.169.254:80", true},
 		{"https://api.github.com/repos/golang/go", false},
