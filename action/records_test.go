@@ -38,3 +38,19 @@ func TestHoldsRecords(t *testing.T) {
 		t.Errorf("grep -rn allow /srv/limen-data: no secret-file mark (%v)", parts)
 	}
 }
+
+// TestReadOfRecords: the file tools read limend's database as a secret
+// too, where this limend keeps it.
+func TestReadOfRecords(t *testing.T) {
+	self := &Self{DB: "/srv/limen-data/limen/limen.db"}
+	for _, tool := range []string{"Read", "read_file"} {
+		parts := Parts(Action{Tool: tool, Input: map[string]any{"file_path": "/srv/limen-data/limen/limen.db", "absolute_path": "/srv/limen-data/limen/limen.db"}, Cwd: "/home/ana/shop", Self: self})
+		if len(parts) == 0 || !ReadsSecret(parts[0]) {
+			t.Errorf("%s of limend's database: not a secret read (%v)", tool, parts)
+		}
+	}
+	parts := Parts(Action{Tool: "Read", Input: map[string]any{"file_path": "/srv/limen-data/limen/notes.txt"}, Cwd: "/home/ana/shop"})
+	if len(parts) == 0 || ReadsSecret(parts[0]) {
+		t.Errorf("Read with no Self: a secret read (%v)", parts)
+	}
+}
