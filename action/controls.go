@@ -34,6 +34,32 @@ type Self struct {
 	PID int
 }
 
+// holdsRecords reports whether a path a command reads names limend's own
+// database, wherever limend keeps it (XDG_DATA_HOME, --db), or a file
+// beside it: the record of every command an agent was asked about and
+// every answer, a secret as the default location's is (secrets.go). With
+// tree, a directory above it counts too (grep -r allow ..).
+func (s *Self) holdsRecords(t, cwd, home string, tree bool) bool {
+	if s == nil || s.DB == "" || t == "" {
+		return false
+	}
+	sc := &controlScope{self: s, cwd: cwd, home: home}
+	dir := splitPath(globQuote(path.Dir(s.DB)))
+	gap, ok := segmentsMatch(append(dir, "*"), splitPath(sc.resolve(t)), false)
+	return ok && (gap == 0 || tree)
+}
+
+// holdsRecords is [Self.holdsRecords] of limend's Self in every
+// directory the command's relative paths may name.
+func (w walker) holdsRecords(t string, tree bool) bool {
+	for _, d := range w.dirs() {
+		if w.out.self.holdsRecords(t, d, w.home, tree) {
+			return true
+		}
+	}
+	return false
+}
+
 // protectedPath is a glob of a location that only a person may change.
 // A pattern ending in "/**" protects a directory and everything in it.
 type protectedPath struct {
@@ -602,6 +628,15 @@ func commandControl(self *Self, cwd, home string, words []word, start int, redir
 	for _, r := range redirs {
 		if why := s.redirControl(prog, r); why != "" {
 			return why
+		}
+	}
+	// GIT_INDEX_FILE=~/.claude/settings.json git add -A writes git's
+	// index over the file: a path in an assignment is written too.
+	for _, w := range words[:start] {
+		if name, value, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && pathEnv(name, value) {
+			if why := s.pathHits(name, []word{{text: value, lit: w.lit}}, false); why != "" {
+				return why
+			}
 		}
 	}
 	// xargs and parallel add words of their input to the command, so a
