@@ -26,7 +26,8 @@ import (
 // reads of metadata endpoints, netrc logins, curl --variable and
 // limend's real database, discards-changes for git checkout/restore of
 // one file, formatters' writes outside; curl --expand-*, compose runs and
-// pytest -o/-c are opaque.
+// pytest -o/-c are opaque; elsewhere for a command run outside the project
+// (cd, env -C, git -C …), and -f for sed and awk scripts read from a file.
 const KeyScheme = 6
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
