@@ -1530,10 +1530,25 @@ func limendControl(_ *controlScope, args []word, _ bool) string {
 	return ""
 }
 
-// limenHookControl: limen-hook reads a tool call on stdin and prints
-// limen's decision on it; whatever its flags, it only asks, as the agent's
-// own hook does. Killing it is a control (see processNames).
-func limenHookControl(*controlScope, []word, bool) string { return "" }
+// limenHookControl: limen-hook is the runtime's to run. Besides asking
+// about a tool call it posts what the runtime saw of the person's dialog
+// (PostToolUse, PostToolBatch, PermissionRequest), from which limend
+// learns the person's answer: an agent that runs it could post a Yes the
+// person never gave for the ask on screen. Only its help and version are
+// not controls. Killing it is a control too (see processNames).
+func limenHookControl(_ *controlScope, args []word, _ bool) string {
+	for _, a := range args {
+		switch a.text {
+		case "-h", "-help", "--help", "-version", "--version":
+			continue
+		}
+		return "it runs limen-hook, which reports the runtime's dialog answers to limend: only the runtime runs it"
+	}
+	if len(args) == 0 {
+		return "it runs limen-hook, which reports the runtime's dialog answers to limend: only the runtime runs it"
+	}
+	return ""
+}
 
 // goRunValueFlags are the build flags of go run that take a value.
 var goRunValueFlags = set("-C", "-o", "-p", "-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-overlay",
