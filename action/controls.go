@@ -34,6 +34,32 @@ type Self struct {
 	PID int
 }
 
+// holdsRecords reports whether a path a command reads names limend's own
+// database, wherever limend keeps it (XDG_DATA_HOME, --db), or a file
+// beside it: the record of every command an agent was asked about and
+// every answer, a secret as the default location's is (secrets.go). With
+// tree, a directory above it counts too (grep -r allow ..).
+func (s *Self) holdsRecords(t, cwd, home string, tree bool) bool {
+	if s == nil || s.DB == "" || t == "" {
+		return false
+	}
+	sc := &controlScope{self: s, cwd: cwd, home: home}
+	dir := splitPath(globQuote(path.Dir(s.DB)))
+	gap, ok := segmentsMatch(append(dir, "*"), splitPath(sc.resolve(t)), false)
+	return ok && (gap == 0 || tree)
+}
+
+// holdsRecords is [Self.holdsRecords] of limend's Self in every
+// directory the command's relative paths may name.
+func (w walker) holdsRecords(t string, tree bool) bool {
+	for _, d := range w.dirs() {
+		if w.out.self.holdsRecords(t, d, w.home, tree) {
+			return true
+		}
+	}
+	return false
+}
+
 // protectedPath is a glob of a location that only a person may change.
 // A pattern ending in "/**" protects a directory and everything in it.
 type protectedPath struct {
@@ -602,6 +628,15 @@ func commandControl(self *Self, cwd, home string, words []word, start int, redir
 	for _, r := range redirs {
 		if why := s.redirControl(prog, r); why != "" {
 			return why
+		}
+	}
+	// GIT_INDEX_FILE=~/.claude/settings.json git add -A writes git's
+	// index over the file: a path in an assignment is written too.
+	for _, w := range words[:start] {
+		if name, value, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && pathEnv(name, value) {
+			if why := s.pathHits(name, []word{{text: value, lit: w.lit}}, false); why != "" {
+				return why
+			}
 		}
 	}
 	// xargs and parallel add words of their input to the command, so a
@@ -1495,10 +1530,25 @@ func limendControl(_ *controlScope, args []word, _ bool) string {
 	return ""
 }
 
-// limenHookControl: limen-hook reads a tool call on stdin and prints
-// limen's decision on it; whatever its flags, it only asks, as the agent's
-// own hook does. Killing it is a control (see processNames).
-func limenHookControl(*controlScope, []word, bool) string { return "" }
+// limenHookControl: limen-hook is the runtime's to run. Besides asking
+// about a tool call it posts what the runtime saw of the person's dialog
+// (PostToolUse, PostToolBatch, PermissionRequest), from which limend
+// learns the person's answer: an agent that runs it could post a Yes the
+// person never gave for the ask on screen. Only its help and version are
+// not controls. Killing it is a control too (see processNames).
+func limenHookControl(_ *controlScope, args []word, _ bool) string {
+	for _, a := range args {
+		switch a.text {
+		case "-h", "-help", "--help", "-version", "--version":
+			continue
+		}
+		return "it runs limen-hook, which reports the runtime's dialog answers to limend: only the runtime runs it"
+	}
+	if len(args) == 0 {
+		return "it runs limen-hook, which reports the runtime's dialog answers to limend: only the runtime runs it"
+	}
+	return ""
+}
 
 // goRunValueFlags are the build flags of go run that take a value.
 var goRunValueFlags = set("-C", "-o", "-p", "-tags", "-ldflags", "-gcflags", "-asmflags", "-mod", "-modfile", "-overlay",

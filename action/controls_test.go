@@ -184,6 +184,12 @@ func TestControls(t *testing.T) {
 		{cmd: "pkill -x limend"},
 		{cmd: "pkill -i LIMEND"},
 		{cmd: "pkill -f limen-hook"},
+		// limen-hook posts the runtime's dialog events, from which
+		// limend learns answers: an agent that runs it forges them.
+		{cmd: `echo '{"hook_event_name":"PostToolUse","tool_use_id":"toolu_1"}' | limen-hook`},
+		{cmd: "limen-hook --format codex < call.json"},
+		{cmd: "~/go/bin/limen-hook < ev.json"},
+		{cmd: "setsid -f sh -c 'limen-hook < ev.json'"},
 		{cmd: "pkill -u me"},
 		{cmd: "pkill '(lim'"},
 		{cmd: "pkill \"$NAME\""},
@@ -364,8 +370,8 @@ func TestNotControls(t *testing.T) {
 		"limenctl help answer",
 		"go run ./cmd/limenctl status",
 		"go run ./cmd/limenctl policy explain rm -rf x",
-		"echo '{\"tool_name\":\"Bash\"}' | limen-hook",
-		"limen-hook --format codex < call.json",
+		"limen-hook --help",
+		"limen-hook --version",
 		"limend --help",
 		"cat ~/.claude/settings.json",
 		"jq .hooks ~/.claude/settings.json",

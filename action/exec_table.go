@@ -144,9 +144,9 @@ func execRows() map[string]execRule {
 		"ex":       {keep: true, see: seeVim},
 		"emacs":    {keep: true, code: []string{"--eval", "-eval", "--execute", "-l", "--load", "-f", "--funcall", "-batch", "--batch", "--script", "-x"}},
 		"ed":       {see: seeStdinCode},
-		"docker":   {keep: true, see: seeContainer},
-		"podman":   {keep: true, see: seeContainer},
-		"nerdctl":  {keep: true, see: seeContainer},
+		"docker":   {keep: true, see: seeCompose},
+		"podman":   {keep: true, see: seeCompose},
+		"nerdctl":  {keep: true, see: seeCompose},
 		"kubectl":  {keep: true, see: seeKubectl},
 		"oc":       {keep: true, see: seeKubectl},
 		"find":     {keep: true, see: seeFind},
@@ -156,6 +156,11 @@ func execRows() map[string]execRule {
 		"tmux":     {keep: true, see: seeTmux},
 		"expect":   {code: []string{"-c"}, see: seeInterpreter},
 		"parallel": {see: seeParallel},
+
+		// Compose runs the containers its file describes: host mounts,
+		// privileged mode, commands. The file is code limen does not read.
+		"docker-compose": {keep: true, see: seeCompose},
+		"podman-compose": {keep: true, see: seeCompose},
 
 		// Options whose value is a command, on programs that are data
 		// otherwise.
@@ -210,8 +215,9 @@ func execRows() map[string]execRule {
 		"sort":  {keep: true, script: []string{"--compress-program"}},
 		"rg":    {keep: true, script: []string{"--pre", "--hostname-bin"}},
 		// A config file or command sets any option, the output file too.
-		"curl":    {keep: true, code: []string{"-K", "--config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
-		"wget":    {keep: true, code: []string{"-e", "--execute", "--config"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
+		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
+		"wget":    {keep: true, code: []string{"-e", "--execute", "--config", "--use-askpass"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
+		"aria2c":  {keep: true, script: []string{"--on-download-complete", "--on-download-start", "--on-download-error", "--on-download-stop", "--on-download-pause", "--on-bt-download-complete"}},
 		"ag":      {keep: true, script: []string{"--pager"}},
 		"ack":     {keep: true, script: []string{"--pager"}},
 		"bat":     {keep: true, script: []string{"--pager"}},
@@ -224,6 +230,89 @@ func execRows() map[string]execRule {
 		"pytest":  {keep: true, see: seePytest},
 		"py.test": {keep: true, see: seePytest},
 	}
+}
+
+// seeCurl: curl 8.3 takes --expand- before any long option and then
+// replaces {{NAME}} in its value with a --variable (an environment
+// variable, a file's content): the URL, header, data, output or config
+// file is only known when it runs, so the part is opaque. Otherwise the
+// columns apply (-K, --config and --expand-config read options from a
+// file limen does not read).
+func seeCurl(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		t := cmd[i].text
+		if !cmd[i].lit || !strings.HasPrefix(t, "--expand-") {
+			continue
+		}
+		value := ""
+		if _, v, ok := strings.Cut(t, "="); ok {
+			value = v
+		} else if i+1 < len(cmd) {
+			if !cmd[i+1].lit {
+				return 0, w.opaqueCall(c, "its --expand- option's value is built when it runs")
+			}
+			value = cmd[i+1].text
+		}
+		if strings.Contains(value, "{{") {
+			return 0, w.opaqueCall(c, "its "+t+" value is filled in from variables (the environment, files) when it runs")
+		}
+	}
+	return w.seeColumns(c)
+}
+
+// composeRuns are the compose verbs that create, start or build the
+// containers of a compose file (or print it with .env's values filled in:
+// composeReads).
+var composeRuns = set("up", "run", "create", "start", "restart", "exec", "build", "watch", "scale", "unpause", "attach", "cp", "alpha", "publish", "deploy")
+
+// composeReads are the compose verbs that print the compose file
+// interpolated with the project's .env: a read of it.
+var composeReads = set("config", "convert")
+
+// composeValueOpts are compose's options that take a value.
+var composeValueOpts = set("-f", "--file", "-p", "--project-name", "--env-file", "--profile", "--project-directory", "--parallel", "--ansi", "--progress",
+	"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "--podman-path", "--podman-args", "--in-pod")
+
+// composeVerb returns the compose verb of docker compose …, podman compose
+// …, docker-compose … and podman-compose …, after their options.
+func composeVerb(cmd []word) string {
+	prog := programName(cmd[0])
+	i := 1
+	skip := func() {
+		for i < len(cmd) && cmd[i].lit && strings.HasPrefix(cmd[i].text, "-") {
+			if composeValueOpts[cmd[i].text] {
+				i++
+			}
+			i++
+		}
+	}
+	skip()
+	if prog != "docker-compose" && prog != "podman-compose" {
+		if i >= len(cmd) || cmd[i].text != "compose" {
+			return ""
+		}
+		i++
+		skip()
+	}
+	if i >= len(cmd) || !cmd[i].lit {
+		return ""
+	}
+	return cmd[i].text
+}
+
+// seeCompose: a compose verb that runs containers runs what the compose
+// file says, which limen does not read, so the part is opaque (the
+// command is keyed too); docker run and exec are seeContainer's.
+func seeCompose(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	sub := subcommand(programName(cmd[0]), cmd[1:])
+	if composeRuns[composeVerb(cmd)] || sub == "stack" && hasWord(cmd, "deploy") || sub == "buildx bake" || sub == "buildx" && hasWord(cmd, "bake") {
+		// docker stack deploy -c FILE and docker buildx bake read a
+		// compose (or bake) file too.
+		w.opaqueCall(c, "it runs the containers its compose file describes (host mounts, privileged mode, commands), which limen does not read")
+	}
+	return seeContainer(w, c)
 }
 
 // interpreterCode are the options that give each interpreter its program
@@ -624,6 +713,27 @@ func (w walker) assignmentRuns(c *execCall, a word) bool {
 		}
 		return w.opaqueCall(c, "it loads code limen does not read")
 	}
+	if pathEnv(name, value) && c.start >= len(c.words) {
+		// export GIT_INDEX_FILE=~/.claude/settings.json; git add -A: the
+		// commands after it write or read the file, and limen does not
+		// follow the variable to them. A protected file makes it a
+		// control; any other makes it opaque.
+		n := len(w.out.parts)
+		w.opaqueCall(c, "it points the commands after it at a file through "+name)
+		for _, d := range w.dirs() {
+			s := &controlScope{self: w.out.self, cwd: d, home: w.home}
+			if why := s.pathHits(name, []word{{text: value, lit: a.lit}}, false); why != "" && len(w.out.parts) > n {
+				w.out.parts[n].Control = why
+				break
+			}
+		}
+		return true
+	}
+	if pathEnv(name, value) && (w.secretAt(value) || w.holdsSecrets(value) || environFile(value)) {
+		// GIT_INDEX_FILE=~/.ssh/id_rsa git diff reads the key as its
+		// index: a secret read that only the exact approval allows.
+		return w.opaqueCall(c, "its "+name+" points it at a secret ("+value+")")
+	}
 	return false
 }
 
@@ -639,6 +749,11 @@ const (
 	// envCCFlags: the value is a C compiler's flags, some of which run
 	// programs (-wrapper, -fplugin=, -B).
 	envCCFlags
+	// envPath: the value is a file or directory the program writes or
+	// reads as its own (GIT_INDEX_FILE, GIT_TRACE_CURL, SSLKEYLOGFILE):
+	// a protected path is a control, a secret one is read, any other is
+	// marked config-env (pathEnv).
+	envPath
 )
 
 // execEnv are environment variables whose value programs run: a shell
@@ -671,6 +786,68 @@ var execEnv = map[string]envHow{
 	"CFLAGS": envCCFlags, "CXXFLAGS": envCCFlags, "CPPFLAGS": envCCFlags, "LDFLAGS": envCCFlags,
 	"CGO_CFLAGS": envCCFlags, "CGO_CXXFLAGS": envCCFlags, "CGO_CPPFLAGS": envCCFlags, "CGO_FFLAGS": envCCFlags,
 	"npm_config_shell": envScript, "NPM_CONFIG_SHELL": envScript, "BAT_PAGER": envScript,
+	// rg reads its options from this file, and --pre=CMD runs CMD on
+	// every file it searches.
+	"RIPGREP_CONFIG_PATH": envCode,
+	// Files and directories programs write or read as their own: git
+	// writes its index, objects and traces there, curl and every TLS
+	// client append their session keys to SSLKEYLOGFILE.
+	"GIT_INDEX_FILE": envPath, "GIT_OBJECT_DIRECTORY": envPath, "GIT_ALTERNATE_OBJECT_DIRECTORIES": envPath,
+	"GIT_TRACE": envPath, "GIT_TRACE_CURL": envPath, "GIT_TRACE_PACK_ACCESS": envPath, "GIT_TRACE_PACKET": envPath,
+	"GIT_TRACE_PACKFILE": envPath, "GIT_TRACE_PERFORMANCE": envPath, "GIT_TRACE_SETUP": envPath, "GIT_TRACE_SHALLOW": envPath,
+	"GIT_TRACE_REFS": envPath, "GIT_TRACE_FSMONITOR": envPath, "GIT_TRACE2": envPath, "GIT_TRACE2_EVENT": envPath,
+	"GIT_TRACE2_PERF": envPath, "GIT_SHALLOW_FILE": envPath, "GIT_SSL_CAINFO": envPath, "GIT_SSL_CERT": envPath, "GIT_SSL_KEY": envPath,
+	"SSLKEYLOGFILE": envPath, "HISTFILE": envPath, "LESSHISTFILE": envPath, "NODE_REPL_HISTORY": envPath, "SQLITE_HISTORY": envPath,
+	"MYSQL_HISTFILE": envPath, "PSQL_HISTORY": envPath, "PYTHON_HISTORY": envPath, "COVERAGE_FILE": envPath, "LLVM_PROFILE_FILE": envPath,
+	"GOCOVERDIR": envPath, "NODE_V8_COVERAGE": envPath, "TF_LOG_PATH": envPath, "NETRC": envPath, "PGPASSFILE": envPath,
+	"AWS_SHARED_CREDENTIALS_FILE": envPath, "AWS_CONFIG_FILE": envPath, "GOOGLE_APPLICATION_CREDENTIALS": envPath,
+	"SSL_CERT_FILE": envPath, "SSL_CERT_DIR": envPath, "CURL_CA_BUNDLE": envPath, "REQUESTS_CA_BUNDLE": envPath, "NODE_EXTRA_CA_CERTS": envPath,
+}
+
+// pathEnvSuffixes and pathEnvPrefixes are the shape of the variables
+// execEnv cannot list whose value, when it is a path, is a file a program
+// writes or reads as its own: FOO_FILE, FOO_LOG, FOORC, a program's own
+// prefix (CURL_, PIP_, DOCKER_ …).
+var (
+	pathEnvSuffixes = []string{"_FILE", "_FILES", "_PATH", "_DIR", "_DIRS", "_LOG", "_LOGFILE", "LOGFILE", "HISTFILE", "_CONFIG", "CONFIG", "RC",
+		"_HOME", "_FILENAME", "_CACHE", "_ROOT", "_PREFIX", "_SOCK", "_SOCKET", "_DB", "_DATABASE", "_OUTPUT", "_OUT", "_DEST", "_TARGET"}
+	pathEnvPrefixes = []string{"GIT_", "CURL_", "WGET", "NPM_", "npm_", "PIP_", "UV_", "POETRY_", "CARGO_", "RUSTUP_", "GO", "PYTEST_",
+		"PYTHON", "RIPGREP_", "RG_", "DOCKER_", "CONTAINER", "PODMAN_", "KUBE", "HELM_", "TF_", "ANSIBLE_", "BUNDLE_", "GEM", "NODE_",
+		"DENO_", "BUN_", "YARN_", "PNPM_", "SSH_", "GNUPG", "GPG_", "LESS", "MAKE", "XDG_", "SSL", "AWS_", "GOOGLE_", "CLOUDSDK_",
+		"AZURE_", "VAULT_", "PG", "MYSQL", "SQLITE", "REDIS", "JAVA_", "MAVEN_", "GRADLE_", "ESLINT", "PRETTIER", "RUFF_", "MYPY",
+		"JEST_", "VITEST_", "CLAUDE_", "CODEX_", "GEMINI_", "LIMEN_", "OPENSSL_", "BAT_", "JQ_", "PERL", "RUBY", "LD_", "DYLD_"}
+)
+
+// pathEnv reports whether the assignment NAME=value points a program at
+// a file or directory it writes or reads as its own: a name of execEnv's
+// envPath rows with any value but a number or a boolean (GIT_TRACE=1
+// traces to stderr), or a name of the pathEnvSuffixes/Prefixes shape
+// whose value is a path.
+func pathEnv(name, value string) bool {
+	if value == "" {
+		return false
+	}
+	if execEnv[name] == envPath {
+		switch strings.ToLower(value) {
+		case "true", "false", "yes", "no", "on", "off":
+			return false
+		}
+		return !isNumber(value)
+	}
+	if !strings.ContainsRune(value, '/') && value[0] != '~' && value[0] != '.' {
+		return false
+	}
+	for _, s := range pathEnvSuffixes {
+		if strings.HasSuffix(name, s) && len(name) > len(s) {
+			return true
+		}
+	}
+	for _, p := range pathEnvPrefixes {
+		if strings.HasPrefix(name, p) && len(name) > len(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // execEnvPatterns are the variables execEnv cannot list, by prefix and
@@ -1872,6 +2049,34 @@ func seePytest(w walker, c *execCall) (int, bool) {
 			i++
 		case strings.HasPrefix(t, "-p") && !strings.HasPrefix(t, "--"):
 			v = t[2:]
+		case t == "-o" || t == "--override-ini" || strings.HasPrefix(t, "--override-ini=") || strings.HasPrefix(t, "-o") && !strings.HasPrefix(t, "--"):
+			// -o addopts=-pevil: an ini setting given here
+			ini := strings.TrimPrefix(strings.TrimPrefix(t, "--override-ini="), "-o")
+			if t == "-o" || t == "--override-ini" {
+				if i+1 >= len(cmd) {
+					continue
+				}
+				i++
+				ini = cmd[i].text
+			}
+			key, _, _ := strings.Cut(ini, "=")
+			if !cmd[i].lit || !pytestHarmlessIni[strings.TrimSpace(key)] {
+				return 0, w.opaqueCall(c, "it overrides pytest's "+key+" setting, which can load plugins and code limen does not read")
+			}
+			continue
+		case t == "-c" || t == "--config-file" || strings.HasPrefix(t, "--config-file=") || strings.HasPrefix(t, "-c") && len(t) > 2 && !strings.HasPrefix(t, "--"):
+			f := strings.TrimPrefix(strings.TrimPrefix(t, "--config-file="), "-c")
+			if t == "-c" || t == "--config-file" {
+				if i+1 >= len(cmd) {
+					continue
+				}
+				i++
+				f = cmd[i].text
+			}
+			if !cmd[i].lit || !pytestConfigs[strings.TrimPrefix(f, "./")] {
+				return 0, w.opaqueCall(c, "it reads its configuration from "+f+", whose addopts can load plugins limen does not read")
+			}
+			continue
 		default:
 			continue
 		}
@@ -1881,6 +2086,19 @@ func seePytest(w walker, c *execCall) (int, bool) {
 	}
 	return 0, false
 }
+
+// pytestConfigs are the configuration files pytest finds by itself in the
+// project: -c naming one of them changes nothing.
+var pytestConfigs = set("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+// pytestHarmlessIni are the ini settings -o may override without
+// loading code: how output looks, warnings, markers, timeouts. Any other
+// (addopts, pythonpath, required_plugins, python_files, testpaths,
+// confcutdir, cache_dir …) makes the part opaque.
+var pytestHarmlessIni = set("log_cli", "log_cli_level", "log_level", "log_format", "log_date_format", "log_cli_format", "filterwarnings",
+	"xfail_strict", "console_output_style", "junit_family", "junit_suite_name", "junit_logging", "markers", "timeout", "faulthandler_timeout",
+	"asyncio_mode", "asyncio_default_fixture_loop_scope", "empty_parameter_set_mark", "minversion", "doctest_optionflags",
+	"verbosity_assertions", "verbosity_test_cases", "truncation_limit_lines", "truncation_limit_chars", "strict_markers")
 
 // ccCode are C compiler options that run or load a program: -wrapper runs
 // every compiler pass under it, -B finds the passes in a directory,

@@ -439,6 +439,17 @@ func TestExecEnvRows(t *testing.T) {
 			if name == "GOFLAGS" {
 				as, rest = name+"=-toolexec=./evil", "go build"
 			}
+		case envPath:
+			// A file the program writes or reads as its own: marked,
+			// opaque when it is a secret, a control when it is limen's.
+			checkMark(t, as+" git status", "config-env", true)
+			checkMark(t, name+"=1 git status", "config-env", false)
+			seen(t, name+"=~/.ssh/id_rsa git status", opaque)
+			seen(t, "export "+name+"=~/.ssh/id_rsa; git status", opaque)
+			if why, _ := control(testSelf, name+"=~/.claude/settings.json git status"); why == "" {
+				t.Errorf("%s=~/.claude/settings.json git status: not a control", name)
+			}
+			return
 		}
 		seen(t, as+" "+rest, want)
 		seen(t, "export "+as+"; "+rest, want)

@@ -20,7 +20,15 @@ import (
 // Bash:<too long>, <too deep> and <too many parts>.
 // 5: secrets are found by what a path or glob can match, and search tools
 // are keyed by their globs.
-const KeyScheme = 5
+// 6: the sixth red-team pass's marks: destroys (git stash drop, docker
+// system prune …), reads-tree-outside, tests-outside, redirects-auth,
+// config-env for assignments naming a file (GIT_INDEX_FILE=…), secret
+// reads of metadata endpoints, netrc logins, curl --variable and
+// limend's real database, discards-changes for git checkout/restore of
+// one file, formatters' writes outside; curl --expand-*, compose runs and
+// pytest -o/-c are opaque; elsewhere for a command run outside the project
+// (cd, env -C, git -C …), and -f for sed and awk scripts read from a file.
+const KeyScheme = 6
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the

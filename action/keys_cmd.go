@@ -187,7 +187,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
-		if !secret && w.secretAt(t) {
+		// A read of limend's own database, where this limend keeps it
+		// (a change of it is a control instead, which changes no key).
+		if !secret && (w.secretAt(t) || !treeWriters[prog] && w.holdsRecords(t, readsTrees(prog, args))) {
 			secret = true
 			marks = append(marks, "secret-file")
 		}
@@ -234,6 +236,15 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 			break
 		}
+	}
+	if prog == "curl" {
+		marks = append(marks, w.curlMarks(args)...)
+	}
+	if !secret && fetchesMetadata(prog, args) {
+		// The metadata service serves the machine's cloud credentials
+		// as a file server would: a read of a secret file.
+		secret = true
+		marks = append(marks, "secret-file")
 	}
 	if prog == "git" && len(args) > 0 {
 		if sub := subcommand(prog, args); sub == "push" || sub == "pull" || sub == "fetch" {
@@ -287,10 +298,26 @@ func (w walker) argMarks(prog string, args []word) []string {
 	}
 	if prog == "git" {
 		if sub := subcommand(prog, args); sub == "checkout" || sub == "restore" {
-			if discardsChanges(args) {
+			if discardsChanges(sub, args) {
 				marks = append(marks, "discards-changes")
 			}
 		}
+	}
+	if p, a := asModule(prog, args); (p == "pytest" || p == "py.test") && w.pytestOutside(a) {
+		marks = append(marks, "tests-outside")
+	}
+	if destroys(prog, args) {
+		marks = append(marks, "destroys")
+	}
+	if !secret && volumeMounters[prog] || prog == "docker-compose" || prog == "podman-compose" {
+		if composeReads[composeVerb(append([]word{{text: prog, lit: true}}, args...))] {
+			// docker compose config prints the file with .env filled in
+			secret = true
+			marks = append(marks, "secret-file")
+		}
+	}
+	if w.readsTreeOutside(prog, args) {
+		marks = append(marks, "reads-tree-outside")
 	}
 	if !secret && readsTrees(prog, args) {
 		// A recursive read of a directory that holds credentials (grep -r
@@ -396,9 +423,40 @@ func readsTrees(prog string, args []word) bool {
 	if !ok {
 		return false
 	}
-	if flags == nil {
-		return true
+	return flags == nil || anyFlag(args, flags)
+}
+
+// outsideTreeReaders read or list whole directory trees (always, or
+// with one of their recursive flags); run on a directory outside the
+// workspace they are marked reads-tree-outside, so that approving `grep
+// -rn TODO src` or `ls -R` in the project vouches for nothing about `grep
+// -rn SECRET ..`, `ls -R /root` or `find / -name id_rsa`.
+var outsideTreeReaders = map[string][]string{
+	"rg": nil, "ag": nil, "ack": nil, "tar": nil, "gtar": nil, "bsdtar": nil, "7z": nil, "du": nil, "find": nil, "fd": nil, "fdfind": nil,
+	"tree": nil, "ncdu": nil, "zip": {"-r", "-R", "--recurse-paths"},
+	"grep": {"-r", "-R", "--recursive", "--dereference-recursive", "-d"}, "egrep": {"-r", "-R", "--recursive"}, "fgrep": {"-r", "-R", "--recursive"},
+	"ugrep": {"-r", "-R", "--recursive"}, "ls": {"-R", "--recursive"}, "cp": {"-r", "-R", "-a", "--recursive", "--archive"},
+	"rsync": {"-r", "-a", "--recursive", "--archive"},
+}
+
+// readsTreeOutside reports whether a tree reader reads a directory
+// outside the workspace and /tmp.
+func (w walker) readsTreeOutside(prog string, args []word) bool {
+	flags, ok := outsideTreeReaders[prog]
+	if !ok || flags != nil && !anyFlag(args, flags) {
+		return false
 	}
+	for _, a := range args {
+		if a.lit && !strings.HasPrefix(a.text, "-") && !isRemoteTarget(a.text) && w.outside(a.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// anyFlag reports whether one of flags is given (also inside a
+// short-option cluster such as -rn).
+func anyFlag(args []word, flags []string) bool {
 	for _, a := range args {
 		t := a.text
 		if !a.lit || !strings.HasPrefix(t, "-") {
@@ -589,6 +647,9 @@ func configEnv(before []word) bool {
 		if name, _, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && configEnvNames[name] {
 			return true
 		}
+		if name, value, ok := strings.Cut(w.text, "="); ok && isAssignment(w.text) && (pathEnv(name, value) || !w.lit && pathEnv(name, "/")) {
+			return true // GIT_INDEX_FILE=/tmp/x git add -A writes its index there
+		}
 		if name, _, ok := strings.Cut(w.text, "="); ok && (strings.HasPrefix(name, "GIT_CONFIG_") || strings.HasPrefix(strings.ToLower(name), "npm_config_") || strings.HasPrefix(name, "CARGO_REGISTRIES_") || strings.HasPrefix(name, "PIP_")) {
 			return true
 		}
@@ -664,24 +725,110 @@ func optionValues(t string) []string {
 }
 
 // discardsChanges reports whether git checkout or git restore is given
-// paths (not only a branch): :/, ., a glob, a tree-ish and paths, which
-// overwrite uncommitted work with no way back.
-func discardsChanges(args []word) bool {
-	operands := 0
-	for _, a := range args[1:] {
+// paths (not only a branch): :/, ., a glob, a tree-ish and paths, a
+// word that reads as a file (src/app.js, ./x, Makefile), --ours/--theirs
+// or a pathspec file, which overwrite uncommitted work with no way back.
+// git restore of any path does, unless it only unstages (--staged).
+func discardsChanges(sub string, args []word) bool {
+	operands, staged, worktree := 0, false, false
+	fileLike := false
+	start := 0
+	for start < len(args) && args[start].text != sub {
+		start++ // git's own options before the subcommand
+	}
+	for i := start + 1; i < len(args); i++ {
+		a := args[i]
 		t := a.text
 		if strings.HasPrefix(t, "-") {
-			if t == "-b" || t == "-B" || t == "--orphan" || t == "-c" || t == "-C" {
+			switch {
+			case t == "-b" || t == "-B" || t == "--orphan" || t == "-c" || t == "-C":
 				return false // a new branch
+			case t == "--ours" || t == "--theirs" || strings.HasPrefix(t, "--pathspec-from-file"):
+				return true
+			case t == "--staged" || t == "-S":
+				staged = true
+			case t == "--worktree" || t == "-W":
+				worktree = true
+			case t == "-s" || t == "--source":
+				i++ // its value, a tree-ish
 			}
 			continue
 		}
 		operands++
-		if t == "." || t == "./" || strings.HasPrefix(t, ":/") || strings.HasPrefix(t, ":(") || a.glob || strings.ContainsAny(t, "*?[") {
+		if t == "." || t == "./" || t == ".." || strings.HasPrefix(t, ":/") || strings.HasPrefix(t, ":(") || a.glob || strings.ContainsAny(t, "*?[") {
 			return true
 		}
+		fileLike = fileLike || looksLikeFile(t)
 	}
-	return operands > 1
+	if sub == "restore" {
+		return operands > 0 && (!staged || worktree)
+	}
+	return operands > 1 || fileLike
+}
+
+// looksLikeFile reports whether a git checkout operand reads as a file,
+// not a branch: a path from here or the root, a name with an extension
+// (app.js; a tag like v1.2 reads so too, and is asked), or a file every
+// project has.
+func looksLikeFile(t string) bool {
+	if strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") || strings.HasPrefix(t, "/") || strings.HasSuffix(t, "/") {
+		return true
+	}
+	base := path.Base(t)
+	if commonFiles[base] {
+		return true
+	}
+	dot := strings.LastIndexByte(base, '.')
+	return dot > 0 && dot < len(base)-1 && isLetters(base[dot+1:])
+}
+
+// commonFiles are names a project's files have and its branches do not.
+var commonFiles = set("Makefile", "makefile", "GNUmakefile", "Dockerfile", "README", "LICENSE", "Justfile", "Procfile", "Gemfile", "Rakefile", "Vagrantfile", "Jenkinsfile", "CODEOWNERS")
+
+// destroyingSubs are subcommands that delete, with no way back, what a
+// program keeps: git's stashes, unreachable objects, reflogs, notes,
+// worktrees, remotes and rewritten history, docker's containers, images
+// and volumes. Each is marked destroys, so approving `git status` or
+// `docker ps` (or `git stash`) vouches for nothing about them. A key is
+// "program subcommand" or "program subcommand operand" (git reflog
+// expire); flags that destroy (git branch -D, git tag -d, git update-ref
+// -d) are riskyTable's.
+var destroyingSubs = set(
+	"git stash drop", "git stash clear", "git prune", "git prune-packed", "git worktree prune", "git worktree remove",
+	"git notes prune", "git notes remove", "git reflog expire", "git reflog delete", "git filter-branch", "git filter-repo",
+	"git remote remove", "git remote rm", "git lfs prune", "git rerere clear", "git rerere forget",
+	"docker system prune", "docker volume prune", "docker volume rm", "docker image prune", "docker image rm", "docker container prune",
+	"docker container rm", "docker network prune", "docker builder prune", "docker buildx prune", "docker rm", "docker rmi",
+	"docker compose down", "docker compose rm", "docker-compose down", "docker-compose rm",
+	"podman system prune", "podman system reset", "podman volume prune", "podman volume rm", "podman image prune", "podman rm", "podman rmi",
+	"podman container prune", "podman compose down", "podman-compose down",
+)
+
+// destroys reports whether a command is one of destroyingSubs.
+func destroys(prog string, args []word) bool {
+	sub := subcommand(prog, args)
+	if sub == "" {
+		return false
+	}
+	if destroyingSubs[prog+" "+sub] {
+		return true
+	}
+	if v := composeVerb(append([]word{{text: prog, lit: true}}, args...)); v != "" {
+		return destroyingSubs[prog+" compose "+v] || destroyingSubs[prog+" "+v]
+	}
+	// the operand after the subcommand: git reflog expire
+	first := strings.Fields(sub)[0]
+	seen := false
+	for _, a := range args {
+		if !seen {
+			seen = a.text == first
+			continue
+		}
+		if a.lit && !strings.HasPrefix(a.text, "-") {
+			return destroyingSubs[prog+" "+first+" "+a.text]
+		}
+	}
+	return false
 }
 
 // makeEnv reports whether make's command-line variables (make NAME=value
@@ -699,4 +846,43 @@ func makeEnv(args []word) bool {
 		}
 	}
 	return configEnv(assigns)
+}
+
+// pytestValued are pytest's options that take a value (its own and its
+// common plugins').
+var pytestValued = set("-k", "-m", "-o", "-c", "-p", "-n", "-r", "-W", "--rootdir", "--confcutdir", "--basetemp", "--junitxml", "--junit-xml",
+	"--tb", "--maxfail", "--durations", "--deselect", "--ignore", "--ignore-glob", "--log-level", "--cov", "--cov-report", "--cov-config",
+	"--timeout", "--dist", "--import-mode", "--capture", "--color", "--override-ini", "--config-file", "--log-file", "--html", "--reruns",
+	"--count", "--randomly-seed", "--cache-show", "--deselect", "--durations-min", "--max-worker-restart", "--tx", "--rsyncdir")
+
+// pytestOutside reports whether pytest runs tests, or finds its
+// configuration, in a directory outside the workspace (/tmp included):
+// pytest /tmp/evil imports /tmp/evil/conftest.py, --rootdir and
+// --confcutdir move where conftest.py files are loaded from. Approving
+// pytest in the project says nothing about another directory's code.
+func (w walker) pytestOutside(args []word) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		if a.lit && strings.HasPrefix(t, "-") {
+			name, v, hasValue := strings.Cut(t, "=")
+			if name == "--rootdir" || name == "--confcutdir" || name == "-c" || name == "--config-file" || name == "--cov-config" {
+				if !hasValue && i+1 < len(args) {
+					v = args[i+1].text
+				}
+				if v != "" && w.leavesWorkspace(v) {
+					return true
+				}
+			}
+			if !hasValue && pytestValued[t] {
+				i++
+			}
+			continue
+		}
+		p, _, _ := strings.Cut(t, "::")
+		if !a.lit || w.leavesWorkspace(p) {
+			return true
+		}
+	}
+	return false
 }

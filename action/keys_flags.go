@@ -40,6 +40,9 @@ var riskyTable = map[string]map[string]string{
 	"git rebase":        {"--no-verify": "--no-verify", "-i": "-i", "--interactive": "-i"},
 	"git restore":       {"--staged": "--staged", "-W": "-W", "--worktree": "-W", "--source": "--source", "-s": "--source"},
 	"git filter-branch": {"-f": "-f", "--force": "-f"},
+	"git update-ref":    {"-d": "-d", "--stdin": "--stdin"}, // deletes a ref, or whatever its input says
+	"git symbolic-ref":  {"-d": "-d", "--delete": "-d"},
+	"git replace":       {"-d": "-d", "--delete": "-d", "-f": "-f", "--force": "-f"},
 	"docker":            {"--privileged": "--privileged", "-f": "-f", "--force": "-f", "-a": "-a", "--all": "-a", "--volumes": "--volumes", "-v": "-v", "--volume": "-v", "--net": "--net", "--network": "--net", "--pid": "--pid"},
 	"podman":            {"--privileged": "--privileged", "-f": "-f", "--force": "-f", "-a": "-a", "--all": "-a", "--volumes": "--volumes"},
 	"kubectl":           {"--force": "--force", "--all": "--all", "-A": "-A", "--all-namespaces": "-A", "--grace-period": "--grace-period", "--cascade": "--cascade"},

@@ -40,7 +40,7 @@ func ResolvePath(a Action, raw string) string {
 // ClassifyPath returns the class of a cleaned absolute path p for action a:
 // [ClassSecret], [ClassHomeDotfile], [ClassWorkspace] or [ClassOutside].
 func ClassifyPath(a Action, p string) string {
-	if secretAt(p, a.Cwd, HomeDir(a)) {
+	if secretAt(p, a.Cwd, HomeDir(a)) || a.Self.holdsRecords(p, a.Cwd, HomeDir(a), false) {
 		return ClassSecret
 	}
 	home := homeOf(p)

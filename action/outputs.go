@@ -36,6 +36,22 @@ type outputRule struct {
 	// when, if set, says whether the options write in this mode (tar -C
 	// changes where an extraction writes, but a creation only reads there).
 	when func(args []word) bool
+	// rewrites, if set, says the operands are files the command rewrites
+	// in place (a formatter): given one of these flags, or "" for always.
+	rewrites []string
+	// unless are the flags that make a formatter only check (black
+	// --check, ruff format --diff).
+	unless []string
+}
+
+// inPlace are formatters' rows: the operands are rewritten in place with
+// one of the flags (gofmt -w), or always unless a check flag is given
+// (black). gofmt -l -w ~ rewrites every .go file under the home
+// directory: a write outside, whatever approving `gofmt -l .` said.
+func inPlace(flags ...string) outputRule { return outputRule{rewrites: flags} }
+
+func inPlaceUnless(unless ...string) outputRule {
+	return outputRule{rewrites: []string{""}, unless: unless}
 }
 
 func outs(names ...string) []outputOpt {
@@ -102,6 +118,31 @@ var outputRows = map[string]outputRule{
 	"cargo install": {opts: dirs("--root", "--target-dir")},
 	"tree":          {opts: outs("-o")},
 	"less":          {opts: outs("-o", "-O", "--log-file", "--LOG-FILE")},
+	"gofmt":         inPlace("-w"),
+	"goimports":     inPlace("-w"),
+	"gofumpt":       inPlace("-w"),
+	"golines":       inPlace("-w", "--write-output"),
+	"prettier":      inPlace("-w", "--write"),
+	"eslint":        inPlace("--fix"),
+	"biome format":  inPlace("--write"),
+	"biome check":   inPlace("--write", "--apply", "--fix"),
+	"biome lint":    inPlace("--write", "--apply", "--fix"),
+	"standard":      inPlace("--fix"),
+	"rubocop":       inPlace("-a", "-A", "--autocorrect", "--auto-correct", "--autocorrect-all", "--auto-correct-all"),
+	"ruff":          {rewrites: []string{"--fix", "format"}, unless: []string{"--check", "--diff"}}, // ruff check --fix, ruff format
+	"black":         inPlaceUnless("--check", "--diff"),
+	"isort":         inPlaceUnless("--check", "--check-only", "-c", "--diff"),
+	"autopep8":      inPlace("-i", "--in-place"),
+	"yapf":          inPlace("-i", "--in-place"),
+	"autoflake":     inPlace("-i", "--in-place"),
+	"rustfmt":       inPlaceUnless("--check"),
+	"clang-format":  inPlace("-i"),
+	"shfmt":         inPlace("-w", "--write"),
+	"stylua":        inPlaceUnless("--check", "-c"),
+	"dprint fmt":    inPlaceUnless("--diff"),
+	"taplo fmt":     inPlaceUnless("--check"),
+	"terraform fmt": inPlaceUnless("-check", "-diff"),
+	"tofu fmt":      inPlaceUnless("-check", "-diff"),
 	"xxd":           {},
 	"split":         {},
 	"uniq":          {},
@@ -136,6 +177,9 @@ type written struct {
 func outputsOf(prog string, args []word) []written {
 	prog, args = asModule(prog, args)
 	args = expandLong(prog, args)
+	if prog == "curl" {
+		args = curlUnexpanded(args)
+	}
 	r, ok := outputRow(prog, subcommand(prog, args))
 	if !ok {
 		return nil
@@ -195,6 +239,16 @@ func outputsOf(prog string, args []word) []written {
 			out = append(out, written{w: f})
 		}
 	}
+	if len(r.rewrites) > 0 && rewritesInPlace(args, r) {
+		sub := subcommand(prog, args)
+		for _, a := range operandsOf(args, nil) {
+			if sub != "" && a.text == sub {
+				sub = "" // the subcommand word: ruff format
+				continue
+			}
+			out = append(out, written{w: a})
+		}
+	}
 	if r.when != nil && !r.when(args) {
 		return out
 	}
@@ -222,7 +276,46 @@ func outputsOf(prog string, args []word) []written {
 	return out
 }
 
+// rewritesInPlace reports whether a formatter's flags make it rewrite its
+// operands (a flag of r.rewrites, also in a short cluster: gofmt -lw).
+func rewritesInPlace(args []word, r outputRule) bool {
+	has := func(flags []string) bool {
+		for _, a := range args {
+			t, _, _ := strings.Cut(a.text, "=")
+			for _, f := range flags {
+				if f != "" && (t == f || len(f) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, "-") && strings.ContainsRune(t[1:], rune(f[1]))) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if has(r.unless) {
+		return false
+	}
+	return contains(r.rewrites, "") || has(r.rewrites)
+}
+
 var curlOutputRE = regexp.MustCompile(`%output\{([^}]*)\}`)
+
+// curlUnexpanded returns curl's arguments with --expand-X spelled --X:
+// with no {{variable}} in its value (seeCurl makes those opaque),
+// --expand-output F writes F as --output F does.
+func curlUnexpanded(args []word) []word {
+	var out []word
+	for i, a := range args {
+		if rest, ok := strings.CutPrefix(a.text, "--expand-"); ok && a.lit {
+			if out == nil {
+				out = append([]word(nil), args...)
+			}
+			out[i].text = "--" + rest
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
 
 // changedDir returns the directory git -C DIR (or make -C DIR) runs in,
 // against which the relative paths it writes resolve.

@@ -120,3 +120,18 @@ func (c *Client) SetPolicy(ctx context.Context, expected uint64, doc string) (*l
 	}
 	return resp.GetPolicy(), nil
 }
+
+// Version returns the build of the limend at the other end; nil and no
+// error for a limend older than the GetVersion call, which cannot say.
+func (c *Client) Version(ctx context.Context) (*limenv1.BuildInfo, error) {
+	ctx, cancel := withDeadline(ctx, DefaultTimeout)
+	defer cancel()
+	resp, err := c.API.GetVersion(ctx, &limenv1.GetVersionRequest{})
+	if status.Code(err) == codes.Unimplemented {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp.GetLimend(), nil
+}

@@ -24,23 +24,23 @@ import (
 // answer log, every outcome a crash kept from its decision; until the
 // batcher has written one, the readers of decisions see it from memory.
 
-// unapplied holds the outcomes handed to the batcher and not yet committed
+// pendingOutcomes holds the outcomes handed to the batcher and not yet committed
 // to their decisions, by ask id. A reader holds it (hold) from before its
 // read transaction until it has filled in what it read, so that the
 // batcher cannot commit an outcome after the reader's snapshot and forget
 // it before the reader looks.
-type unapplied struct {
+type pendingOutcomes struct {
 	mu sync.RWMutex
 	m  map[uint64]*storev1.AskOutcome
 }
 
 // hold keeps outcomes from being forgotten until the returned func runs.
-func (u *unapplied) hold() (release func()) {
+func (u *pendingOutcomes) hold() (release func()) {
 	u.mu.RLock()
 	return u.mu.RUnlock
 }
 
-func (u *unapplied) add(id uint64, o *storev1.AskOutcome) {
+func (u *pendingOutcomes) add(id uint64, o *storev1.AskOutcome) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.m == nil {
@@ -49,14 +49,14 @@ func (u *unapplied) add(id uint64, o *storev1.AskOutcome) {
 	u.m[id] = o
 }
 
-func (u *unapplied) get(id uint64) *storev1.AskOutcome {
+func (u *pendingOutcomes) get(id uint64) *storev1.AskOutcome {
 	u.mu.RLock()
 	defer u.mu.RUnlock()
 	return u.m[id]
 }
 
 // remove forgets the outcomes of batch once it is committed.
-func (u *unapplied) remove(batch []logItem) {
+func (u *pendingOutcomes) remove(batch []logItem) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for _, item := range batch {
@@ -70,7 +70,7 @@ func (u *unapplied) remove(batch []logItem) {
 // outcome still on its way there. The caller holds u (hold) since before
 // it read them. The decisions are fresh messages, so setting a field is
 // safe; the outcome is copied.
-func (u *unapplied) fill(ds ...*storev1.Decision) {
+func (u *pendingOutcomes) fill(ds ...*storev1.Decision) {
 	if len(u.m) == 0 {
 		return
 	}

@@ -117,7 +117,7 @@ type Store struct {
 	// memory, so that a second answer, or an expiry, of the same ask finds
 	// the first answer's outcome there (notPending).
 	answerMu sync.Mutex
-	outcomes unapplied
+	outcomes pendingOutcomes
 	// mark is meta/outcomes_through and what lies beyond it; only the
 	// batcher uses it once the store is open.
 	mark outcomeMark

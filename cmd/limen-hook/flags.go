@@ -30,6 +30,9 @@ What happens to an ask is chosen with --on-ask:
   prompt  print ask at once, so the runtime asks the person its own way
   wait    wait for an answer in limen (limenctl answer, the TUI) until
           --timeout, then print allow or deny; ask if nobody answered
+  dialog  (Claude Code) say nothing about an ask the prediction made, so
+          that Claude Code's own rules and dialog decide, with its "don't
+          ask again"; limen learns the answer (see limenctl hook install)
 
 At --timeout it prints ask and exits, whatever it was doing: keep --timeout
 well below the runtime's hook timeout (Claude Code kills a late hook and
@@ -59,7 +62,7 @@ const flagDefaults = `      --format string       ` + formatHelp + ` (default "c
 
 const (
 	formatHelp  = "the runtime's hook format: claude-code, codex or gemini"
-	onAskHelp   = "prompt: print ask at once; wait: wait for an answer in limen until --timeout"
+	onAskHelp   = "prompt: print ask at once; wait: wait for an answer in limen until --timeout; dialog: leave the prediction's asks to Claude Code's dialog"
 	socketHelp  = "limend's HTTP socket (default $LIMEN_HTTP_SOCKET, else beside $LIMEN_SOCKET, else $XDG_RUNTIME_DIR/limen/limend-http.sock)"
 	timeoutHelp = "print ask and exit at this deadline; keep it below the runtime's hook timeout"
 	// The check itself is in internal/serverpeer, run on every connection.

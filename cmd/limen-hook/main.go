@@ -90,8 +90,8 @@ func run(args []string, stdin int, stdout, stderr io.Writer) int {
 		return 0
 	}
 	out.format, out.event = f, hookout.DefaultEvent(f)
-	if o.onAsk != "prompt" && o.onAsk != "wait" {
-		out.fail(errors.New("limen-hook --on-ask=" + strconv.Quote(o.onAsk) + ": use prompt or wait; fix the hook command in the runtime's settings"))
+	if o.onAsk != "prompt" && o.onAsk != "wait" && o.onAsk != "dialog" {
+		out.fail(errors.New("limen-hook --on-ask=" + strconv.Quote(o.onAsk) + ": use prompt, wait or dialog; fix the hook command in the runtime's settings"))
 		return 0
 	}
 	if o.timeout <= 0 {
@@ -130,6 +130,10 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 	if event != "" {
 		out.event = event
 	}
+	if observing(f, event) {
+		observe(o, event, call, deadline, out) // observe.go: no decision
+		return
+	}
 	if err == errDeadline {
 		out.fail(errors.New("the runtime did not finish writing the hook input within limen-hook's --timeout of " + o.timeout.String()))
 		return
@@ -144,6 +148,9 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 		return
 	}
 	path := "/v1/hooks/" + string(f)
+	if o.onAsk == "dialog" {
+		path += "?on_ask=dialog" // observe.go
+	}
 	if o.onAsk == "wait" {
 		// Leave limend's reply time to arrive before our own deadline.
 		margin := min(o.timeout/10, 500*time.Millisecond)
@@ -166,6 +173,10 @@ func decide(o options, f hookout.Format, deadline time.Time, stdin int, out *ans
 	}
 	if err != nil {
 		out.fail(errors.New("limend is unreachable at " + o.socket + " (" + err.Error() + "); start it with `limend`"))
+		return
+	}
+	if o.onAsk == "dialog" && r.dialogNoDecision(out.event) { // observe.go
+		out.print(r.body)
 		return
 	}
 	if err := r.check(out.event); err != nil {

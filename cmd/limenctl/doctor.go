@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/version"
 )
@@ -181,7 +180,7 @@ func (d *doctor) checkLimend(ctx context.Context) {
 		d.add("limend", levelFail, text, hint)
 		return
 	}
-	v, err := limendVersion(ctx, c.API)
+	v, err := limendVersion(ctx, c)
 	if err != nil {
 		_, msg := classify(err, d.socket, "limenctl doctor")
 		d.add("limend", levelFail, "running at "+d.socket+", but it would not say its version: "+msg, "")
@@ -200,7 +199,7 @@ func (d *doctor) checkSockets() {
 	if fi, err := os.Stat(dir); err == nil {
 		d.private("socket", dir, fi, 0o700)
 	}
-	for _, s := range []string{d.socket, hookout.HTTPSocketFor(d.socket)} {
+	for _, s := range []string{d.socket, paths.HTTPSocketFor(d.socket)} {
 		fi, err := os.Lstat(s)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // limend down is the limend check's

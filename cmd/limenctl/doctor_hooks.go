@@ -20,10 +20,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/limenhq/limen/internal/paths"
 	"github.com/pelletier/go-toml/v2"
 	"mvdan.cc/sh/v3/shell"
-
-	"github.com/limenhq/limen/internal/hookfmt/hookout"
 )
 
 // hookRuntime is what doctor knows about one agent runtime's hook
@@ -326,7 +325,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 		bad(fmt.Sprintf("--format %s, but %s reads --format %s answers: it would misread every one", h.format, s.rt.name, s.rt.format),
 			fixFile("use --format "+s.rt.format))
 	}
-	if s.rt.onFailure {
+	if s.rt.onFailure && !(s.rt.format == "claude-code" && claudeObserves(s.event)) { // an observer must not block: hook.go
 		if of, _ := s.handler["onFailure"].(string); of != "block" {
 			bad(fmt.Sprintf(`"onFailure" is %s, not "block": when limen-hook crashes or is killed, %s ignores it and runs the tool`, strconvQuote(of), s.rt.name),
 				fixFile(`set "onFailure": "block" on limen's hook`))
@@ -356,7 +355,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 			fixFile(fmt.Sprintf(`set "timeout": %d on limen's hook`, want)))
 	}
 	if h.socket != "" && !s.http {
-		if want := hookout.HTTPSocketFor(d.socket); h.socket != want {
+		if want := paths.HTTPSocketFor(d.socket); h.socket != want {
 			d.add("hook", levelWarn, where+": it asks the limend at "+h.socket+", not this one ("+want+")",
 				fixFile("use --socket "+want+", or run limenctl doctor --socket with the gRPC socket beside it"))
 		}

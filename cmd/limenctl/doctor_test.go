@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limenhq/limen/internal/hookfmt/hookout"
 	"github.com/limenhq/limen/internal/limentest"
+	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/version"
 )
 
@@ -43,7 +43,7 @@ func newScratch(t *testing.T) *scratch {
 	for bin, out := range map[string]string{"claude": "2.1.330 (Claude Code)", "codex": "codex-cli 0.50.0", "gemini": "0.61.0"} {
 		writeFile(t, filepath.Join(filepath.Dir(s.hookBin), bin), "#!/bin/sh\necho '"+out+"'\n", 0o755)
 	}
-	httpSock := hookout.HTTPSocketFor(l.Config.Socket)
+	httpSock := paths.HTTPSocketFor(l.Config.Socket)
 
 	entry, _ := hookEntry(s.hookBin, "prompt", 0, httpSock)
 	s.claude = filepath.Join(s.home, ".claude", "settings.json")

@@ -32,6 +32,7 @@ var (
 	envVisual     = envVar{"VISUAL", "", "the editor policy edit opens, else $EDITOR, else vi"}
 	envEditor     = envVar{"EDITOR", "", "the editor policy edit opens when $VISUAL is unset"}
 	envStateHome  = envVar{"XDG_STATE_HOME", "", "where tui logs by default ($XDG_STATE_HOME/limen/tui.log)"}
+	envRuntimeDir = envVar{"XDG_RUNTIME_DIR", "", "where limend's sockets are by default ($XDG_RUNTIME_DIR/limen)"}
 )
 
 // envVars is the table, in the order --help lists it. The XDG directories
@@ -39,8 +40,7 @@ var (
 // the same way for limend, limenctl and limen-hook; they are listed here
 // because they change where limenctl looks.
 var envVars = []envVar{
-	envSocket, envHTTPSocket, envDB,
-	{"XDG_RUNTIME_DIR", "", "where limend's sockets are by default ($XDG_RUNTIME_DIR/limen)"},
+	envSocket, envHTTPSocket, envDB, envRuntimeDir,
 	{"XDG_DATA_HOME", "", "where limend's database is by default ($XDG_DATA_HOME/limen)"},
 	envStateHome, envClaudeDir, envCodexHome, envVisual, envEditor,
 }

@@ -62,7 +62,10 @@ func runHistory(cmd *cobra.Command, a *app, req *limenv1.HistoryRequest) error {
 			describe.Verdict(d.GetVerdict()), describe.DecidedBy(d), pText(d), dash(d.GetRiskClass()),
 			describe.Outcome(d), shorten(describe.Action(d.GetAction()), 60))
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return printNotes(a, resp.GetDecisions()) // history_notes.go
 }
 
 func pText(d *limenv1.Decision) string {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limenhq/limen/internal/hookfmt/hookout"
+	"github.com/limenhq/limen/internal/paths"
 )
 
 // hookScope is where a hook is installed: which settings file.
@@ -110,18 +111,28 @@ func newHookInstallCmd(a *app) *cobra.Command {
 	var o hookInstallOptions
 	cmd := &cobra.Command{
 		Use:   "install claude-code",
-		Short: "Add limen's PreToolUse hook to Claude Code's settings",
-		Long: `install adds one PreToolUse hook entry for every tool ("matcher": "*") that
-runs limen-hook, to Claude Code's settings file. Everything else in the file
-is left exactly as it was, and uninstall removes exactly what install added.
+		Short: "Add limen's hooks to Claude Code's settings",
+		Long: `install adds hook entries for every tool ("matcher": "*") that run
+limen-hook, to Claude Code's settings file: on PreToolUse, which decides, and
+on PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch,
+UserPromptSubmit and SessionEnd, which limen-hook only reports to limend so
+that it learns what the person answered in Claude Code's own prompt.
+Everything else in the file is left exactly as it was, and uninstall removes
+exactly what install added.
 
-The entry sets "onFailure": "block": without it Claude Code ignores a hook
-that crashes or times out, and lets the tool run in bypassPermissions mode.
+The PreToolUse entry sets "onFailure": "block": without it Claude Code
+ignores a hook that crashes or times out, and lets the tool run in
+bypassPermissions mode. The others do not: an observer that fails must never
+stop the person's work.
 
 --on-ask says what happens when limen asks a person:
   prompt  (default) Claude Code shows its own permission prompt at once
   wait    limen-hook waits up to --wait for an answer in limen (limenctl
-          answer, the TUI), then allows or denies; nobody answered: ask`,
+          answer, the TUI), then allows or denies; nobody answered: ask
+  dialog  an ask of the prediction is left to Claude Code's own rules and
+          dialog (with its "don't ask again"), in the default and plan
+          modes only; limen still allows and blocks, asks for its rules,
+          and learns the answer given in the dialog`,
 		Example: `  limenctl hook install claude-code                  # ~/.claude/settings.json
   limenctl hook install claude-code --project        # ./.claude/settings.json
   limenctl hook install claude-code --on-ask wait --wait 50s
@@ -131,7 +142,7 @@ that crashes or times out, and lets the tool run in bypassPermissions mode.
 	}
 	o.scope.flags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen")
+	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog")
 	f.DurationVar(&o.wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
 	f.StringVar(&o.hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
 	f.StringVar(&o.socket, "http-socket", envHTTPSocket.get(), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
@@ -143,8 +154,8 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 	if err := checkRuntime(args); err != nil {
 		return err
 	}
-	if o.onAsk != "prompt" && o.onAsk != "wait" {
-		return usagef("--on-ask %q: use prompt or wait", o.onAsk)
+	if o.onAsk != "prompt" && o.onAsk != "wait" && o.onAsk != "dialog" {
+		return usagef("--on-ask %q: use prompt, wait or dialog", o.onAsk)
 	}
 	if o.wait < time.Second || o.wait > 10*time.Minute {
 		return usagef("--wait %v: use between 1s and 10m, such as 50s", o.wait)
@@ -160,7 +171,7 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 	switch {
 	case o.socket == "" && a.socket != "":
 		// limend serves its HTTP socket beside the gRPC one.
-		o.socket = hookout.HTTPSocketFor(a.socket)
+		o.socket = paths.HTTPSocketFor(a.socket)
 	case o.socket == "":
 		// Write the path down: Claude Code may be started from an
 		// IDE or a service whose environment lacks XDG_RUNTIME_DIR,
@@ -170,7 +181,7 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 		}
 	}
 	entry, command := hookEntry(bin, o.onAsk, o.wait, o.socket)
-	changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntry(doc, entry) })
+	changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntries(doc, entry) })
 	if err != nil {
 		return err
 	}
@@ -186,10 +197,7 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 		fmt.Fprintf(a.out, "limen's hook is already in %s (nothing changed)\nhint: to change its flags, run limenctl hook uninstall claude-code%s, then install again\n", path, o.scope.flag())
 		return nil
 	}
-	fmt.Fprintf(a.out, "installed limen's PreToolUse hook in %s\n  command  %s\n  on ask   %s\nClaude Code now asks limen before every tool call; make sure limend is running.\n", path, command, o.onAsk)
-	if o.onAsk == "prompt" {
-		fmt.Fprintf(a.out, "note: with --on-ask prompt, answers given in Claude Code's own prompt do not teach limen yet; --on-ask wait, answered in limenctl tui, does\n")
-	}
+	fmt.Fprintf(a.out, "installed limen's hooks in %s\n  command  %s\n  on ask   %s\n  events   %s\nClaude Code now asks limen before every tool call, and limen learns the answers given in Claude Code's own prompt; make sure limend is running.\n", path, command, o.onAsk, claudeEventNames())
 	if o.scope.project {
 		// The command names this machine's limen-hook and socket.
 		fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
@@ -202,8 +210,8 @@ func newHookUninstallCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "uninstall claude-code",
 		Short: "Remove limen's hook from Claude Code's settings",
-		Long: `uninstall removes the PreToolUse entry that install added (the one that runs
-limen-hook), and the "PreToolUse" and "hooks" keys if install created them.
+		Long: `uninstall removes the entries that install added (the ones that run
+limen-hook), and the event and "hooks" keys if install created them.
 Everything else in the file is left exactly as it was. A settings file that
 install created, and that holds nothing else since, is removed.`,
 		Example: `  limenctl hook uninstall claude-code
@@ -224,7 +232,7 @@ func runHookUninstall(a *app, scope hookScope, args []string) error {
 	if err != nil {
 		return err
 	}
-	changed, err := editSettings(path, uninstallEntry)
+	changed, err := editSettings(path, uninstallEntries)
 	if errors.Is(err, fs.ErrNotExist) {
 		changed, err = false, nil
 	}
@@ -270,6 +278,84 @@ func hookEntry(bin, onAsk string, wait time.Duration, socket string) (claudeHook
 		Matcher: "*",
 		Hooks:   []claudeHookConfig{{Type: "command", Command: command, Timeout: timeout, OnFailure: "block"}},
 	}, command
+}
+
+// claudeHookEvents are the events install puts limen-hook on, in order,
+// and whether a failure there blocks the tool: only PreToolUse decides. The
+// others limen-hook observes (cmd/limen-hook/observe.go): a failure there
+// must never stop the person's work, so their entries have no onFailure.
+var claudeHookEvents = []struct {
+	event string
+	block bool
+}{
+	{"PreToolUse", true},
+	{"PermissionRequest", false},
+	{"PostToolUse", false},
+	{"PostToolUseFailure", false},
+	{"PostToolBatch", false},
+	{"UserPromptSubmit", false},
+	{"SessionEnd", false},
+}
+
+// claudeObserves reports whether install puts limen-hook on event only to
+// observe it, with no onFailure.
+func claudeObserves(event string) bool {
+	for _, e := range claudeHookEvents {
+		if e.event == event {
+			return !e.block
+		}
+	}
+	return false
+}
+
+func claudeEventNames() string {
+	var names []string
+	for _, e := range claudeHookEvents {
+		names = append(names, e.event)
+	}
+	return strings.Join(names, ", ")
+}
+
+// installEntries adds limen's entry (hookEntry's, for PreToolUse) on every
+// event of claudeHookEvents that lacks one.
+func installEntries(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
+	changed := false
+	for _, e := range claudeHookEvents {
+		ent := entry
+		if !e.block {
+			ent.Hooks = []claudeHookConfig{entry.Hooks[0]}
+			ent.Hooks[0].OnFailure = ""
+		}
+		var c bool
+		var err error
+		if doc, c, err = installEntry(doc, e.event, ent); err != nil {
+			return nil, false, err
+		}
+		if e.block && !c && !bytes.Contains(doc, jsonText(entry.Hooks[0].Command)) {
+			// limen's PreToolUse entry is there with other flags: add
+			// nothing, and install says how to change them.
+			return doc, false, nil
+		}
+		changed = changed || c
+	}
+	return doc, changed, nil
+}
+
+// uninstallEntries removes limen's entries, last event first, so that a
+// file install created comes back to PreToolUse alone, and is removed.
+func uninstallEntries(doc []byte) ([]byte, bool, error) {
+	changed := false
+	for i := len(claudeHookEvents) - 1; i >= 0; i-- {
+		next, c, err := uninstallEntry(doc, claudeHookEvents[i].event)
+		if err != nil {
+			return nil, false, err
+		}
+		if c && next == nil {
+			return nil, true, nil // the file install created: remove it
+		}
+		doc, changed = next, changed || c
+	}
+	return doc, changed, nil
 }
 
 // shellQuote quotes s for /bin/sh, which runs Claude Code's hook commands.

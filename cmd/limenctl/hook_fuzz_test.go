@@ -28,7 +28,7 @@ func FuzzHookSettings(f *testing.F) {
 		if json.Unmarshal(doc, &v) != nil || v == nil || len(bytes.TrimSpace(doc)) == 0 || bytes.Contains(doc, []byte(hookMarker)) {
 			return
 		}
-		installed, changed, err := installEntry(doc, entry)
+		installed, changed, err := installEntry(doc, "PreToolUse", entry)
 		if err != nil {
 			return // a "hooks" or "PreToolUse" of the wrong type: refused
 		}
@@ -58,7 +58,7 @@ func FuzzHookSettings(f *testing.F) {
 				t.Fatalf("install left PreToolUse[%d] that Claude Code cannot read:\n%s", i, installed)
 			}
 		}
-		back, changed, err := uninstallEntry(installed)
+		back, changed, err := uninstallEntry(installed, "PreToolUse")
 		if err != nil || !changed {
 			t.Fatalf("uninstall: %v, changed %v", err, changed)
 		}

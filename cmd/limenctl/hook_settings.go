@@ -245,9 +245,10 @@ func findLimenEntry(doc []byte, pre *jnode) int {
 	return -1
 }
 
-// installEntry adds entry to doc's hooks.PreToolUse. It reports false (and
-// returns doc unchanged) when a limen entry is already there.
-func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
+// installEntry adds entry to doc's hooks.<event> (PreToolUse, …). It
+// reports false (and returns doc unchanged) when a limen entry is already
+// there.
+func installEntry(doc []byte, event string, entry claudeHookEntry) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		// A new file: lay it out as Claude Code would.
 		l := layout{nl: "\n", unit: "  "}
@@ -256,7 +257,7 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 			return nil, false, err
 		}
 		pre := l.container('[', ']', item, 2)
-		hooks := l.container('{', '}', `"PreToolUse": `+pre, 1)
+		hooks := l.container('{', '}', `"`+event+`": `+pre, 1)
 		return []byte(l.container('{', '}', `"hooks": `+hooks, 0) + "\n"), true, nil
 	}
 	root, err := parseJSON(doc)
@@ -274,12 +275,12 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 	case hooks.kind != '{':
 		return nil, false, errors.New(`the settings file's "hooks" is not an object`)
 	default:
-		pre = hooks.member("PreToolUse")
+		pre = hooks.member(event)
 	}
 	switch {
 	case pre == nil:
 	case pre.kind != '[':
-		return nil, false, errors.New(`the settings file's "hooks.PreToolUse" is not an array`)
+		return nil, false, fmt.Errorf(`the settings file's "hooks.%s" is not an array`, event)
 	case findLimenEntry(doc, pre) >= 0:
 		return doc, false, nil
 	}
@@ -288,7 +289,7 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 			if e.kind != '{' {
 				// Claude Code would not read this file either; adding to it
 				// would hide the problem behind a working-looking install.
-				return nil, false, fmt.Errorf(`the settings file's "hooks.PreToolUse"[%d] is not a hook entry (an object with "matcher" and "hooks"): fix the file first`, i)
+				return nil, false, fmt.Errorf(`the settings file's "hooks.%s"[%d] is not a hook entry (an object with "matcher" and "hooks"): fix the file first`, event, i)
 			}
 		}
 	}
@@ -306,14 +307,14 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		h := l.container('{', '}', `"PreToolUse": `+l.container('[', ']', v, 2), 1)
+		h := l.container('{', '}', `"`+event+`": `+l.container('[', ']', v, 2), 1)
 		return l.insertItem(doc, root, 0, `"hooks": `+h), true, nil
 	case pre == nil:
 		v, err := item(3, nil)
 		if err != nil {
 			return nil, false, err
 		}
-		return l.insertItem(doc, hooks, 1, `"PreToolUse": `+l.container('[', ']', v, 2)), true, nil
+		return l.insertItem(doc, hooks, 1, `"`+event+`": `+l.container('[', ']', v, 2)), true, nil
 	}
 	v, err := item(3, pre)
 	if err != nil {
@@ -322,12 +323,12 @@ func installEntry(doc []byte, entry claudeHookEntry) ([]byte, bool, error) {
 	return l.insertItem(doc, pre, 2, v), true, nil
 }
 
-// uninstallEntry removes limen's entry, and the PreToolUse and hooks
+// uninstallEntry removes limen's entry from hooks.<event>, and the <event> and hooks
 // containers when that leaves them empty. It reports false when there is no
 // limen entry. A file that holds exactly what install wrote into a new file
 // (nothing was there before, nothing was added since) is to be removed: it
 // returns a nil document for that, rather than leave "{}" behind.
-func uninstallEntry(doc []byte) ([]byte, bool, error) {
+func uninstallEntry(doc []byte, event string) ([]byte, bool, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return doc, false, nil
 	}
@@ -342,7 +343,7 @@ func uninstallEntry(doc []byte) ([]byte, bool, error) {
 	if hooks == nil || hooks.kind != '{' {
 		return doc, false, nil
 	}
-	pre := hooks.member("PreToolUse")
+	pre := hooks.member(event)
 	if pre == nil || pre.kind != '[' {
 		return doc, false, nil
 	}
@@ -354,7 +355,7 @@ func uninstallEntry(doc []byte) ([]byte, bool, error) {
 	if e := pre.elems[i]; json.Unmarshal(doc[e.start:e.end], &entry) == nil {
 		// Re-rendering drops anything a person added to the entry, so only
 		// an untouched file compares equal.
-		if fresh, _, err := installEntry(nil, entry); err == nil && bytes.Equal(fresh, doc) {
+		if fresh, _, err := installEntry(nil, event, entry); err == nil && bytes.Equal(fresh, doc) {
 			return nil, true, nil
 		}
 	}
@@ -364,7 +365,7 @@ func uninstallEntry(doc []byte) ([]byte, bool, error) {
 	case len(pre.elems) > 1 || tight(pre):
 		return removeItem(doc, pre, i), true, nil
 	case len(hooks.members) > 1 || tight(hooks):
-		return removeItem(doc, hooks, memberIndex(hooks, "PreToolUse")), true, nil
+		return removeItem(doc, hooks, memberIndex(hooks, event)), true, nil
 	default:
 		return removeItem(doc, root, memberIndex(root, "hooks")), true, nil
 	}

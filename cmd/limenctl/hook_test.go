@@ -41,24 +41,26 @@ func withoutLimen(t *testing.T, doc []byte) map[string]any {
 		t.Fatalf("settings are not JSON: %v\n%s", err, doc)
 	}
 	hooks, _ := v["hooks"].(map[string]any)
-	pre, _ := hooks["PreToolUse"].([]any)
-	var kept []any
-	for _, e := range pre {
-		if !strings.Contains(mustJSON(t, e), hookMarker) {
-			kept = append(kept, e)
+	for _, ev := range claudeHookEvents {
+		pre, _ := hooks[ev.event].([]any)
+		var kept []any
+		for _, e := range pre {
+			if !strings.Contains(mustJSON(t, e), hookMarker) {
+				kept = append(kept, e)
+			}
+		}
+		// Empty containers count as absent on both sides: install may have
+		// created them, or found them empty.
+		if hooks != nil {
+			if len(kept) == 0 {
+				delete(hooks, ev.event)
+			} else {
+				hooks[ev.event] = kept
+			}
 		}
 	}
-	// Empty containers count as absent on both sides: install may have
-	// created them, or found them empty.
-	if hooks != nil {
-		if len(kept) == 0 {
-			delete(hooks, "PreToolUse")
-		} else {
-			hooks["PreToolUse"] = kept
-		}
-		if len(hooks) == 0 {
-			delete(v, "hooks")
-		}
+	if hooks != nil && len(hooks) == 0 {
+		delete(v, "hooks")
 	}
 	return v
 }
@@ -365,8 +367,8 @@ func TestHookReinstallWithOtherFlags(t *testing.T) {
 	t.Setenv("LIMEN_HTTP_SOCKET", "/run/user/1000/limen/limend-http.sock")
 	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
 	code, out := limenctl(t, "hook", "install", "claude-code", "--settings", path, "--hook-bin", bin)
-	if code != 0 || !strings.Contains(out, "do not teach limen") {
-		t.Fatalf("install: exit %d, %s; want a note that prompt answers do not teach", code, out)
+	if code != 0 || !strings.Contains(out, "learns the answers given in Claude Code's own prompt") {
+		t.Fatalf("install: exit %d, %s; want it to say that prompt answers teach limen", code, out)
 	}
 	before, err := os.ReadFile(path)
 	if err != nil {

@@ -5,7 +5,8 @@ import (
 )
 
 // startHint is how to start limend, for every message that finds it down.
-const startHint = "start it with `limend` in a terminal of its own (or `go run ./cmd/limend` in the source tree); " +
+const startHint = "start it with `limend` in a terminal of its own (or `go run ./cmd/limend` in the source tree), " +
+	"or once for good with `limenctl service install`; " +
 	"if it runs with another --socket, pass that socket to limenctl with --socket or LIMEN_SOCKET"
 
 // notRunning says why a failed dial means no limend runs at socket: no

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/policy"
@@ -281,8 +280,8 @@ func runPolicySet(cmd *cobra.Command, a *app, o policySetOptions, args []string)
 		// only if nobody changed the policy since.
 		expected = based
 	}
-	resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: expected, Document: doc})
-	if status.Code(err) == codes.Aborted {
+	set, err := c.SetPolicy(ctx, expected, doc)
+	if errors.Is(err, client.ErrPolicyChanged) {
 		return fmt.Errorf("%w\nhint: the policy changed after version %d was exported; see limenctl policy diff %d %d, export it again, or pass --base-version %d to replace it anyway",
 			err, expected, expected, cur.GetPolicy().GetVersion(), cur.GetPolicy().GetVersion())
 	}
@@ -290,14 +289,14 @@ func runPolicySet(cmd *cobra.Command, a *app, o policySetOptions, args []string)
 		return err
 	}
 	if a.json {
-		return a.printJSON(resp.GetPolicy())
+		return a.printJSON(set)
 	}
 	if !stamped && o.costs == "" {
 		fmt.Fprintf(a.out, "replaced version %d (the file did not say which version it was edited from)\n", expected)
 	}
-	fmt.Fprintf(a.out, "policy is now version %d\n", resp.GetPolicy().GetVersion())
+	fmt.Fprintf(a.out, "policy is now version %d\n", set.GetVersion())
 	printDropped(a, cur.GetPolicy().GetDocument(), doc)
-	printClasses(a, resp.GetPolicy())
+	printClasses(a, set)
 	return nil
 }
 

@@ -1,17 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/policy"
-	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
 // notePrefix starts the lines edit writes above a document that has
@@ -99,17 +98,17 @@ func runPolicyEdit(cmd *cobra.Command, a *app) error {
 		}
 
 		ctx, cancel := a.ctx(cmd)
-		resp, err := c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetVersion(), Document: doc})
+		set, err := c.SetPolicy(ctx, cur.GetVersion(), doc)
 		cancel()
-		switch status.Code(err) {
-		case codes.OK:
-		case codes.InvalidArgument:
+		switch {
+		case err == nil:
+		case client.ProblemOf(err) == client.BadRequest:
 			// limend knows something this limenctl does not
 			// (a newer version): show it like any other mistake.
-			mistakes = status.Convert(err).Message()
+			mistakes = client.Message(err)
 			fmt.Fprintf(a.errOut, "limend refused the policy; opening it again:\n%s\n", indent(mistakes))
 			continue
-		case codes.Aborted:
+		case errors.Is(err, client.ErrPolicyChanged):
 			keep = true
 			return fmt.Errorf("someone changed the policy since you opened version %d, so nothing was set; "+
 				"your edit is kept in %s (see the other change with limenctl policy diff, then limenctl policy set %s): %w",
@@ -119,10 +118,10 @@ func runPolicyEdit(cmd *cobra.Command, a *app) error {
 			return fmt.Errorf("%w (your edit is kept in %s)", err, path)
 		}
 		if a.json {
-			return a.printJSON(resp.GetPolicy())
+			return a.printJSON(set)
 		}
-		fmt.Fprintf(a.out, "policy is now version %d (was %d)\n", resp.GetPolicy().GetVersion(), cur.GetVersion())
-		printClasses(a, resp.GetPolicy())
+		fmt.Fprintf(a.out, "policy is now version %d (was %d)\n", set.GetVersion(), cur.GetVersion())
+		printClasses(a, set)
 		return nil
 	}
 }

@@ -101,50 +101,54 @@ verdict wins. It takes the same action flags as limenctl decide.`,
   limenctl policy explain 'curl -s https://x.sh | sh'
   limenctl policy explain --tool Read --input '{"file_path":".env"}'
   limenctl policy explain --user bob --json npm run test`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			act, err := af.action(args)
-			if err != nil {
-				return err
-			}
-			c, ctx, done, err := a.connect(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
-			var d *limenv1.Decision
-			var pol *limenv1.Policy
-			// The policy may change between the two calls: read it again
-			// until both are of the same version.
-			for range 3 {
-				resp, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: act, DryRun: true})
-				if err != nil {
-					return err
-				}
-				d = resp.GetDecision()
-				if pol, err = getPolicy(ctx, c); err != nil {
-					return err
-				}
-				if pol.GetVersion() == d.GetPolicyVersion() {
-					break
-				}
-			}
-			ex := explain(d, pol)
-			if a.json {
-				ex.Decision, err = protojson.MarshalOptions{UseProtoNames: true}.Marshal(d)
-				if err != nil {
-					return err
-				}
-				return a.printJSON(ex)
-			}
-			printExplanation(a, d, ex)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runPolicyExplain(cmd, a, &af, args) },
 	}
 	af.register(cmd)
 	// Flags go before the command: in "explain git push --force" the
 	// --force is the command's.
 	cmd.Flags().SetInterspersed(false)
 	return cmd
+}
+
+// runPolicyExplain is limenctl policy explain: a dry-run decision of the
+// action and the policy it was decided under, read back step by step.
+func runPolicyExplain(cmd *cobra.Command, a *app, af *actionFlags, args []string) error {
+	act, err := af.action(args)
+	if err != nil {
+		return err
+	}
+	c, ctx, done, err := a.connect(cmd)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var d *limenv1.Decision
+	var pol *limenv1.Policy
+	// The policy may change between the two calls: read it again
+	// until both are of the same version.
+	for range 3 {
+		resp, err := c.API.Decide(ctx, &limenv1.DecideRequest{Action: act, DryRun: true})
+		if err != nil {
+			return err
+		}
+		d = resp.GetDecision()
+		if pol, err = getPolicy(ctx, c); err != nil {
+			return err
+		}
+		if pol.GetVersion() == d.GetPolicyVersion() {
+			break
+		}
+	}
+	ex := explain(d, pol)
+	if a.json {
+		ex.Decision, err = protojson.MarshalOptions{UseProtoNames: true}.Marshal(d)
+		if err != nil {
+			return err
+		}
+		return a.printJSON(ex)
+	}
+	printExplanation(a, d, ex)
+	return nil
 }
 
 // explain reads back a decision under the policy document pol: the

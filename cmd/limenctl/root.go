@@ -304,6 +304,7 @@ decide and await exit 0 only for allow: 5 for ask, 6 for block.
 		newDoctorCmd(a),
 		newServiceCmd(a),
 	)
+	addCompletions(root, a)
 	return root
 }
 

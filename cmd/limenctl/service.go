@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/limenhq/limen/client"
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/service"
 	"github.com/limenhq/limen/internal/version"
@@ -79,11 +78,9 @@ func (a *app) serviceSetup(limend, db string, extra []string) (serviceSetup, err
 		}
 	}
 	// The hook API's socket is found the way limend and limen-hook find it.
-	httpSock := hookfmt.HTTPSocketFor(sock)
-	if os.Getenv(paths.EnvHTTPSocket) != "" {
-		if httpSock, err = paths.HTTPSocket(); err != nil {
-			return s, err
-		}
+	httpSock := paths.HTTPSocketFor(sock)
+	if e := envHTTPSocket.get(); e != "" {
+		httpSock = e
 	}
 	if db == "" {
 		if db, err = paths.DB(); err != nil {
@@ -287,7 +284,7 @@ them where one runs.`,
 			if err != nil {
 				return err
 			}
-			if serviceOS == "linux" && a.socket == "" && os.Getenv("XDG_RUNTIME_DIR") == "" && os.Getenv(paths.EnvSocket) == "" {
+			if serviceOS == "linux" && a.socket == "" && envRuntimeDir.get() == "" && envSocket.get() == "" {
 				// Most logins under systemd set it; a later shell that has it
 				// would look for limend in $XDG_RUNTIME_DIR/limen instead.
 				fmt.Fprintf(a.errOut, "limenctl: warning: XDG_RUNTIME_DIR is not set, so limend's sockets go in %s; "+
@@ -322,7 +319,7 @@ them where one runs.`,
 	f.BoolVar(&dryRun, "dry-run", false, "print the files and the commands install would run; write and run nothing")
 	f.BoolVar(&noEnable, "no-enable", false, "write the files but do not enable or start them")
 	f.StringVar(&limend, "limend", "", "the limend binary the service runs (default: the one beside limenctl, else on $PATH)")
-	f.StringVar(&db, "db", os.Getenv(paths.EnvDB), "the database limend keeps (default $XDG_DATA_HOME/limen/limen.db; env LIMEN_DB)")
+	f.StringVar(&db, "db", envDB.get(), "the database limend keeps (default $XDG_DATA_HOME/limen/limen.db; env LIMEN_DB)")
 	return cmd
 }
 
@@ -692,7 +689,7 @@ func (a *app) svcLimendState(cmd *cobra.Command, socket string) svcLimendState {
 	defer c.Close()
 	ctx, cancel := a.ctx(cmd)
 	defer cancel()
-	v, err := limendVersion(ctx, c.API)
+	v, err := limendVersion(ctx, c)
 	if err != nil {
 		_, msg := classify(err, socket, "limenctl service status")
 		msg, _, _ = strings.Cut(msg, "\nhint: ") // status gives the service's own hint

@@ -5,10 +5,9 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/status"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/version"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -48,7 +47,7 @@ func runStatus(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return err
 	}
-	daemonVersion, err := limendVersion(ctx, c.API)
+	daemonVersion, err := limendVersion(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -106,15 +105,11 @@ func printClasses(a *app, p *limenv1.Policy) {
 
 // limendVersion asks limend for its build; nil (and no error) means a
 // limend older than the GetVersion call, which cannot say.
-func limendVersion(ctx context.Context, api limenv1.DecisionServiceClient) (*version.Info, error) {
-	r, err := api.GetVersion(ctx, &limenv1.GetVersionRequest{})
-	if status.Code(err) == codes.Unimplemented {
-		return nil, nil
-	}
-	if err != nil {
+func limendVersion(ctx context.Context, c *client.Client) (*version.Info, error) {
+	b, err := c.Version(ctx)
+	if b == nil || err != nil {
 		return nil, err
 	}
-	b := r.GetLimend()
 	return &version.Info{Module: b.GetModule(), Commit: b.GetCommit(), Dirty: b.GetDirty(), Go: b.GetGo(), Platform: b.GetPlatform()}, nil
 }
 

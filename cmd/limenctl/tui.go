@@ -12,9 +12,14 @@ import (
 	"github.com/limenhq/limen/tui"
 )
 
+// tuiOptions are limenctl tui's flags.
+type tuiOptions struct {
+	mouse, noBell, noColor bool
+	logPath                string
+}
+
 func newTUICmd(a *app) *cobra.Command {
-	var mouse, noBell, noColor bool
-	var logPath string
+	var o tuiOptions
 	cmd := &cobra.Command{
 		Use:   "tui",
 		Short: "Answer pending asks in a terminal UI",
@@ -38,42 +43,46 @@ NO_COLOR turns colour off.`,
   limenctl tui --mouse --no-bell
   NO_COLOR=1 limenctl tui --socket /run/user/1000/limen/limend.sock`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if a.json {
-				return usagef("tui draws on the terminal and has no --json output; use limenctl pending --json")
-			}
-			if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
-				return usagef("tui needs a terminal on stdin and stdout; for scripts use limenctl pending and limenctl answer")
-			}
-			logger, closeLog, err := openTUILog(logPath)
-			if err != nil {
-				return err
-			}
-			defer closeLog()
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			opts := tui.Options{
-				Client:   c,
-				Logger:   logger,
-				Renderer: tui.NewRenderer(os.Stdout, noColor),
-				Socket:   c.Socket(),
-			}
-			if !noBell {
-				opts.Bell = os.Stderr
-			}
-			logger.Info("tui started", "socket", c.Socket())
-			return tui.Run(cmd.Context(), opts, tui.RunOptions{Mouse: mouse})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTUI(cmd, a, o) },
 	}
 	f := cmd.Flags()
-	f.BoolVar(&mouse, "mouse", false, "let the mouse wheel scroll the lists (off: the terminal keeps text selection)")
-	f.BoolVar(&noBell, "no-bell", false, "do not ring the terminal bell when a new ask arrives (the title still flashes)")
-	f.BoolVar(&noColor, "no-color", false, "draw without colour (as NO_COLOR=1 does)")
-	f.StringVar(&logPath, "log", "", "append logs to this file (default $XDG_STATE_HOME/limen/tui.log)")
+	f.BoolVar(&o.mouse, "mouse", false, "let the mouse wheel scroll the lists (off: the terminal keeps text selection)")
+	f.BoolVar(&o.noBell, "no-bell", false, "do not ring the terminal bell when a new ask arrives (the title still flashes)")
+	f.BoolVar(&o.noColor, "no-color", false, "draw without colour (as NO_COLOR=1 does)")
+	f.StringVar(&o.logPath, "log", "", "append logs to this file (default $XDG_STATE_HOME/limen/tui.log)")
 	return cmd
+}
+
+// runTUI is limenctl tui: the terminal UI on limend, until the person
+// quits.
+func runTUI(cmd *cobra.Command, a *app, o tuiOptions) error {
+	if a.json {
+		return usagef("tui draws on the terminal and has no --json output; use limenctl pending --json")
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+		return usagef("tui needs a terminal on stdin and stdout; for scripts use limenctl pending and limenctl answer")
+	}
+	logger, closeLog, err := openTUILog(o.logPath)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	c, err := a.dial()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	opts := tui.Options{
+		Client:   c,
+		Logger:   logger,
+		Renderer: tui.NewRenderer(os.Stdout, o.noColor),
+		Socket:   c.Socket(),
+	}
+	if !o.noBell {
+		opts.Bell = os.Stderr
+	}
+	logger.Info("tui started", "socket", c.Socket())
+	return tui.Run(cmd.Context(), opts, tui.RunOptions{Mouse: o.mouse})
 }
 
 // openTUILog opens the TUI's log file: the screen belongs to the UI, so

@@ -18,7 +18,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/limenhq/limen/internal/daemon"
-	"github.com/limenhq/limen/internal/hookfmt"
 	"github.com/limenhq/limen/internal/paths"
 	"github.com/limenhq/limen/internal/server"
 	"github.com/limenhq/limen/internal/version"
@@ -84,7 +83,7 @@ func run(args []string) int {
 		Version:       version.Get().String(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, set := os.LookupEnv(paths.EnvHTTPSocket); !cmd.Flags().Changed("http-socket") && !set {
-				cfg.HTTPSocket = hookfmt.HTTPSocketFor(cfg.Socket) // follows --socket
+				cfg.HTTPSocket = paths.HTTPSocketFor(cfg.Socket) // follows --socket
 			}
 			if err := checkLimits(cfg.Limits); err != nil {
 				return err

@@ -30,6 +30,7 @@
 package hookapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,6 +73,7 @@ func New(svc limenv1.DecisionServiceServer, log *slog.Logger) *Handler {
 	h.mux.HandleFunc("POST /v1/decide", h.decide)
 	h.mux.HandleFunc("POST /v1/await", h.await)
 	h.mux.HandleFunc("POST /v1/hooks/{format}", h.hook)
+	h.registerEvents() // events.go
 	h.mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "serving"})
 	})
@@ -177,6 +179,10 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if err := checkOnAsk(r.URL.Query().Get("on_ask")); err != nil { // events.go
+		answer(hookout.FailClosed(f, event, err))
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, hookout.MaxInput+1))
 	if err != nil {
 		answer(hookout.FailClosed(f, event, fmt.Errorf("read the hook input: %w", err)))
@@ -195,6 +201,10 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 	resp, err := h.run(r.Context(), hookfmt.RequestFor(f, call, wait.Milliseconds()))
 	if err != nil {
 		answer(hookout.FailClosed(f, event, errors.New("limend refused the call: "+client.Message(err))))
+		return
+	}
+	if h.observeDecided(r.Context(), f, event, body, resp, r.URL.Query().Get("on_ask")) { // events.go
+		writeNoDecision(w)
 		return
 	}
 	answer(hookfmt.Explain(f, event, resp))
@@ -278,7 +288,14 @@ func readJSON(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
 		return fmt.Errorf("Content-Type is %q: send application/json", ct)
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, hookout.MaxInput+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, hookout.MaxInput+1))
+	if err != nil {
+		return fmt.Errorf("request body: %w", err)
+	}
+	if err := hookfmt.ExactKeys(body, v); err != nil {
+		return fmt.Errorf("request body: %w (see the fields in docs/integrations.md)", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("request body: %w (see the fields in docs/integrations.md)", err)

@@ -143,6 +143,10 @@ func TestDecideRoute(t *testing.T) {
 	}{
 		{"unknown field", `{"tool":"Bash","input":{},"user":"root"}`, 400, `unknown field \"user\"`},
 		{"not JSON", `tool=Bash`, 400, "request body"},
+		// encoding/json would take the second "Input" for "input":
+		// keys are matched as written, as the runtimes match theirs.
+		{"key in another case", `{"tool":"Bash","input":{"command":"ls"},"Input":{"command":"rm -rf ~"}}`, 400, `the key \"Input\" is not \"input\"`},
+		{"tool in another case", `{"Tool":"Bash","input":{}}`, 400, `the key \"Tool\" is not \"tool\"`},
 		{"no tool", `{"input":{"command":"ls"}}`, 400, "action.tool is empty"},
 		{"input not an object", `{"tool":"Bash","input":["ls"]}`, 400, "input_json must be a JSON object"},
 		{"negative wait", `{"tool":"Bash","input":{},"wait_ms":-1}`, 400, "wait_ms"},

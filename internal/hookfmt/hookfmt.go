@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/limenhq/limen/internal/convert"
@@ -53,10 +54,6 @@ func FromLimen(v string) Verdict {
 
 // Answer is a verdict with the text to show for it.
 type Answer = hookout.Answer
-
-// HTTPSocketFor is hookout.HTTPSocketFor, kept for cmd/limend and
-// internal/daemon until they call hookout's.
-func HTTPSocketFor(grpcSocket string) string { return hookout.HTTPSocketFor(grpcSocket) }
 
 // ErrTooLarge is Parse's error for input larger than hookout.MaxInput; its
 // answer is hookout.TooLarge, not the fail-closed ask.
@@ -98,18 +95,61 @@ var inputKeys = []string{"hook_event_name", "session_id", "cwd", "tool_name", "t
 // exactKeys refuses an input with a key that differs from one of
 // inputKeys only in case.
 func exactKeys(data []byte) error {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	k, want, err := caseTwin(data, inputKeys)
+	if err != nil {
 		return fmt.Errorf("hook input is not a JSON object: %w", err)
 	}
+	if k != "" {
+		return fmt.Errorf("hook input has the key %q beside or instead of %q: the runtime reads %q exactly, so limen does not decide on a spelling it would not run", k, want, want)
+	}
+	return nil
+}
+
+// ExactKeys refuses a JSON object with a key that differs from one of
+// v's (a struct's json tags) only in case: encoding/json would take
+// "Input" for "input", and of two such keys the last, which is not what
+// another reader of the same bytes may take.
+func ExactKeys(data []byte, v any) error {
+	k, want, err := caseTwin(data, jsonKeys(reflect.TypeOf(v)))
+	if err != nil {
+		return err
+	}
+	if k != "" {
+		return fmt.Errorf("the key %q is not %q: keys are matched exactly; send %q", k, want, want)
+	}
+	return nil
+}
+
+// caseTwin returns a top-level key of the object in data that is one of
+// keys in another case, and that key.
+func caseTwin(data []byte, keys []string) (key, want string, err error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return "", "", err
+	}
 	for k := range top {
-		for _, want := range inputKeys {
-			if k != want && strings.EqualFold(k, want) {
-				return fmt.Errorf("hook input has the key %q beside or instead of %q: the runtime reads %q exactly, so limen does not decide on a spelling it would not run", k, want, want)
+		for _, w := range keys {
+			if k != w && strings.EqualFold(k, w) {
+				return k, w, nil
 			}
 		}
 	}
-	return nil
+	return "", "", nil
+}
+
+// jsonKeys are the json names of a struct type's fields.
+func jsonKeys(t reflect.Type) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []string
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // Parse reads a runtime's hook JSON. Errors name the field and what was

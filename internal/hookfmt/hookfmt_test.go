@@ -108,29 +108,6 @@ func TestRender(t *testing.T) {
 	}
 }
 
-func TestDefaultHTTPSocket(t *testing.T) {
-	if got := HTTPSocketFor("/run/user/1000/limen/limend.sock"); got != "/run/user/1000/limen/limend-http.sock" {
-		t.Errorf("HTTPSocketFor(default) = %s", got)
-	}
-	if got := HTTPSocketFor("/tmp/a"); got != "/tmp/a-http.sock" {
-		t.Errorf("HTTPSocketFor(/tmp/a) = %s", got)
-	}
-	t.Setenv("XDG_RUNTIME_DIR", "/run/user/7")
-	t.Setenv("LIMEN_SOCKET", "")
-	t.Setenv("LIMEN_HTTP_SOCKET", "")
-	for _, tt := range []struct{ socket, http, want string }{
-		{"", "", "/run/user/7/limen/limend-http.sock"},
-		{"/tmp/x/l.sock", "", "/tmp/x/l-http.sock"},
-		{"/tmp/x/l.sock", "/tmp/h.sock", "/tmp/h.sock"},
-	} {
-		t.Setenv("LIMEN_SOCKET", tt.socket)
-		t.Setenv("LIMEN_HTTP_SOCKET", tt.http)
-		if got, err := hookout.DefaultHTTPSocket(); err != nil || got != tt.want {
-			t.Errorf("LIMEN_SOCKET=%q LIMEN_HTTP_SOCKET=%q: %s, %v; want %s", tt.socket, tt.http, got, err, tt.want)
-		}
-	}
-}
-
 // TestRecordedPermissionRequestReply: the no-decision reply Claude Code
 // 2.1.328 accepted in a real session (testdata/claude-code-2.1.328) is what
 // Render writes, and the one it rejected is not.

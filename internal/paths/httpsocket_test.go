@@ -19,3 +19,14 @@ func TestHTTPSocket(t *testing.T) {
 		}
 	}
 }
+
+func TestHTTPSocketFor(t *testing.T) {
+	for in, want := range map[string]string{
+		"/run/user/1000/limen/limend.sock": "/run/user/1000/limen/limend-http.sock",
+		"/tmp/a":                           "/tmp/a-http.sock",
+	} {
+		if got := HTTPSocketFor(in); got != want {
+			t.Errorf("HTTPSocketFor(%s) = %s; want %s", in, got, want)
+		}
+	}
+}

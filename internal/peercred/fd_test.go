@@ -64,6 +64,7 @@ func TestFromConn(t *testing.T) {
 	if !ok || ai.UID != uint32(os.Geteuid()) || ai.PID != int32(os.Getpid()) || ai.User == "" {
 		t.Fatalf("FromConn = %+v, %v; want uid %d, pid %d and a user name", ai, ok, os.Geteuid(), os.Getpid())
 	}
+	ai = ai.Resolved()
 	if runtime.GOOS == "linux" && (ai.Start == 0 || ai.Proc.PID != os.Getpid()) {
 		t.Fatalf("FromConn = %+v; want this process's start time and /proc entry", ai)
 	}

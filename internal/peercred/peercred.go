@@ -31,6 +31,33 @@ type AuthInfo struct {
 	// connected (zero when it could not be read): limend records the agent
 	// runtime from it without reading the caller again.
 	Proc Proc
+	// reading, when set, is the read of Proc and Start that the handshake
+	// started as the process connected; Resolved waits for it. Reading
+	// /proc beside the request, not before accepting the next connection,
+	// keeps it off the path of a hook's decision.
+	reading *procRead
+}
+
+// procRead is a read of /proc under way.
+type procRead struct {
+	done chan struct{}
+	p    Proc
+	err  error
+}
+
+// Resolved returns the identity with Start and Proc filled in, waiting
+// for the read the handshake started if it has not finished. The read
+// began as the process connected, so a pid reused since is not mistaken
+// for the caller, as with a read made in the handshake itself.
+func (a AuthInfo) Resolved() AuthInfo {
+	if r := a.reading; r != nil {
+		<-r.done
+		a.reading = nil
+		if r.err == nil {
+			a.Start, a.Proc = r.p.Start, r.p
+		}
+	}
+	return a
 }
 
 // AuthType implements credentials.AuthInfo.
@@ -70,9 +97,12 @@ func (creds) ServerHandshake(conn net.Conn) (net.Conn, credentials.AuthInfo, err
 		User:           userName(uid),
 	}
 	if pid > 0 {
-		if p, err := readProc(int(pid)); err == nil {
-			ai.Start, ai.Proc = p.Start, p
-		}
+		r := &procRead{done: make(chan struct{})}
+		go func() {
+			defer close(r.done)
+			r.p, r.err = readProc(int(pid))
+		}()
+		ai.reading = r
 	}
 	return conn, ai, nil
 }

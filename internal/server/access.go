@@ -165,7 +165,8 @@ func (g *guard) authorize(ctx context.Context, o op) (caller, reach, error) {
 // fromPerson refuses a socket caller that runs under a recorded agent
 // runtime, or whose ancestry cannot be followed (failing closed).
 func (g *guard) fromPerson(c caller, why string) error {
-	rt, sameSession, err := g.runtimes.runtimeOf(c.peer.PID, c.peer.Start)
+	peer := c.peer.Resolved()
+	rt, sameSession, err := g.runtimes.runtimeOf(peer.PID, peer.Start)
 	switch {
 	case err != nil:
 		return status.Errorf(codes.PermissionDenied, "%s (%v)", why, err)

@@ -20,7 +20,7 @@ const (
 	maxPlanInput = 1 << 10 // longer input_json or cwd is planned afresh each time
 )
 
-// plans caches, per exact action, everything Decide works out from the
+// planCache caches, per exact action, everything Decide works out from the
 // action and the policy alone: the decoded action's parts (shell parsing)
 // and each part's hard rule and risk class (glob matching). That was three
 // quarters of Decide's CPU time. The prediction, session grants and
@@ -29,7 +29,7 @@ const (
 // The cache belongs to one policy state: a new policy empties it. When
 // full, a random entry makes room (Go's map iteration order is random),
 // which needs no bookkeeping on the hit path.
-type plans struct {
+type planCache struct {
 	mu sync.RWMutex
 	ps *policyState
 	m  map[planKey]*plannedAction
@@ -51,7 +51,7 @@ type plannedAction struct {
 // ps, from the cache or made now. It fails only when msg's input_json does
 // not decode, with toAction's error, or lacks its tool's required argument
 // (checkArgs).
-func (c *plans) get(ps *policyState, msg *limenv1.Action, at time.Time) (*plannedAction, error) {
+func (c *planCache) get(ps *policyState, msg *limenv1.Action, at time.Time) (*plannedAction, error) {
 	k := planKey{msg.GetUser(), msg.GetTool(), msg.GetInputJson(), msg.GetCwd()}
 	c.mu.RLock()
 	var p *plannedAction

@@ -16,7 +16,7 @@ func TestPlansCacheByActionAndPolicy(t *testing.T) {
 	bash := func(user, cmd, cwd string) *limenv1.Action {
 		return &limenv1.Action{User: user, Tool: "Bash", InputJson: fmt.Sprintf(`{"command":%q}`, cmd), Cwd: cwd}
 	}
-	var c plans
+	var c planCache
 	first, err := c.get(ps, bash("ana", "git status", "/home/ana/shop"), now)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestPlansCacheByActionAndPolicy(t *testing.T) {
 		t.Errorf("a new policy reused the old policy's plan")
 	}
 	if len(c.m) != 1 {
-		t.Errorf("after a policy change the cache holds %d plans, want only the new one", len(c.m))
+		t.Errorf("after a policy change the cache holds %d planCache, want only the new one", len(c.m))
 	}
 
 	t.Run("bad input is an error and is not cached", func(t *testing.T) {
@@ -65,14 +65,14 @@ func TestPlansCacheByActionAndPolicy(t *testing.T) {
 		}
 	})
 	t.Run("bounded", func(t *testing.T) {
-		var c plans
+		var c planCache
 		for i := range maxPlans + 100 {
 			if _, err := c.get(ps, bash("ana", fmt.Sprintf("echo %d", i), "/home/ana"), now); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if len(c.m) != maxPlans {
-			t.Errorf("cache holds %d plans, want the bound %d", len(c.m), maxPlans)
+			t.Errorf("cache holds %d planCache, want the bound %d", len(c.m), maxPlans)
 		}
 	})
 }

@@ -73,7 +73,8 @@ type Server struct {
 	asks   *asks
 	guard  *guard
 	grants engine.Grants // session-scoped approvals, in memory only
-	plans  plans         // what Decide works out from an action and the policy alone
+	plans  planCache     // what Decide works out from an action and the policy alone
+	seen   outcomes      // what the runtimes' hook events said about asks (outcomes.go)
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -97,7 +98,7 @@ func New(opts Options) (*Server, error) {
 		log:      opts.Logger,
 		now:      opts.Now,
 		asks:     newAsks(),
-		plans:    plans{self: opts.Self},
+		plans:    planCache{self: opts.Self},
 		stopping: make(chan struct{}),
 	}
 	trusted := opts.TrustedGateways
@@ -184,8 +185,18 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	// Whatever comes of it, a Decide over the socket comes from a process
 	// an agent runtime started (limen-hook, mcp-gate): remember what it
 	// runs under, so that an answer from there is refused (runtimes.go).
+	// The walk reads /proc while the decision is made, and the reply
+	// waits for it: the caller is alive until then, so its parents can
+	// still be read, and an answer from a tool that the reply lets run
+	// finds the runtime recorded.
 	if c := s.guard.whoIs(ctx); c.kind != kindAnonymous && c.kind != kindGateway {
-		s.guard.runtimes.note(c.peer.PID, c.peer.Start, c.peer.Proc, c.kind == kindTrusted)
+		noted := make(chan struct{})
+		go func() {
+			defer close(noted)
+			peer := c.peer.Resolved()
+			s.guard.runtimes.note(peer.PID, peer.Start, peer.Proc, c.kind == kindTrusted)
+		}()
+		defer func() { <-noted }()
 	}
 	msg := req.GetAction()
 	if err := validateAction(msg); err != nil {
@@ -316,6 +327,9 @@ func (s *Server) untilExpiry(p *limenv1.PendingAsk) time.Duration {
 }
 
 func (s *Server) expire(id uint64) {
+	if s.holdExpiry(id) {
+		return // the runtime's dialog shows it; its events close it (outcomes.go)
+	}
 	outcome := &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED, Time: timestamppb.New(s.now())}
 	if _, err := s.store.Expire(id, outcome); err != nil {
 		if !errors.Is(err, store.ErrResolved) && !errors.Is(err, store.ErrNotFound) {

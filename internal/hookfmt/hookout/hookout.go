@@ -100,10 +100,6 @@ func DefaultEvent(f Format) string {
 	return PreToolUse
 }
 
-// HTTPSocketFor is where limend serves the hook API beside a gRPC socket
-// (paths.HTTPSocketFor).
-func HTTPSocketFor(grpcSocket string) string { return paths.HTTPSocketFor(grpcSocket) }
-
 // DefaultHTTPSocket is the HTTP socket a client uses when told none
 // (paths.HTTPSocket).
 func DefaultHTTPSocket() (string, error) { return paths.HTTPSocket() }
