@@ -108,3 +108,38 @@ func TestSubstringFirst(t *testing.T) {
 		t.Errorf("ranks %v; want the two that hold \"make\" (1, 2) first", got)
 	}
 }
+
+// TestMoveThroughFilter: with a filter applied, the cursor keys move
+// through the asks it shows, and an answer goes to the one moved to. A new
+// user found the cursor stuck on the first match, so that the answer went
+// to an older ask than the one meant.
+func TestMoveThroughFilter(t *testing.T) {
+	m, api := newTestModel(t, 120, 40)
+	// Every fixture ask matches a filter of one common letter.
+	press(t, m, "/", "a", "enter")
+	if n := len(m.pending.list.VisibleItems()); n < 2 {
+		t.Fatalf("the filter shows %d asks; the test needs two", n)
+	}
+	shown := func() string {
+		t.Helper()
+		s := shownAsk.FindStringSubmatch(plain(m.View()))
+		if s == nil {
+			t.Fatalf("no ask on screen:\n%s", plain(m.View()))
+		}
+		return s[1]
+	}
+	first := shown()
+	press(t, m, "down")
+	second := shown()
+	if second == first {
+		t.Fatalf("down did not move off ask %s in the filtered list", first)
+	}
+	press(t, m, "j", "k")
+	if got := shown(); got != second {
+		t.Fatalf("j then k left ask %s on screen, not %s", got, second)
+	}
+	press(t, m, "a")
+	if len(api.answers) != 1 || api.answers[0].GetAskId() != second {
+		t.Fatalf("answered %v; want ask %s, the one on screen", api.answers, second)
+	}
+}

@@ -84,9 +84,10 @@ func (h *historyTab) Update(msg tea.Msg) tea.Cmd {
 }
 
 func (h *historyTab) forward(msg tea.Msg) tea.Cmd {
+	text, state := h.list.FilterInput.Value(), h.list.FilterState()
 	var cmd tea.Cmd
 	h.list, cmd = h.list.Update(msg)
-	applyFilter(&h.list)
+	refilter(&h.list, text, state)
 	return cmd
 }
 

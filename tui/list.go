@@ -78,6 +78,19 @@ func applyFilter(l *list.Model) {
 	}
 }
 
+// refilter applies l's filter now if the key just handed to l changed
+// its text or state (text and state are what they were before), and
+// reports whether it did. A key that only moves the cursor through an
+// applied filter leaves it alone: filtering again puts the cursor back on
+// the first match, and the person could not move off it.
+func refilter(l *list.Model, text string, state list.FilterState) bool {
+	if l.FilterInput.Value() == text && l.FilterState() == state {
+		return false
+	}
+	applyFilter(l)
+	return true
+}
+
 // filterKey handles a key while l's filter is typed: enter accepts it,
 // anything else is text for it (through the tab's own forward).
 func filterKey(l *list.Model, msg tea.KeyMsg, forward func(tea.Msg) tea.Cmd) tea.Cmd {

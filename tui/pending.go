@@ -179,11 +179,10 @@ func (p *pendingTab) Update(msg tea.Msg) tea.Cmd {
 // forward hands a message to the list; a new filter text keeps the ask
 // in view if it still matches.
 func (p *pendingTab) forward(msg tea.Msg) tea.Cmd {
-	keep, text := selectedAskID(&p.list), p.list.FilterInput.Value()
+	keep, text, state := selectedAskID(&p.list), p.list.FilterInput.Value(), p.list.FilterState()
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
-	applyFilter(&p.list)
-	if p.list.FilterInput.Value() != text {
+	if refilter(&p.list, text, state) {
 		reselect(&p.list, keep)
 	}
 	return cmd
