@@ -233,7 +233,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 				", but nobody has answered anything of this kind yet, so a person decides rather than limen blocking"
 		}
 		if r.Verdict == policy.Block {
-			if why := unrefused(pred); why != "" {
+			if why := unrefused(pred, blockFloor(part.Keys)); why != "" {
 				r.Verdict = policy.Ask
 				r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
 					", but " + why + ", so a person decides rather than limen blocking"
@@ -254,15 +254,18 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 }
 
 // unrefused says why a prediction below the block threshold may not
-// block, or "" when it may. A block asks nobody, so a wrong one never
-// heals: a prediction blocks only on this person's own repeated and
-// consistent refusals at a key of this action's ladder below the tool
-// (the deepest one they answered): more than one denial's worth of
-// evidence there (two denials within a half-life), not counting refusals
-// of riskier variants below it (`curl -d @f` under `Bash:curl`), and no
-// approval. Other people's refusals, one refusal, refusals of riskier
-// variants only, or refusals mixed with approvals make it ask.
-func unrefused(pred predictor.Prediction) string {
+// block, or "" when it may; floor is the least specific key of the
+// action's ladder whose refusals can block it (blockFloor). A block asks
+// nobody, so a wrong one never heals: a prediction blocks only on this
+// person's own repeated and consistent refusals of this action (its exact
+// key) or of its risky kind (its mark level: two refused uploads with
+// `curl -d @file` block a third): more than one denial's worth of evidence
+// there (two denials within a half-life), not counting refusals of
+// riskier variants, and no approval. Refusals of other actions like it
+// (two denied reads do not refuse a third file), other people's refusals,
+// one refusal, or refusals mixed with approvals make it ask: p stays low,
+// and the person is asked.
+func unrefused(pred predictor.Prediction, floor int) string {
 	own := pred.Denials - pred.RiskyDenials
 	switch {
 	case pred.OwnDepth < 1 || pred.Denials <= 0:
@@ -271,10 +274,22 @@ func unrefused(pred predictor.Prediction) string {
 		return "you have both approved and refused " + pred.Level
 	case own <= 0:
 		return "you have refused only riskier variants of " + pred.Level + ", not " + pred.Level + " itself"
+	case pred.OwnDepth < floor:
+		return "you have refused other actions like it (" + pred.Level + "), not this one"
 	case own <= 1:
 		return "you have refused " + pred.Level + " only once"
 	}
 	return ""
+}
+
+// blockFloor is the index on a ladder of the least specific key whose
+// refusals can block the action: its risk marks' level when it has one,
+// else its exact key.
+func blockFloor(l action.Ladder) int {
+	if m := action.MarkLevel(l); m > 0 {
+		return m
+	}
+	return len(l) - 1
 }
 
 // generalises reports whether an allow of these parts rests on

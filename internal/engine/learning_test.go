@@ -209,6 +209,14 @@ func TestBlockNeedsOwnRepeatedRefusals(t *testing.T) {
 	l.answer("ana", "terraform apply", false)
 	l.answer("ana", "terraform apply", false)
 	wantVerdict("after ana refused terraform apply twice", "ana", "terraform apply", policy.Block)
+	// Two refusals of other actions like it do not refuse a third: a new
+	// user denied two reads and found every read blocked.
+	l.answer("ana", "ffmpeg -i talk.mp4 talk.mp3", false)
+	l.answer("ana", "ffmpeg -i demo.mp4 demo.gif", false)
+	for _, cmd := range []string{"ffmpeg -i intro.mp4 intro.mp3", "ffmpeg -version"} {
+		wantVerdict("after two refused ffmpeg runs on other files", "ana", cmd, policy.Ask)
+	}
+	wantVerdict("after ana refused ffmpeg -i talk.mp4 talk.mp3 once", "ana", "ffmpeg -i talk.mp4 talk.mp3", policy.Ask)
 	// Refusals mixed with approvals do not.
 	l.answer("ana", "docker compose up", true)
 	l.answer("ana", "docker compose up", false)
