@@ -30,9 +30,12 @@ func TestEventsRoute(t *testing.T) {
 	}
 }
 
-// TestOnAskQuery: on_ask=dialog gives no decision for an ask of the
-// prediction in the default mode; a value that is not prompt or dialog is
-// an ask that names the parameter; over TCP, where limend knows no runtime,
+// TestOnAskQuery: on_ask=dialog leaves an ask to the runtime's dialog
+// only for a hook that runs under an agent runtime limend recorded (this
+// test's calls come from limend's own process, which is none, so the ask
+// is printed: cmd/limen-hook's TestOnAskDialog runs the positive case from
+// a real runtime process); a value that is not prompt or dialog is an ask
+// that names the parameter; over TCP, where limend knows no runtime,
 // nothing is tracked and the ask is printed.
 func TestOnAskQuery(t *testing.T) {
 	l := start(t)
@@ -43,7 +46,7 @@ func TestOnAskQuery(t *testing.T) {
 		unix             bool
 		want             string
 	}{
-		{"dialog", "/v1/hooks/claude-code?on_ask=dialog", call, true, "{}"},
+		{"dialog under no runtime", "/v1/hooks/claude-code?on_ask=dialog", call, true, `"permissionDecision":"ask"`},
 		{"bypass", "/v1/hooks/claude-code?on_ask=dialog", strings.Replace(call, `"default"`, `"bypassPermissions"`, 1), true, `"permissionDecision":"ask"`},
 		{"bad value", "/v1/hooks/claude-code?on_ask=later", call, true, `on_ask=\"later\"`},
 		{"over TCP", "/v1/hooks/claude-code?on_ask=dialog", call, false, `"permissionDecision":"ask"`},

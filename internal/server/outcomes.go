@@ -74,9 +74,25 @@ func (s *Server) source(ctx context.Context) (string, procKey, error) {
 	// left its tree (nohup, a shell's & after the shell exited): an
 	// agent's leftover, not a hook.
 	if e == nil || sameSession {
+		if s.guard.runtimes.off == nil {
+			// With ancestry followed, a real hook always runs under a
+			// runtime limend recorded as it decided: a process under
+			// none that posts a runtime's dialog (one that left every
+			// runtime's tree and session, or the person's shell) could
+			// open an ask of its own and settle it with a Yes nobody
+			// gave.
+			return "", procKey{}, status.Error(codes.PermissionDenied, "hook events are taken only from the hooks of an agent runtime limend saw decide; this process runs under none")
+		}
 		return c.name + "@", procKey{}, nil
 	}
 	top := s.guard.runtimes.top(e.key)
+	if above := s.guard.runtimes.runtimeAbove(top); above != nil {
+		// A "runtime" that an agent runtime started — a program the
+		// agent ran that runs limen-hook itself, opening an ask of its
+		// own and posting a PostToolUse for it — is the agent's
+		// process: its dialog events are no person's answers.
+		return "", procKey{}, status.Error(codes.PermissionDenied, fmt.Sprintf("hook events are not taken from process %d: it runs under %s", top.pid, above))
+	}
 	return fmt.Sprintf("%s@%d/%d", c.name, top.pid, top.start), top, nil
 }
 

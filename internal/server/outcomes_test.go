@@ -262,3 +262,41 @@ func TestAllowRules(t *testing.T) {
 		t.Errorf("a FIFO: %v; want unknown", got)
 	}
 }
+
+// TestNestedRuntimeEventsAreNotTaken: a program the agent ran that runs
+// limen-hook itself (python3 741 under claude 701's Bash tool, in claude's
+// session or in a session of its own) is recorded as a runtime when it
+// asks, but its dialog events are no person's: the ask it opens and
+// "approves" with a PostToolUse stays pending. A seventh red-team pass
+// taught limen a secret read this way.
+func TestNestedRuntimeEventsAreNotTaken(t *testing.T) {
+	for _, sid := range []int{700, 741} {
+		cwd := t.TempDir()
+		pt := dialogMachine()
+		pt.set(
+			peercred.Proc{PID: 740, PPID: 701, Start: 90, Comm: "bash", SID: 700, TTY: tty},
+			peercred.Proc{PID: 741, PPID: 740, Start: 91, Comm: "python3", SID: sid},
+			peercred.Proc{PID: 742, PPID: 741, Start: 92, Comm: "sh", SID: sid},
+			peercred.Proc{PID: 743, PPID: 742, Start: 93, Comm: "limen-hook", SID: sid},
+		)
+		s := newDialogServer(t, pt)
+		file := filepath.Join(cwd, "m")
+		openDialogAsk(t, s, pt, cwd, file, "toolu_0") // claude 701 is recorded
+		ctx := as(t, pt, 743)
+		d, err := s.Decide(ctx, &limenv1.DecideRequest{Action: &limenv1.Action{Agent: "claude-code", Session: "s1", Tool: "Bash",
+			InputJson: fmt.Sprintf(`{"command":"touch %s","description":"d"}`, file), Cwd: cwd, ToolUseId: "toolu_f"}})
+		if err != nil || d.GetDecision().GetAskId() == "" {
+			t.Fatalf("the nested runtime's call was not asked: %v, %v", d, err)
+		}
+		ask := d.GetDecision().GetAskId()
+		if err := s.ObserveHook(ctx, hookEvent("PreToolUse", "toolu_f", cwd, file, nil), ask); err == nil || !strings.Contains(err.Error(), "runs under process 701") {
+			t.Errorf("session %d: the nested runtime's PreToolUse was taken (err %v)", sid, err)
+		}
+		s.ObserveHook(ctx, hookEvent("PermissionRequest", "", cwd, file, nil), "")
+		s.ObserveHook(ctx, hookEvent("PostToolUse", "toolu_f", cwd, file, nil), "")
+		id, _ := store.ParseID(ask)
+		if o := outcomeOf(t, s, id); o != nil {
+			t.Fatalf("session %d: the nested runtime settled its own ask: %v", sid, o)
+		}
+	}
+}

@@ -475,6 +475,34 @@ func (r *runtimes) sessionRuntime(sid int) *runtimeEntry {
 	return e
 }
 
+// runtimeAbove returns a recorded runtime that process k (a recorded
+// runtime itself) runs under: one of its ancestors, or the live runtime of
+// a session it shares without leading it. nil when k runs under no other
+// runtime, as a runtime the person started does.
+func (r *runtimes) runtimeAbove(k procKey) *runtimeEntry {
+	p, err := r.read(k.pid)
+	if err != nil || p.Start != k.start {
+		return nil // gone: its events settle nothing anyway
+	}
+	if e := r.sessionRuntime(p.SID); e != nil && e.key != k && p.SID != p.PID {
+		return e
+	}
+	for i := 0; i < maxWalk && p.PPID > 1; i++ {
+		q, err := r.read(p.PPID)
+		if err != nil || q.Start > p.Start {
+			return nil
+		}
+		if e := r.lookup(keyOf(q)); e != nil {
+			return e
+		}
+		if r.isSelf(keyOf(q)) {
+			return nil // limend and what started it are never runtimes
+		}
+		p = q
+	}
+	return nil
+}
+
 func (r *runtimes) lookup(k procKey) *runtimeEntry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
