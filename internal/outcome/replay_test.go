@@ -9,7 +9,7 @@ import (
 )
 
 // The logs in testdata/claude-code-2.1.328/ are the real hook events of
-// Claude Code 2.1.328, driven in tmux by ../shared/tools/claude-harness
+// Claude Code 2.1.328, driven in tmux by the interactive claude-harness
 // (drive.py SCENARIO; docs/integrations.md says how), trimmed by dropping
 // transcript_path, effort and permission_suggestions. "reply" lines are
 // what the harness's own PermissionRequest hook printed.

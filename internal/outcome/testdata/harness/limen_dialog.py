@@ -3,7 +3,7 @@
 `limenctl hook install claude-code` writes them: the person answers in
 Claude Code's own dialog, and limen should learn it (issue 14).
 
-Reuses the interactive harness (../shared/tools/claude-harness: drive.py,
+Reuses the interactive claude-harness (not part of this repository: drive.py,
 interactive.sh, the mock model): set HARNESS to its directory, CLAUDE_BIN to
 claude 2.1.328 and LIMEN_BIN to a directory with limend, limenctl and
 limen-hook built from this tree.
@@ -19,7 +19,9 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.environ.get("HARNESS", "/work/shared/tools/claude-harness"))
+if not os.environ.get("HARNESS"):
+    sys.exit("set HARNESS to the claude-harness directory (drive.py, interactive.sh)")
+sys.path.insert(0, os.environ["HARNESS"])
 import drive  # noqa: E402
 
 # The events `limenctl hook install claude-code` puts limen-hook on; only
