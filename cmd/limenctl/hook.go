@@ -463,7 +463,7 @@ func editSettings(path string, edit func([]byte) ([]byte, bool, error)) (bool, e
 	}
 	out, changed, err := edit(doc)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w\nhint: fix the file by hand (Claude Code would not read it either), then run this again", path, err)
+		return false, fmt.Errorf("%s: %w\nhint: fix the file by hand (the runtime would not read it either), then run this again", path, err)
 	}
 	if !changed {
 		return false, nil
