@@ -15,6 +15,12 @@ import (
 //	approved   UserPromptSubmit → PreToolUse(id) → PermissionRequest → PostToolUse(id) → Stop
 //	refused    UserPromptSubmit → PreToolUse(id) → PermissionRequest → Stop
 //
+// and in the interactive TUI, where a person answered:
+//
+//	Yes (y)    the same as approved, event for event, key for key
+//	Esc (No)   UserPromptSubmit → PreToolUse(id) → PermissionRequest, then
+//	           nothing until the next prompt's UserPromptSubmit
+//
 // Its PermissionRequest, like Claude Code's, carries no tool_use_id, and
 // its Bash tool_input adds the model's "description" (the justification it
 // gave for the escalation), which PreToolUse's lacks: the binding leaves it

@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // The logs in testdata/codex-0.171.0/ are the real hook events of Codex
-// 0.171.0 (`codex exec --approve-for-me`, the mock model asking to run
-// `touch` outside the sandbox, ../shared/tools/codex-harness), with every
-// event's hook a logger that gave no decision, so Codex's automatic
-// reviewer (scripted: allow, deny) answered; transcript_path dropped.
-// docs/integrations.md says how to record them again.
+// 0.171.0 (the mock model of ../shared/tools/codex-harness asking to run
+// `touch` outside the sandbox), with every event's hook a logger that gave
+// no decision; transcript_path dropped. review_*: `codex exec
+// --approve-for-me`, so Codex's automatic reviewer (scripted: allow, deny)
+// answered. tui_*: the interactive codex in tmux, approval_policy
+// "on-request", where a person pressed y, or Esc and then sent another
+// prompt. docs/integrations.md says how to record them again.
 
 // replayCodex feeds a Codex log to a Tracker as limend would, as if
 // limen's PreToolUse had asked for every call; source names who posted
@@ -67,6 +70,11 @@ func TestReplayCodex(t *testing.T) {
 	}{
 		{"review_allow", Approved, "PostToolUse"},
 		{"review_deny", Interrupted, "Stop"},
+		// The TUI (approval_policy on-request): the person's Yes sends
+		// what the reviewer's allow does; Esc sends nothing until the
+		// next prompt.
+		{"tui_yes", Approved, "PostToolUse"},
+		{"tui_esc", Interrupted, "UserPromptSubmit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, refused, tr := replayCodex(t, c.name, codexSource)
@@ -122,5 +130,44 @@ func TestParseCodex(t *testing.T) {
 	}
 	if _, err := ParseCodex([]byte(`{"hook_event_name":"PostToolUse","session_id":"s","tool_name":"Bash"}`)); err == nil || !strings.Contains(err.Error(), "tool_use_id") {
 		t.Errorf("a PostToolUse without tool_use_id: %v", err)
+	}
+}
+
+// TestCodexApproverUnknown records why a Codex outcome is no person's
+// answer: the PermissionRequest a person answered in the TUI and the one
+// Codex's automatic reviewer answered carry the same members with the same
+// permission_mode. If a release adds what tells them apart, this fails.
+func TestCodexApproverUnknown(t *testing.T) {
+	members := func(name string) (keys []string, mode any) {
+		f, err := os.Open(filepath.Join("testdata", "codex-0.171.0", name+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var l struct {
+				Event string         `json:"event"`
+				Input map[string]any `json:"input"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatal(err)
+			}
+			if l.Event == PermissionRequest {
+				for k := range l.Input {
+					keys = append(keys, k)
+				}
+				slices.Sort(keys)
+				return keys, l.Input["permission_mode"]
+			}
+		}
+		t.Fatalf("%s: no PermissionRequest", name)
+		return nil, nil
+	}
+	pk, pm := members("tui_yes")
+	rk, rm := members("review_allow")
+	if !slices.Equal(pk, rk) || pm != rm {
+		t.Errorf("the person's PermissionRequest has %v (mode %v), the reviewer's %v (mode %v): they can be told apart now", pk, pm, rk, rm)
 	}
 }
