@@ -118,7 +118,7 @@ func newHookInstallCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "install claude-code|codex|gemini",
 		Short: "Add limen's hooks to an agent runtime's settings",
-		Long: `install adds hook entries for every tool ("matcher": "*") that run
+		Long: `install claude-code adds hook entries for every tool ("matcher": "*") that run
 limen-hook, to Claude Code's settings file: on PreToolUse, which decides, and
 on PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch,
 UserPromptSubmit and SessionEnd, which limen-hook only reports to limend so
@@ -169,7 +169,7 @@ Both run the tool when limen-hook is killed or passes the entry's
 	}
 	o.scope.flags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog")
+	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog (codex and gemini: wait, the default, or prompt, a deny at once)")
 	f.DurationVar(&o.wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
 	f.StringVar(&o.hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
 	f.StringVar(&o.socket, "http-socket", envHTTPSocket.get(), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
