@@ -402,6 +402,10 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	if s.rt.trusted && !d.codexTrusts(s, bad) {
 		red = true
 	}
+	if s.rt.trusted && s.file == filepath.Join(d.cwd, ".codex", "hooks.json") && !codexProjectTrusted(d.cwd) {
+		bad("Codex reads this project's hooks only once it trusts the project, and its config.toml does not mark "+d.cwd+" trusted: Codex runs none of them",
+			"start codex in "+d.cwd+" and answer yes when it asks whether you trust the folder")
+	}
 	if !red {
 		verb := "runs " + bin + " --format " + h.format
 		if s.http {

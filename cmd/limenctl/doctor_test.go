@@ -228,6 +228,19 @@ func TestDoctorRed(t *testing.T) {
 		}, func(s *scratch) []string {
 			return []string{"Codex runs limen-hook on PermissionRequest only, and on no PreToolUse", "fix: limenctl hook install codex (it adds both)"}
 		}},
+		{"codex project not trusted", func(t *testing.T, s *scratch) {
+			doc, _ := os.ReadFile(s.codexHooks)
+			os.Remove(s.codexHooks)
+			proj := filepath.Join(s.project, ".codex", "hooks.json")
+			writeFile(t, proj, string(doc), 0o600)
+			recs, err := codexTrustRecords(proj) // the hook itself is trusted: only the project is red
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("trust records %v, %v", recs, err)
+			}
+			writeFile(t, s.codexConfig, recs[0].text(), 0o600)
+		}, func(s *scratch) []string {
+			return []string{"Codex reads this project's hooks only once it trusts the project", "fix: start codex in " + s.project}
+		}},
 		{"gemini hooks off", func(t *testing.T, s *scratch) {
 			doc, _ := os.ReadFile(s.gemini)
 			writeFile(t, s.gemini, strings.Replace(string(doc), `{`, `{"hooksConfig": {"enabled": false}, `, 1), 0o600)

@@ -245,6 +245,11 @@ func runTargetInstall(a *app, t *hookTarget, o hookInstallOptions, bin string) e
 	case trust.added > 0:
 		fmt.Fprintf(a.out, "trusted it for Codex in %s ([hooks.state] trusted_hash, as Codex's /hooks review records it): Codex runs only hooks recorded as trusted; any change to the entry un-trusts it\n", trust.config)
 	}
+	if t.name == "codex" && filepath.Base(filepath.Dir(path)) == ".codex" {
+		if dir := filepath.Dir(filepath.Dir(path)); o.scope.project && !codexProjectTrusted(dir) {
+			fmt.Fprintf(a.out, "warning: Codex reads %s only in a project it trusts, and its config.toml does not mark %s trusted: until then it runs no hook of that file, silently\n  To trust it: start codex in %s and answer yes when it asks whether you trust the folder.\n", path, dir, dir)
+		}
+	}
 	if t.name == "gemini" {
 		if why := geminiHooksOff(path); why != "" {
 			fmt.Fprintf(a.out, "warning: %s: Gemini CLI runs no hook, limen's with them\n", why)
@@ -507,4 +512,28 @@ func geminiHooksOff(path string) string {
 		}
 	}
 	return ""
+}
+
+// codexProjectTrusted reports whether Codex's config.toml marks dir as a
+// trusted project ([projects."DIR"] trust_level = "trusted"): Codex 0.171.0
+// reads a project's .codex/hooks.json only then (hooks/list lists none of
+// it otherwise, verified).
+func codexProjectTrusted(dir string) bool {
+	home, err := codexHome()
+	if err != nil {
+		return false
+	}
+	doc, err := os.ReadFile(filepath.Join(home, "config.toml"))
+	if err != nil {
+		return false
+	}
+	var v struct {
+		Projects map[string]struct {
+			TrustLevel string `toml:"trust_level"`
+		} `toml:"projects"`
+	}
+	if toml.Unmarshal(doc, &v) != nil {
+		return false
+	}
+	return v.Projects[dir].TrustLevel == "trusted"
 }

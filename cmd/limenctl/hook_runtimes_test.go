@@ -301,3 +301,27 @@ func TestHookInstallRuntimeFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestHookInstallCodexProject: --project writes ./.codex/hooks.json, whose
+// trust records name that file, and warns while Codex's config.toml does
+// not mark the project trusted (Codex then reads none of its hooks).
+func TestHookInstallCodexProject(t *testing.T) {
+	dir := codexHomeFor(t, "")
+	proj := t.TempDir()
+	t.Chdir(proj)
+	bin := fakeHookBin(t)
+	code, out := limenctl(t, "hook", "install", "codex", "--project", "--hook-bin", bin, "--http-socket", "/s")
+	if code != 0 || !strings.Contains(out, "only in a project it trusts") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	conf := readFile(t, filepath.Join(dir, "config.toml"))
+	if !strings.Contains(conf, strconvQuote(filepath.Join(proj, ".codex", "hooks.json")+":pre_tool_use:0:0")) {
+		t.Errorf("config.toml does not trust the project's file:\n%s", conf)
+	}
+	limenctl(t, "hook", "uninstall", "codex", "--project")
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("[projects."+strconvQuote(proj)+"]\ntrust_level = \"trusted\"\n"), 0o600)
+	code, out = limenctl(t, "hook", "install", "codex", "--project", "--hook-bin", bin, "--http-socket", "/s")
+	if code != 0 || strings.Contains(out, "only in a project it trusts") {
+		t.Errorf("a trusted project: exit %d: %s", code, out)
+	}
+}
