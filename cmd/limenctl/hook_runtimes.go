@@ -100,6 +100,8 @@ func (t *hookTarget) path(s hookScope) (string, error) {
 	switch {
 	case s.local:
 		return "", usagef("--local is Claude Code's settings.local.json; %s has none: use --user, --project or --settings", t.title)
+	case s.settings != "" && strings.HasSuffix(s.settings, ".toml"):
+		return "", usagef("--settings %s: install writes JSON hook files (%s's hooks.json); hooks written in config.toml are edited by hand", s.settings, t.title)
 	case s.settings != "":
 		return filepath.Abs(s.settings)
 	case s.project:

@@ -294,6 +294,7 @@ func TestHookInstallRuntimeFlags(t *testing.T) {
 		{[]string{"gemini", "--local"}, "--local is Claude Code's"},
 		{[]string{"claude-code", "--no-trust"}, "--no-trust is for codex"},
 		{[]string{"cursor"}, `runtime "cursor": use claude-code, codex or gemini`},
+		{[]string{"codex", "--settings", "/tmp/x/config.toml"}, "install writes JSON hook files"},
 	} {
 		code, out := limenctl(t, append([]string{"hook", "install", "--hook-bin", bin, "--http-socket", "/s"}, tt.args...)...)
 		if code == 0 || !strings.Contains(out, tt.want) {
