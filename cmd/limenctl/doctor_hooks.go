@@ -82,6 +82,9 @@ var hookRuntimes = []hookRuntime{
 				filepath.Join(project, ".codex", "hooks.json"), filepath.Join(project, ".codex", "config.toml")}
 		},
 		unit: time.Second, defaultTimeout: 600 * time.Second, trusted: true,
+		install: func(home, project, file string) string {
+			return targetReinstall("codex", home, project, file)
+		},
 	},
 	{
 		name: "Gemini CLI", format: "gemini",
@@ -89,7 +92,31 @@ var hookRuntimes = []hookRuntime{
 			return []string{filepath.Join(home, ".gemini", "settings.json"), filepath.Join(project, ".gemini", "settings.json")}
 		},
 		unit: time.Millisecond, defaultTimeout: 60 * time.Second,
+		install: func(home, project, file string) string {
+			return targetReinstall("gemini", home, project, file)
+		},
 	},
+}
+
+// targetReinstall is the command that rewrites limen's Codex or Gemini CLI
+// entries in file, or "" for a file hook install does not write (Codex's
+// config.toml).
+func targetReinstall(name, home, project, file string) string {
+	t := findTarget(name)
+	scope := " --settings " + shellQuote(file)
+	switch {
+	case file == filepath.Join(project, t.projectFile):
+		scope = " --project"
+	case name == "gemini" && file == filepath.Join(home, ".gemini", "settings.json"):
+		scope = ""
+	case name == "codex" && filepath.Base(file) == "config.toml":
+		return ""
+	case name == "codex":
+		if f, err := t.userFile(); err == nil && f == file {
+			scope = ""
+		}
+	}
+	return "limenctl hook uninstall " + name + scope + " && limenctl hook install " + name + scope
 }
 
 // claudeDir is Claude Code's user settings directory, as hook install finds it.
@@ -170,6 +197,7 @@ func readHookSites(rt *hookRuntime, file string) ([]hookSite, error) {
 func (d *doctor) checkHooks(ctx context.Context) {
 	found := false
 	installed := map[string]bool{}
+	events := map[string]bool{} // "Codex PreToolUse": limen is on it
 	defer func() { d.checkRuntimeVersions(ctx, installed) }()
 	for i := range hookRuntimes {
 		rt := &hookRuntimes[i]
@@ -187,12 +215,23 @@ func (d *doctor) checkHooks(ctx context.Context) {
 				found = true
 				installed[rt.name] = true
 				d.checkHook(ctx, s)
+				events[rt.name+" "+s.event] = true
+			}
+			if rt.format == "gemini" && len(sites) > 0 {
+				d.checkGeminiEnabled(file, sites)
 			}
 		}
 	}
+	if events["Codex PermissionRequest"] && !events["Codex PreToolUse"] {
+		// Codex 0.171.0, verified: a call its approval does not ask about
+		// runs with limen never asked, and one it does ask about goes to
+		// its automatic reviewer when limen says ask.
+		d.add("hook", levelFail, "Codex runs limen-hook on PermissionRequest only, and on no PreToolUse: every tool call Codex's approval does not ask about runs without limen",
+			"limenctl hook install codex (it adds both)")
+	}
 	if !found {
 		d.add("hook", levelWarn, "no agent runtime's settings run limen-hook: limen decides nothing until one does",
-			"limenctl hook install claude-code (Codex and Gemini CLI: see docs/integrations.md)")
+			"limenctl hook install claude-code (or codex, or gemini)")
 	}
 }
 
@@ -363,6 +402,10 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	if s.rt.trusted && !d.codexTrusts(s, bad) {
 		red = true
 	}
+	if s.rt.trusted && s.file == filepath.Join(d.cwd, ".codex", "hooks.json") && !codexProjectTrusted(d.cwd) {
+		bad("Codex reads this project's hooks only once it trusts the project, and its config.toml does not mark "+d.cwd+" trusted: Codex runs none of them",
+			"start codex in "+d.cwd+" and answer yes when it asks whether you trust the folder")
+	}
 	if !red {
 		verb := "runs " + bin + " --format " + h.format
 		if s.http {
@@ -387,6 +430,9 @@ func (d *doctor) codexTrusts(s hookSite, bad func(detail, fix string)) bool {
 	config := filepath.Join(dir, "config.toml")
 	key := fmt.Sprintf("%s:%s:%d:%d", s.file, snakeCase(s.event), s.group, s.index)
 	fix := "start codex and trust limen's hook when it asks (or in /hooks): Codex records a hash of the hook as it is then"
+	if c := targetReinstall("codex", d.home, d.cwd, s.file); c != "" {
+		fix += "; or " + c + ", which records it"
+	}
 	var v struct {
 		Hooks struct {
 			State map[string]struct {
@@ -471,4 +517,35 @@ func number(v any) (float64, bool) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// checkGeminiEnabled fails when file turns Gemini CLI's hooks off, or lists
+// limen's command in hooksConfig.disabled: then Gemini CLI runs every tool
+// without asking limen (hooks are on by default in 0.61.0, verified).
+func (d *doctor) checkGeminiEnabled(file string, sites []hookSite) {
+	doc, err := os.ReadFile(file)
+	if err != nil {
+		return
+	}
+	var v struct {
+		HooksConfig struct {
+			Enabled  *bool    `json:"enabled"`
+			Disabled []string `json:"disabled"`
+		} `json:"hooksConfig"`
+	}
+	if json.Unmarshal(doc, &v) != nil {
+		return
+	}
+	if e := v.HooksConfig.Enabled; e != nil && !*e {
+		d.add("hook", levelFail, "Gemini CLI settings "+file+` set "hooksConfig": {"enabled": false}: Gemini CLI runs no hook, limen's with them, and every tool without asking limen`,
+			`edit `+file+`: remove "enabled": false from "hooksConfig"`)
+	}
+	for _, s := range sites {
+		for _, off := range v.HooksConfig.Disabled {
+			if off == s.command {
+				d.add("hook", levelFail, s.where()+": its command is in hooksConfig.disabled of "+file+": Gemini CLI does not run it",
+					"edit "+file+": remove limen's command from hooksConfig.disabled")
+			}
+		}
+	}
 }

@@ -40,7 +40,7 @@ func newScratch(t *testing.T) *scratch {
 	// The runtimes, at versions no older than docs/integrations.md's, and
 	// no other claude, codex or gemini than these.
 	t.Setenv("PATH", filepath.Dir(s.hookBin)+":/usr/bin:/bin")
-	for bin, out := range map[string]string{"claude": "2.1.330 (Claude Code)", "codex": "codex-cli 0.50.0", "gemini": "0.61.0"} {
+	for bin, out := range map[string]string{"claude": "2.1.330 (Claude Code)", "codex": "codex-cli 0.171.0", "gemini": "0.61.0"} {
 		writeFile(t, filepath.Join(filepath.Dir(s.hookBin), bin), "#!/bin/sh\necho '"+out+"'\n", 0o755)
 	}
 	httpSock := paths.HTTPSocketFor(l.Config.Socket)
@@ -118,7 +118,7 @@ func TestDoctorGreen(t *testing.T) {
 			hooks++
 		}
 	}
-	for _, want := range []string{"ok    runtime   Claude Code 2.1.330, at least the 2.1.328 limen was verified with", "ok    runtime   Codex 0.50.0: limen's Codex answers were checked against Codex's published hook schemas", "ok    runtime   Gemini CLI 0.61.0, at least"} {
+	for _, want := range []string{"ok    runtime   Claude Code 2.1.330, at least the 2.1.328 limen was verified with", "ok    runtime   Codex 0.171.0, at least the 0.171.0 limen was verified with", "ok    runtime   Gemini CLI 0.61.0, at least"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor lacks %q:\n%s", want, out)
 		}
@@ -199,24 +199,64 @@ func TestDoctorRed(t *testing.T) {
 			writeJSON(t, s.gemini, map[string]any{"hooks": map[string]any{"BeforeTool": []any{
 				map[string]any{"hooks": []any{map[string]any{"type": "command", "command": s.hookBin + " --format gemini", "timeout": 10}}}}}})
 		}, func(s *scratch) []string {
-			return []string{"Gemini CLI waits 10ms", `fix: edit ` + filepath.Join("HOME", ".gemini", "settings.json") + `: set "timeout": 10000 on limen's hook`}
+			return []string{"Gemini CLI waits 10ms", `fix: limenctl hook uninstall gemini && limenctl hook install gemini`}
 		}},
 		{"wrong format", func(t *testing.T, s *scratch) {
 			writeJSON(t, s.gemini, map[string]any{"hooks": map[string]any{"BeforeTool": []any{
 				map[string]any{"hooks": []any{map[string]any{"type": "command", "command": s.hookBin + " --timeout 5s"}}}}}})
 		}, func(s *scratch) []string {
-			return []string{"--format claude-code, but Gemini CLI reads --format gemini answers", "use --format gemini"}
+			return []string{"--format claude-code, but Gemini CLI reads --format gemini answers", "fix: limenctl hook uninstall gemini && limenctl hook install gemini"}
 		}},
 		{"codex hook changed since trusted", func(t *testing.T, s *scratch) {
 			doc, _ := os.ReadFile(s.codexHooks)
 			writeFile(t, s.codexHooks, strings.Replace(string(doc), "--timeout 5s", "--timeout 6s", 1), 0o600)
 		}, func(s *scratch) []string {
-			return []string{"Codex trusted another version of it", "fix: start codex and trust limen's hook when it asks (or in /hooks)"}
+			return []string{"Codex trusted another version of it", "fix: start codex and trust limen's hook when it asks (or in /hooks)", "; or limenctl hook uninstall codex && limenctl hook install codex, which records it"}
 		}},
 		{"codex hook never trusted", func(t *testing.T, s *scratch) { writeFile(t, s.codexConfig, "model = \"o3\"\n", 0o600) },
 			func(s *scratch) []string {
 				return []string{"Codex has not trusted it", ":pre_tool_use:0:0", "fix: start codex and trust"}
 			}},
+		{"codex on PermissionRequest only", func(t *testing.T, s *scratch) {
+			doc, _ := os.ReadFile(s.codexHooks)
+			writeFile(t, s.codexHooks, strings.Replace(string(doc), `"PreToolUse"`, `"PermissionRequest"`, 1), 0o600)
+			recs, err := codexTrustRecords(s.codexHooks) // trusted as it is now: only the missing event is red
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("trust records %v, %v", recs, err)
+			}
+			writeFile(t, s.codexConfig, recs[0].text(), 0o600)
+		}, func(s *scratch) []string {
+			return []string{"Codex runs limen-hook on PermissionRequest only, and on no PreToolUse", "fix: limenctl hook install codex (it adds both)"}
+		}},
+		{"codex project not trusted", func(t *testing.T, s *scratch) {
+			doc, _ := os.ReadFile(s.codexHooks)
+			os.Remove(s.codexHooks)
+			proj := filepath.Join(s.project, ".codex", "hooks.json")
+			writeFile(t, proj, string(doc), 0o600)
+			recs, err := codexTrustRecords(proj) // the hook itself is trusted: only the project is red
+			if err != nil || len(recs) != 1 {
+				t.Fatalf("trust records %v, %v", recs, err)
+			}
+			writeFile(t, s.codexConfig, recs[0].text(), 0o600)
+		}, func(s *scratch) []string {
+			return []string{"Codex reads this project's hooks only once it trusts the project", "fix: start codex in " + s.project}
+		}},
+		{"gemini hooks off", func(t *testing.T, s *scratch) {
+			doc, _ := os.ReadFile(s.gemini)
+			writeFile(t, s.gemini, strings.Replace(string(doc), `{`, `{"hooksConfig": {"enabled": false}, `, 1), 0o600)
+		}, func(s *scratch) []string {
+			return []string{`set "hooksConfig": {"enabled": false}: Gemini CLI runs no hook`, `remove "enabled": false`}
+		}},
+		{"gemini hook disabled", func(t *testing.T, s *scratch) {
+			var v map[string]any
+			doc, _ := os.ReadFile(s.gemini)
+			json.Unmarshal(doc, &v)
+			cmd := v["hooks"].(map[string]any)["BeforeTool"].([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)["command"]
+			v["hooksConfig"] = map[string]any{"disabled": []any{cmd}}
+			writeJSON(t, s.gemini, v)
+		}, func(s *scratch) []string {
+			return []string{"its command is in hooksConfig.disabled", "Gemini CLI does not run it"}
+		}},
 		{"socket mode 0666", func(t *testing.T, s *scratch) {
 			if err := os.Chmod(s.l.Config.Socket, 0o666); err != nil {
 				t.Fatal(err)

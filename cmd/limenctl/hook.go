@@ -27,9 +27,9 @@ type hookScope struct {
 
 func (s *hookScope) flags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.BoolVar(&s.user, "user", false, "your user settings, ~/.claude/settings.json (the default): every project")
-	f.BoolVar(&s.project, "project", false, "this project's shared settings, ./.claude/settings.json")
-	f.BoolVar(&s.local, "local", false, "this project's personal settings, ./.claude/settings.local.json")
+	f.BoolVar(&s.user, "user", false, "your user settings, ~/.claude/settings.json, ~/.codex/hooks.json or ~/.gemini/settings.json (the default): every project")
+	f.BoolVar(&s.project, "project", false, "this project's shared settings, ./.claude/settings.json, ./.codex/hooks.json or ./.gemini/settings.json")
+	f.BoolVar(&s.local, "local", false, "claude-code: this project's personal settings, ./.claude/settings.local.json")
 	f.StringVar(&s.settings, "settings", "", "this settings file instead")
 	cmd.MarkFlagsMutuallyExclusive("user", "project", "local", "settings")
 }
@@ -79,11 +79,13 @@ func newHookCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hook",
 		Short: "Install limen's hook into an agent runtime's settings",
-		Long: `hook installs limen-hook into Claude Code's settings, so that Claude Code asks
-limen before every tool call, or removes it again. Other runtimes (Codex,
-Gemini CLI) are configured by hand: see docs/integrations.md.`,
+		Long: `hook installs limen-hook into an agent runtime's settings (Claude Code, Codex
+or Gemini CLI), so that it asks limen before every tool call, or removes it
+again.`,
 		Example: `  limenctl hook install claude-code
   limenctl hook install claude-code --project --on-ask wait
+  limenctl hook install codex
+  limenctl hook install gemini
   limenctl hook uninstall claude-code`,
 		Args: cobra.NoArgs,
 	}
@@ -92,8 +94,8 @@ Gemini CLI) are configured by hand: see docs/integrations.md.`,
 }
 
 func checkRuntime(args []string) error {
-	if args[0] != "claude-code" {
-		return usagef("runtime %q: only claude-code is installed by limenctl; for codex and gemini see docs/integrations.md", args[0])
+	if args[0] != "claude-code" && findTarget(args[0]) == nil {
+		return usagef("runtime %q: use claude-code, codex or gemini", args[0])
 	}
 	return nil
 }
@@ -105,14 +107,18 @@ type hookInstallOptions struct {
 	wait    time.Duration
 	hookBin string
 	socket  string
+	// onAskSet: --on-ask was given (Codex's and Gemini CLI's default
+	// is wait, Claude Code's prompt).
+	onAskSet bool
+	noTrust  bool
 }
 
 func newHookInstallCmd(a *app) *cobra.Command {
 	var o hookInstallOptions
 	cmd := &cobra.Command{
-		Use:   "install claude-code",
-		Short: "Add limen's hooks to Claude Code's settings",
-		Long: `install adds hook entries for every tool ("matcher": "*") that run
+		Use:   "install claude-code|codex|gemini",
+		Short: "Add limen's hooks to an agent runtime's settings",
+		Long: `install claude-code adds hook entries for every tool ("matcher": "*") that run
 limen-hook, to Claude Code's settings file: on PreToolUse, which decides, and
 on PermissionRequest, PostToolUse, PostToolUseFailure, PostToolBatch,
 UserPromptSubmit and SessionEnd, which limen-hook only reports to limend so
@@ -132,20 +138,42 @@ stop the person's work.
   dialog  an ask of the prediction is left to Claude Code's own rules and
           dialog (with its "don't ask again"), in the default and plan
           modes only; limen still allows and blocks, asks for its rules,
-          and learns the answer given in the dialog`,
+          and learns the answer given in the dialog
+
+install codex writes $CODEX_HOME/hooks.json (default ~/.codex/hooks.json;
+--project: ./.codex/hooks.json): limen-hook on PreToolUse (which honours only
+a deny: limen's ask waits --wait for an answer in limen, then denies) and on
+PermissionRequest (Codex's own approval, when its policy asks: limen allows
+or denies, or leaves it to Codex). Codex runs a hook only once it is
+trusted: install records the entries as trusted in $CODEX_HOME/config.toml,
+as Codex's own /hooks review does, unless --no-trust.
+
+install gemini writes ~/.gemini/settings.json (--project:
+./.gemini/settings.json): limen-hook on BeforeTool; limen's ask waits --wait
+for an answer in limen, then denies (headless, Gemini CLI would wait forever
+for a confirmation nobody can give).
+
+Both run the tool when limen-hook is killed or passes the entry's
+"timeout": install leaves it 10 s more than limen-hook's own.`,
 		Example: `  limenctl hook install claude-code                  # ~/.claude/settings.json
   limenctl hook install claude-code --project        # ./.claude/settings.json
   limenctl hook install claude-code --on-ask wait --wait 50s
-  limenctl hook install claude-code --settings /etc/claude-code/managed-settings.json`,
+  limenctl hook install claude-code --settings /etc/claude-code/managed-settings.json
+  limenctl hook install codex                        # ~/.codex/hooks.json, trusted in config.toml
+  limenctl hook install gemini --project             # ./.gemini/settings.json`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runHookInstall(a, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.onAskSet = cmd.Flags().Changed("on-ask")
+			return runHookInstall(a, o, args)
+		},
 	}
 	o.scope.flags(cmd)
 	f := cmd.Flags()
-	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog")
+	f.StringVar(&o.onAsk, "on-ask", "prompt", "prompt: Claude Code prompts at once; wait: wait for an answer in limen; dialog: leave the prediction's asks to Claude Code's rules and dialog (codex and gemini: wait, the default, or prompt, a deny at once)")
 	f.DurationVar(&o.wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
 	f.StringVar(&o.hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
 	f.StringVar(&o.socket, "http-socket", envHTTPSocket.get(), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
+	f.BoolVar(&o.noTrust, "no-trust", false, "codex: do not record the hooks as trusted in Codex's config.toml (Codex then skips them until you trust them in /hooks)")
 	return cmd
 }
 
@@ -153,6 +181,16 @@ stop the person's work.
 func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 	if err := checkRuntime(args); err != nil {
 		return err
+	}
+	target := findTarget(args[0])
+	if target != nil && !o.onAskSet {
+		o.onAsk = "wait"
+	}
+	switch {
+	case target != nil && o.onAsk == "dialog":
+		return usagef("--on-ask dialog is Claude Code's; for %s use wait (the default) or prompt", target.title)
+	case target == nil && o.noTrust:
+		return usagef("--no-trust is for codex, whose hooks run only once trusted")
 	}
 	if o.onAsk != "prompt" && o.onAsk != "wait" && o.onAsk != "dialog" {
 		return usagef("--on-ask %q: use prompt, wait or dialog", o.onAsk)
@@ -164,9 +202,11 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	path, err := o.scope.path()
-	if err != nil {
-		return err
+	path := ""
+	if target == nil {
+		if path, err = o.scope.path(); err != nil {
+			return err
+		}
 	}
 	switch {
 	case o.socket == "" && a.socket != "":
@@ -179,6 +219,9 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 		if o.socket, err = hookout.DefaultHTTPSocket(); err != nil {
 			return fmt.Errorf("%w\nhint: pass --http-socket with limend's HTTP socket", err)
 		}
+	}
+	if target != nil {
+		return runTargetInstall(a, target, o, bin)
 	}
 	entry, command := hookEntry(bin, o.onAsk, o.wait, o.socket)
 	changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntries(doc, entry) })
@@ -208,14 +251,16 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 func newHookUninstallCmd(a *app) *cobra.Command {
 	var scope hookScope
 	cmd := &cobra.Command{
-		Use:   "uninstall claude-code",
-		Short: "Remove limen's hook from Claude Code's settings",
+		Use:   "uninstall claude-code|codex|gemini",
+		Short: "Remove limen's hook from an agent runtime's settings",
 		Long: `uninstall removes the entries that install added (the ones that run
 limen-hook), and the event and "hooks" keys if install created them.
 Everything else in the file is left exactly as it was. A settings file that
-install created, and that holds nothing else since, is removed.`,
+install created, and that holds nothing else since, is removed. For codex it
+also removes the trust records install wrote to Codex's config.toml.`,
 		Example: `  limenctl hook uninstall claude-code
-  limenctl hook uninstall claude-code --project`,
+  limenctl hook uninstall claude-code --project
+  limenctl hook uninstall codex`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runHookUninstall(a, scope, args) },
 	}
@@ -227,6 +272,9 @@ install created, and that holds nothing else since, is removed.`,
 func runHookUninstall(a *app, scope hookScope, args []string) error {
 	if err := checkRuntime(args); err != nil {
 		return err
+	}
+	if t := findTarget(args[0]); t != nil {
+		return runTargetUninstall(a, t, scope)
 	}
 	path, err := scope.path()
 	if err != nil {
@@ -415,7 +463,7 @@ func editSettings(path string, edit func([]byte) ([]byte, bool, error)) (bool, e
 	}
 	out, changed, err := edit(doc)
 	if err != nil {
-		return false, fmt.Errorf("%s: %w\nhint: fix the file by hand (Claude Code would not read it either), then run this again", path, err)
+		return false, fmt.Errorf("%s: %w\nhint: fix the file by hand (the runtime would not read it either), then run this again", path, err)
 	}
 	if !changed {
 		return false, nil

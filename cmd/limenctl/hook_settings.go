@@ -43,7 +43,7 @@ func parseJSON(doc []byte) (*jnode, error) {
 		return nil, fmt.Errorf("not valid JSON: %v", err)
 	}
 	if !v.IsStandard() {
-		return nil, errors.New("not valid JSON: it has comments or trailing commas, and Claude Code ignores a settings file that has any (a hook in it would never run); remove them")
+		return nil, errors.New("not valid JSON: it has comments or trailing commas, which limenctl does not edit (Claude Code ignores a settings file that has any: a hook in it would never run); remove them")
 	}
 	return newJnode(&v), nil
 }

@@ -264,8 +264,8 @@ func TestHookInstallRefuses(t *testing.T) {
 	if doc, _ := os.ReadFile(sockPath); !bytes.Contains(doc, []byte("--socket /tmp/x/limend-http.sock")) {
 		t.Errorf("install with limenctl --socket /tmp/x/limend.sock wrote\n%s\nwant the hook pointed at the HTTP socket beside it", doc)
 	}
-	if code, out := limenctl(t, "hook", "install", "codex", "--hook-bin", bin); code != exitUsage || !strings.Contains(out, "docs/integrations.md") {
-		t.Errorf("install codex: %d %q; want a usage error pointing at the docs", code, out)
+	if code, out := limenctl(t, "hook", "install", "cursor", "--hook-bin", bin); code != exitUsage || !strings.Contains(out, "use claude-code, codex or gemini") {
+		t.Errorf("install cursor: %d %q; want a usage error naming the runtimes", code, out)
 	}
 }
 

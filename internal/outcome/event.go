@@ -84,6 +84,10 @@ type Event struct {
 	// HookAnswer is "allow" or "deny" when limen's own PermissionRequest
 	// hook answered this PermissionRequest (the dialog was not shown).
 	HookAnswer string
+	// Approver names who other than a person may have answered this
+	// PermissionRequest's dialog ("" for Claude Code's, which only a
+	// person or a hook answers): CodexApproval.
+	Approver string
 }
 
 // Call is one tool call of a PostToolBatch.

@@ -67,6 +67,9 @@ type Outcome struct {
 	// HookAnswer is "allow" or "deny" when limen's own PermissionRequest
 	// hook answered the dialog (Event.HookAnswer): then nobody was asked.
 	HookAnswer string
+	// Approver is Event.Approver of the bound PermissionRequest: who
+	// other than a person may have answered (then it is no person's).
+	Approver string
 	// Scope is the allow rule that appeared in the project's settings
 	// between the dialog and the tool's run: the person's "don't ask
 	// again", as the runtime saved it.
@@ -77,7 +80,7 @@ type Outcome struct {
 // denied in a dialog the runtime asked for, which no hook of limen's
 // answered.
 func (o Outcome) Person() bool {
-	return o.Dialog && o.HookAnswer == "" && (o.Result == Approved || o.Result == Denied)
+	return o.Dialog && o.HookAnswer == "" && o.Approver == "" && (o.Result == Approved || o.Result == Denied)
 }
 
 // MaxOpen bounds the asks a Tracker holds, so that a runtime that never
@@ -89,6 +92,7 @@ type open struct {
 	Ask
 	dialog     bool
 	hookAnswer string
+	approver   string
 	rules      []string // the allow list when the dialog opened
 }
 
@@ -200,7 +204,7 @@ func (t *Tracker) find(session, toolUseID string) *open {
 // ask's opener), for the log.
 func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 	settle := func(k *open, r Result, note, proof string) {
-		o := Outcome{Ask: k.Ask, Result: r, Note: note, Proof: proof, Dialog: k.dialog, HookAnswer: k.hookAnswer}
+		o := Outcome{Ask: k.Ask, Result: r, Note: note, Proof: proof, Dialog: k.dialog, HookAnswer: k.hookAnswer, Approver: k.approver}
 		if r == Approved {
 			o.Scope = newRule(k.rules, e.Rules)
 			t.rememberApproved(k)
@@ -233,7 +237,7 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 					refused = append(refused, fmt.Sprintf("PermissionRequest of session %s came from %s, not from %s, which opened ask %s", e.Session, orNone(e.Source), orNone(k.Source), k.ID))
 					break
 				}
-				k.dialog, k.hookAnswer, k.rules = true, e.HookAnswer, e.Rules
+				k.dialog, k.hookAnswer, k.rules, k.approver = true, e.HookAnswer, e.Rules, e.Approver
 				break
 			}
 		}
@@ -266,7 +270,7 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 				settle(k, Refused, "", "PostToolBatch")
 			}
 		}
-	case UserPromptSubmit, SessionEnd:
+	case UserPromptSubmit, SessionEnd, Stop: // Stop: Codex's turn ended
 		for _, k := range slices.Clone(t.asks) {
 			if k.Session == e.Session && k.Source == e.Source {
 				settle(k, Interrupted, "", e.Name)
