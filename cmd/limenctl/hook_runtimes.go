@@ -19,7 +19,7 @@ import (
 // [{"matcher", "hooks": [{"type", "command", "timeout"}]}]}}), so the
 // byte-preserving editing of hook_settings.go serves them as it is; what
 // differs per runtime is in hookTargets. Checked against the real CLIs
-// (Codex 0.171.0, Gemini CLI 0.61.0) through ../shared/tools/*-harness:
+// (Codex 0.171.0, Gemini CLI 0.61.0) through the runtimes' harnesses:
 // docs/integrations.md says how.
 
 // hookTarget is how install writes one runtime's hooks.

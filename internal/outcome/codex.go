@@ -9,7 +9,7 @@ import (
 // Codex (issue 14, item 6). Codex 0.171.0 sends Claude Code's hook JSON
 // (session_id, tool_use_id, tool_name, tool_input), with turn_id for
 // prompt_id. What it sent around one escalated shell call in `codex exec
-// --approve-for-me`, recorded through ../shared/tools/codex-harness
+// --approve-for-me`, recorded through the codex-harness
 // (testdata/codex-0.171.0/):
 //
 //	approved   UserPromptSubmit → PreToolUse(id) → PermissionRequest → PostToolUse(id) → Stop

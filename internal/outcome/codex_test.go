@@ -11,7 +11,7 @@ import (
 )
 
 // The logs in testdata/codex-0.171.0/ are the real hook events of Codex
-// 0.171.0 (the mock model of ../shared/tools/codex-harness asking to run
+// 0.171.0 (the mock model of the codex-harness asking to run
 // `touch` outside the sandbox), with every event's hook a logger that gave
 // no decision; transcript_path dropped. review_*: `codex exec
 // --approve-for-me`, so Codex's automatic reviewer (scripted: allow, deny)

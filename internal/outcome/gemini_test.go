@@ -10,7 +10,7 @@ import (
 
 // The logs in testdata/gemini-0.61.0/ are the real hook events of Gemini
 // CLI 0.61.0 (`gemini -p --approval-mode yolo`, the mock model calling
-// run_shell_command, ../shared/tools/gemini-harness), with limen-hook on
+// run_shell_command, the gemini-harness), with limen-hook on
 // BeforeTool (its reply kept) and a logger on AfterTool: limen allowed
 // (allow.jsonl) or blocked (deny.jsonl) the call.
 //
