@@ -218,6 +218,18 @@ func serve(cfg daemon.Config, debugAddr string, log *slog.Logger) error {
 	signals := make(chan os.Signal, 2)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
+	// The hangup of the terminal limend was started from (`limend &`, then
+	// the terminal closed) is no reason to stop deciding: every hook call
+	// would become "limend is unreachable". It is logged and ignored; stop
+	// limend with SIGTERM or Ctrl-C.
+	hangups := make(chan os.Signal, 1)
+	signal.Notify(hangups, syscall.SIGHUP)
+	defer signal.Stop(hangups)
+	go func() {
+		for range hangups {
+			log.Info("ignoring SIGHUP (a closed terminal): limend keeps running; stop it with SIGTERM")
+		}
+	}()
 	d, err := daemon.Start(cfg, log)
 	if err != nil {
 		if errors.Is(err, store.ErrLocked) {

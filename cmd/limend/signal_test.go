@@ -61,6 +61,10 @@ func TestSignalStopsGracefully(t *testing.T) {
 	}
 
 	cmd, exited, c := run()
+	// A hangup (the terminal it was started from closed) does not stop it.
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
 	d := c.Decide(t.Context(), &limenv1.Action{Tool: "Bash", InputJson: `{"command":"make deploy"}`})
 	if d.Decision.GetAskId() == "" {
 		t.Fatalf("make deploy = %v; want a queued ask", d.Verdict)
