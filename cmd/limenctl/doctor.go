@@ -132,6 +132,18 @@ func newDoctor(a *app, db string) (*doctor, error) {
 	return d, nil
 }
 
+// project is the directory doctor treats as a project (whose hook
+// settings it reads, and whose programs it never runs): the working
+// directory, unless that is the home directory or above it, which hold
+// the person's own programs (~/go/bin) and settings, not a project's.
+func (d *doctor) project() string {
+	cwd, home := filepath.Clean(d.cwd), filepath.Clean(d.home)
+	if cwd == "/" || cwd == home || strings.HasPrefix(home, cwd+string(filepath.Separator)) {
+		return ""
+	}
+	return cwd
+}
+
 func (d *doctor) run(ctx context.Context) {
 	d.checkLimend(ctx)
 	d.checkSockets()

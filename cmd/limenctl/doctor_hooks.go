@@ -199,9 +199,14 @@ func (d *doctor) checkHooks(ctx context.Context) {
 	installed := map[string]bool{}
 	events := map[string]bool{} // "Codex PreToolUse": limen is on it
 	defer func() { d.checkRuntimeVersions(ctx, installed) }()
+	checked := map[string]bool{}
 	for i := range hookRuntimes {
 		rt := &hookRuntimes[i]
-		for _, file := range rt.files(d.home, d.cwd) {
+		for _, file := range rt.files(d.home, d.project()) {
+			if !filepath.IsAbs(file) || checked[file] {
+				continue // no project here, or the project's file is the user's (run in $HOME)
+			}
+			checked[file] = true
 			sites, err := readHookSites(rt, file)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -299,7 +304,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	where := s.where()
 	fixFile := func(what string) string {
 		if cmd := s.rt.install; cmd != nil && !s.http { // install writes command hooks only
-			if c := cmd(d.home, d.cwd, s.file); c != "" {
+			if c := cmd(d.home, d.project(), s.file); c != "" {
 				return c
 			}
 		}
@@ -332,7 +337,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	// way to make doctor run anything: only a file named limen-hook, and
 	// none that a project directory (a repository someone else wrote)
 	// brings along.
-	inProject := strings.HasPrefix(bin, filepath.Clean(d.cwd)+string(filepath.Separator))
+	inProject := d.project() != "" && strings.HasPrefix(bin, d.project()+string(filepath.Separator))
 	if s.http {
 		bin = s.url // no binary: limend answers the POST itself
 	} else if filepath.Base(bin) != hookMarker || inProject {
@@ -402,7 +407,7 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	if s.rt.trusted && !d.codexTrusts(s, bad) {
 		red = true
 	}
-	if s.rt.trusted && s.file == filepath.Join(d.cwd, ".codex", "hooks.json") && !codexProjectTrusted(d.cwd) {
+	if p := d.project(); s.rt.trusted && p != "" && s.file == filepath.Join(p, ".codex", "hooks.json") && !codexProjectTrusted(p) {
 		bad("Codex reads this project's hooks only once it trusts the project, and its config.toml does not mark "+d.cwd+" trusted: Codex runs none of them",
 			"start codex in "+d.cwd+" and answer yes when it asks whether you trust the folder")
 	}
@@ -430,7 +435,7 @@ func (d *doctor) codexTrusts(s hookSite, bad func(detail, fix string)) bool {
 	config := filepath.Join(dir, "config.toml")
 	key := fmt.Sprintf("%s:%s:%d:%d", s.file, snakeCase(s.event), s.group, s.index)
 	fix := "start codex and trust limen's hook when it asks (or in /hooks): Codex records a hash of the hook as it is then"
-	if c := targetReinstall("codex", d.home, d.cwd, s.file); c != "" {
+	if c := targetReinstall("codex", d.home, d.project(), s.file); c != "" {
 		fix += "; or " + c + ", which records it"
 	}
 	var v struct {

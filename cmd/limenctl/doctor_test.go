@@ -423,3 +423,33 @@ func TestDoctorSocketOfAnotherUser(t *testing.T) {
 		t.Errorf("doctor = %d:\n%s", code, out)
 	}
 }
+
+// TestDoctorInHome: run from the home directory (or above it), doctor
+// takes no project there: limen-hook in ~/go/bin is the person's own, and
+// ~/.claude/settings.json is read once, not again as the project's. A new
+// user saw seven false FAILs and the same file checked twice.
+func TestDoctorInHome(t *testing.T) {
+	for _, c := range []struct{ cwd, home, want string }{
+		{"/home/ana", "/home/ana", ""},
+		{"/home", "/home/ana", ""},
+		{"/", "/home/ana", ""},
+		{"/home/ana/shop", "/home/ana", "/home/ana/shop"},
+		{"/work/shop", "/home/ana", "/work/shop"},
+		{"/home/anna", "/home/ana", "/home/anna"},
+	} {
+		d := &doctor{cwd: c.cwd, home: c.home}
+		if got := d.project(); got != c.want {
+			t.Errorf("cwd %s, home %s: project %q, want %q", c.cwd, c.home, got, c.want)
+		}
+	}
+	// The green setup, run from the home directory and from above it
+	// (where limen-hook sits in ~/bin): still green, each file once.
+	s := newScratch(t)
+	for _, dir := range []string{s.home, filepath.Dir(s.home)} {
+		t.Chdir(dir)
+		out, _, code := s.doctor(t)
+		if code != exitOK || strings.Count(out, "ok    hook") != 3 {
+			t.Errorf("doctor in %s = %d; want green with three hooks:\n%s", dir, code, out)
+		}
+	}
+}
