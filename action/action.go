@@ -104,3 +104,30 @@ func ReadsSecret(p Part) bool {
 	}
 	return false
 }
+
+// beyondRules are the risk marks of what a command does beyond its
+// ordinary reach: writing outside the project or into files other
+// commands run, acting in another directory, reading secrets, reaching a
+// device or another scheme, sending stored credentials elsewhere. A
+// wildcard allow rule (`Bash(git log:*)`) was written for the program's
+// ordinary use and does not cover them: `git log --output=~/.bashrc`.
+var beyondRules = map[string]bool{
+	"write-outside": true, "runs-config": true, "device-write": true, elsewhereMark: true,
+	"secret-file": true, envDumpMark: true, "other-scheme": true, "redirects-auth": true,
+}
+
+// BeyondRules returns the mark of p that a wildcard allow rule does not
+// cover (beyondRules), or "".
+func BeyondRules(p Part) string {
+	i := MarkLevel(p.Keys)
+	if i < 0 {
+		return ""
+	}
+	k := p.Keys[i]
+	for _, m := range strings.Fields(k[strings.LastIndex(k, " [")+2 : len(k)-1]) {
+		if beyondRules[m] {
+			return m
+		}
+	}
+	return ""
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/policy"
@@ -74,6 +75,12 @@ func NewPlan(pol *policy.Policy, parts []action.Part, env policy.Env) *Plan {
 		if pol != nil {
 			p.parts[i].rule, p.parts[i].ruled = pol.RuleFor(part, env)
 			p.parts[i].class = pol.ClassOf(part, env)
+			if r := p.parts[i].rule; p.parts[i].ruled && r.Verdict == policy.Allow && strings.Contains(r.Pattern, "*") && action.BeyondRules(part) != "" {
+				// Bash(git log:*) was written for git log, not for
+				// git log --output=~/.bashrc: the part is decided as if no
+				// rule matched (block and ask rules still apply).
+				p.parts[i].ruled = false
+			}
 		}
 	}
 	return p

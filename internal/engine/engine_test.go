@@ -301,3 +301,29 @@ func TestControlsBlockWhateverWasApproved(t *testing.T) {
 		}
 	}
 }
+
+// TestWildcardRulesStopAtWhatItDoesBeyond: a wildcard allow rule covers
+// its program's ordinary use, not the same program writing outside the
+// project, into files other commands run, in another directory, or
+// reading secrets; those are decided as if no rule matched. An exact rule,
+// and block rules, still apply. A new user's rule from the TUI,
+// Bash(git log:*), allowed git log --output=/etc/passwd.
+func TestWildcardRulesStopAtWhatItDoesBeyond(t *testing.T) {
+	pol := withRules(t, `"Bash(git log:*)", "Bash(cat:*)", "Bash(git -C /srv/x log)"`, "", `"Bash(git log --output=/etc/shadow)"`)
+	decide := func(cmd string) Result {
+		return Decide(t.Context(), Input{Parts: parts(t, "Bash", cmd), Policy: pol, Draw: 1}, constant(0.6))
+	}
+	for _, cmd := range []string{"git log --oneline -5", "cat README.md", "git -C /srv/x log"} {
+		if r := decide(cmd); r.Verdict != policy.Allow || r.DecidedBy != ByRule {
+			t.Errorf("%s: %v by %v (%s); want allowed by its rule", cmd, r.Verdict, r.DecidedBy, r.Reason)
+		}
+	}
+	for _, cmd := range []string{"git log --output=/home/ana/.bashrc -1", "git log -1 --output=.git/hooks/pre-commit", "cat ~/.ssh/id_ed25519", "cat .env", "git -C /srv/y log"} {
+		if r := decide(cmd); r.DecidedBy == ByRule && r.Verdict == policy.Allow {
+			t.Errorf("%s: allowed by the rule %s; want it decided as if no rule matched", cmd, r.Rule)
+		}
+	}
+	if r := decide("git log --output=/etc/shadow"); r.Verdict != policy.Block {
+		t.Errorf("the block rule no longer applies: %v (%s)", r.Verdict, r.Reason)
+	}
+}
