@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/limenhq/limen/internal/describe"
+	"strconv"
 	"time"
+
+	"github.com/limenhq/limen/internal/describe"
 
 	"github.com/spf13/cobra"
 
@@ -36,6 +38,11 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
 func runHistory(cmd *cobra.Command, a *app, req *limenv1.HistoryRequest) error {
 	if req.Limit < 1 || req.Limit > 1000 {
 		return usagef("--limit must be between 1 and 1000")
+	}
+	if b := req.BeforeId; b != "" {
+		if _, err := strconv.ParseUint(b, 10, 64); err != nil {
+			return usagef("--before %q is not a decision id: ids are numbers, as in the ID column of limenctl history", b)
+		}
 	}
 	c, ctx, done, err := a.connect(cmd)
 	if err != nil {

@@ -304,6 +304,15 @@ decide and await exit 0 only for allow: 5 for ask, 6 for block.
 		newDoctorCmd(a),
 		newServiceCmd(a),
 	)
+	// "limenctl version" is what people type first; it prints what
+	// --version does rather than "unknown command".
+	root.AddCommand(&cobra.Command{
+		Use:    "version",
+		Short:  "Print limenctl's version (as --version does)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		Run:    func(*cobra.Command, []string) { fmt.Fprintln(a.out, "limenctl "+version.Get().String()) },
+	})
 	addCompletions(root, a)
 	return root
 }

@@ -91,3 +91,13 @@ func TestStatusWhenLimendIsDown(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionCommand: `limenctl version`, what people type first, prints
+// what --version does.
+func TestVersionCommand(t *testing.T) {
+	sub, _, code := runCtl("version")
+	flag, _, _ := runCtl("--version")
+	if code != exitOK || sub != flag || !strings.HasPrefix(sub, "limenctl ") {
+		t.Errorf("limenctl version = %d %q; --version printed %q", code, sub, flag)
+	}
+}

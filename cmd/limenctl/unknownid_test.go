@@ -24,6 +24,7 @@ func TestUnknownIDsExit4(t *testing.T) {
 		{[]string{"policy", "diff", "1", "v42"}, exitRefused, "there is no policy version 42"},
 		{[]string{"answer", "abc", "--approve"}, exitUsage, `"abc" is not an ask id`},
 		{[]string{"policy", "diff", "x"}, exitUsage, `"x" is not a policy version`},
+		{[]string{"history", "--before", "abc"}, exitUsage, `--before "abc" is not a decision id`},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			_, errOut, code := run(tt.args...)
