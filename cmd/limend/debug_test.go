@@ -51,3 +51,23 @@ func TestLimitsThatSwitchProtectionOffAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvironmentNamesEveryFlag: the variables whose flags used to read
+// them one by one (and LIMEN_TCP, read in the daemon's defaults) take
+// effect through the one LIMEN_<FLAG> rule: each of these is refused as
+// its flag would be.
+func TestEnvironmentNamesEveryFlag(t *testing.T) {
+	for _, env := range [][2]string{
+		{"LIMEN_DEBUG_ADDR", "0.0.0.0:6060"}, // loopback only
+		{"LIMEN_LOG_LEVEL", "loud"},          // not a level
+		{"LIMEN_TCP", "192.0.2.1:7411"},      // beyond loopback without TLS
+	} {
+		t.Run(env[0], func(t *testing.T) {
+			t.Setenv(env[0], env[1])
+			dir := t.TempDir()
+			if code := run([]string{"--socket", filepath.Join(dir, "s.sock"), "--db", filepath.Join(dir, "db")}); code == 0 {
+				t.Errorf("%s=%s: limend started; want it refused as --%s would be", env[0], env[1], env[0])
+			}
+		})
+	}
+}

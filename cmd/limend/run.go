@@ -113,33 +113,36 @@ func run(args []string) int {
 	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC over TCP: a loopback address such as 127.0.0.1:7411, whose callers are anonymous and may only Decide and Await their own asks; or any address with --tls-*, whose authenticated callers are admin gateways (env LIMEN_TCP)")
 	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")
 	f.StringVar(&cfg.HTTPTCP, "http-tcp", defaults.HTTPTCP, "also serve the hook API on this loopback address, such as 127.0.0.1:7412, for \"type\": \"http\" hooks; its callers are anonymous (env LIMEN_HTTP_TCP)")
-	f.StringVar(&logOpts.level, "log-level", envOr("LIMEN_LOG_LEVEL", "info"), "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
+	f.StringVar(&logOpts.level, "log-level", "info", "debug, info, warn or error (env LIMEN_LOG_LEVEL)")
 	f.StringVar(&logOpts.format, "log-format", logOpts.format, "text (key=value) or json, one record a line (env LIMEN_LOG_FORMAT)")
 	f.StringVar(&logOpts.file, "log-file", "", "log to this file instead of stderr (the journal under systemd), rotated at --log-max-size with 5 old files kept (env LIMEN_LOG_FILE)")
 	f.IntVar(&logOpts.maxSizeMB, "log-max-size", logOpts.maxSizeMB, "rotate --log-file at this many megabytes (env LIMEN_LOG_MAX_SIZE)")
-	f.StringVar(&debugAddr, "debug-addr", os.Getenv("LIMEN_DEBUG_ADDR"), "serve Go profiles (pprof) on this loopback address, such as 127.0.0.1:6060 (env LIMEN_DEBUG_ADDR)")
+	f.StringVar(&debugAddr, "debug-addr", "", "serve Go profiles (pprof) on this loopback address, such as 127.0.0.1:6060 (env LIMEN_DEBUG_ADDR)")
 	f.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", defaults.ShutdownTimeout, "how long open calls get to finish on stop (env LIMEN_SHUTDOWN_TIMEOUT)")
-	f.StringVar(&cfg.TLS.Cert, "tls-cert", os.Getenv("LIMEN_TLS_CERT"), "serve --tcp over TLS with this certificate (PEM); needed beyond loopback (env LIMEN_TLS_CERT)")
-	f.StringVar(&cfg.TLS.Key, "tls-key", os.Getenv("LIMEN_TLS_KEY"), "the private key of --tls-cert (env LIMEN_TLS_KEY)")
-	f.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", os.Getenv("LIMEN_TLS_CLIENT_CA"), "require TCP clients to present a certificate signed by this CA (mutual TLS; env LIMEN_TLS_CLIENT_CA)")
-	f.StringVar(&cfg.TLS.TokenFile, "token-file", os.Getenv("LIMEN_TOKEN_FILE"), "or require 'authorization: Bearer <token>' with the token in this file (env LIMEN_TOKEN_FILE)")
+	f.StringVar(&cfg.TLS.Cert, "tls-cert", "", "serve --tcp over TLS with this certificate (PEM); needed beyond loopback (env LIMEN_TLS_CERT)")
+	f.StringVar(&cfg.TLS.Key, "tls-key", "", "the private key of --tls-cert (env LIMEN_TLS_KEY)")
+	f.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", "", "require TCP clients to present a certificate signed by this CA (mutual TLS; env LIMEN_TLS_CLIENT_CA)")
+	f.StringVar(&cfg.TLS.TokenFile, "token-file", "", "or require 'authorization: Bearer <token>' with the token in this file (env LIMEN_TOKEN_FILE)")
 	limits := server.DefaultLimits()
 	f.IntVar(&cfg.Limits.MaxPendingPerUser, "max-pending", limits.MaxPendingPerUser, "pending asks per user; beyond it decisions are still ask but not queued (env LIMEN_MAX_PENDING)")
 	f.IntVar(&cfg.Limits.MaxAwaits, "max-awaits", limits.MaxAwaits, "Await calls waiting at once (env LIMEN_MAX_AWAITS)")
 	f.Float64Var(&cfg.Limits.Rate, "rate", limits.Rate, "decisions per second per user, with a burst of twice that (env LIMEN_RATE)")
+	// A list's default is read here, not below: pflag appends to a list
+	// set once already, so --trusted-gateways would add to the variable's.
 	trusted := server.DefaultTrustedGateways()
 	if v := os.Getenv("LIMEN_TRUSTED_GATEWAYS"); v != "" {
 		trusted = strings.Split(v, ",")
 	}
 	f.StringSliceVar(&cfg.TrustedGateways, "trusted-gateways", trusted,
 		"OS users (or uids) that may decide, see and answer for other users, but not change the policy (env LIMEN_TRUSTED_GATEWAYS, comma-separated)")
-	// Flags without their own environment lookup above take LIMEN_<FLAG>
-	// as their default; an explicit flag still wins.
+	// Every flag takes LIMEN_<FLAG> as its default, here and only here
+	// (limend's sockets and database also follow internal/paths'
+	// XDG locations); an explicit flag still wins.
 	var envErr error
 	f.VisitAll(func(fl *pflag.Flag) {
 		name := "LIMEN_" + strings.ToUpper(strings.ReplaceAll(fl.Name, "-", "_"))
 		v, ok := os.LookupEnv(name)
-		if !ok || fl.Name == "help" || fl.DefValue == v {
+		if !ok || fl.Name == "help" || fl.Name == "trusted-gateways" || fl.DefValue == v {
 			return
 		}
 		if err := fl.Value.Set(v); err != nil && envErr == nil {
@@ -264,11 +267,4 @@ func parseLevel(s string) (slog.Level, error) {
 		return 0, fmt.Errorf("%w: --log-level %q: use debug, info, warn or error", errUsage, s)
 	}
 	return l, nil
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
 }

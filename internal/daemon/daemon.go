@@ -88,7 +88,7 @@ func DefaultConfig() (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
-	return Config{Socket: sock, HTTPSocket: httpSock, HTTPTCP: os.Getenv("LIMEN_HTTP_TCP"), DB: db, TCP: os.Getenv("LIMEN_TCP"), ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
+	return Config{Socket: sock, HTTPSocket: httpSock, DB: db, ShutdownTimeout: 5 * time.Second, LockTimeout: time.Second}, nil
 }
 
 // Daemon is a running limend.
