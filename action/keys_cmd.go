@@ -238,6 +238,21 @@ func (w walker) argMarks(prog string, args []word) []string {
 			break
 		}
 	}
+	if prog == "sed" || prog == "gsed" {
+		// sed's r and R commands print a file into the output, -n or not.
+		for _, sc := range parseSed(args).scripts {
+			if !sc.lit {
+				continue
+			}
+			reads, _ := sedScriptReads(sc.text)
+			for _, f := range reads {
+				if !secret && (w.secretAt(f) || w.holdsRecords(f, false)) {
+					secret = true
+					marks = append(marks, "secret-file")
+				}
+			}
+		}
+	}
 	if prog == "curl" {
 		marks = append(marks, w.curlMarks(args)...)
 		marks = append(marks, curlSocketMarks(args)...)

@@ -478,6 +478,21 @@ func sedOutputs(args []word) ([]word, bool) {
 // and W commands and its s commands' w flags write. A script it cannot
 // read is reported with ok false.
 func sedScriptWrites(s string) (files []string, ok bool) {
+	files, _, ok = sedScriptFiles(s)
+	return files, ok
+}
+
+// sedScriptReads returns the files a sed script's r and R commands put
+// into its output (even under -n: sed -n '1r /etc/shadow' f prints the
+// file); ok is false when the script cannot be read.
+func sedScriptReads(s string) (files []string, ok bool) {
+	_, files, ok = sedScriptFiles(s)
+	return files, ok
+}
+
+// sedScriptFiles returns the files a sed script writes (w, W, s///w) and
+// reads (r, R).
+func sedScriptFiles(s string) (files, reads []string, ok bool) {
 	i := 0
 	restOfLine := func() string {
 		j := strings.IndexByte(s[i:], '\n')
@@ -541,7 +556,7 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 			continue
 		}
 		if !address() {
-			return nil, false
+			return nil, nil, false
 		}
 		if i < len(s) && s[i] == ',' {
 			i++
@@ -549,14 +564,14 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 				i++
 			}
 			if !address() {
-				return nil, false
+				return nil, nil, false
 			}
 		}
 		for i < len(s) && (s[i] == ' ' || s[i] == '!') {
 			i++
 		}
 		if i >= len(s) {
-			return files, true
+			return files, reads, true
 		}
 		c = s[i]
 		i++
@@ -564,17 +579,17 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 		case '{', '}', ';':
 		case 's', 'y':
 			if i >= len(s) {
-				return nil, false
+				return nil, nil, false
 			}
 			d := s[i]
 			i++
 			// Two fields, the regex and the replacement (field moves
 			// past each).
 			if !field(d) {
-				return nil, false
+				return nil, nil, false
 			}
 			if !field(d) {
-				return nil, false
+				return nil, nil, false
 			}
 			if c == 'y' {
 				continue
@@ -589,8 +604,10 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 			}
 		case 'w', 'W':
 			files = append(files, restOfLine())
-		case 'a', 'i', 'c', 'r', 'R', 'e':
-			// text or a file name up to the end of the line
+		case 'r', 'R':
+			reads = append(reads, restOfLine())
+		case 'a', 'i', 'c', 'e':
+			// text or a command up to the end of the line
 			for {
 				line := restOfLine()
 				if !strings.HasSuffix(line, `\`) || i >= len(s) {
@@ -612,10 +629,10 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 			}
 		case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
 		default:
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return files, true
+	return files, reads, true
 }
 
 // asModule returns python -m pytest ARGS as pytest ARGS: the module

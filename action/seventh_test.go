@@ -101,3 +101,49 @@ func TestSeventhPassSockets(t *testing.T) {
 	checkMark(t, "curl --unix-socket /tmp/l.sock http://x/v1/health", "secret-file", false)
 	checkMark(t, "curl https://api.github.com/", "unix-socket", false)
 }
+
+// TestSeventhPassSedReads: sed's r and R commands read a file into the
+// output; a secret there is a secret read (sedScriptReads).
+func TestSeventhPassSedReads(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want bool
+	}{
+		{`sed -n "1r /etc/shadow" src/app.js`, true},
+		{`sed -n 1r/etc/shadow src/app.js`, true},
+		{`sed -n "1R /etc/shadow" src/app.js`, true},
+		{`sed -n "1,40r ~/.docker/config.json" src/app.js`, true},
+		{`sed -n "\$r /var/run/secrets/kubernetes.io/serviceaccount/token" src/app.js`, true},
+		{`sed -n -e p -e "1r .env" src/app.js`, true},
+		{`sed -n --expression="/x/r ~/.kube/config" src/app.js`, true},
+		{`sed "s/a/b/;1r /etc/shadow" src/app.js`, true},
+		{`sed -n "1{r /etc/shadow
+}" src/app.js`, true},
+		{`gsed "1r /etc/shadow" src/app.js`, true},
+		{`sed -n "1r src/other.js" src/app.js`, false},
+		{`sed -n 1,40p src/app.js`, false},
+	}
+	for _, c := range cases {
+		checkMark(t, c.cmd, "secret-file", c.want)
+	}
+	for _, c := range []struct {
+		script string
+		reads  []string
+	}{
+		{"1r /etc/shadow", []string{"/etc/shadow"}},
+		{"1R x\n2r y", []string{"x", "y"}},
+		{"s/a/b/w out\n1r in", []string{"in"}},
+		{"p", nil},
+	} {
+		got, ok := sedScriptReads(c.script)
+		if !ok || len(got) != len(c.reads) {
+			t.Errorf("sedScriptReads(%q) = %q, %v; want %q", c.script, got, ok, c.reads)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.reads[i] {
+				t.Errorf("sedScriptReads(%q) = %q; want %q", c.script, got, c.reads)
+			}
+		}
+	}
+}
