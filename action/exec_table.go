@@ -315,6 +315,28 @@ func seeCompose(w walker, c *execCall) (int, bool) {
 	return seeContainer(w, c)
 }
 
+// moduleHow says where a module run with python -m finds code to run.
+type moduleHow int8
+
+const (
+	moduleData   moduleHow = iota
+	moduleStdin            // a REPL: run piped input as a program
+	moduleCode             // its arguments are Python statements
+	moduleScript           // its first operand is a script it runs
+)
+
+// pythonModules are the standard (and common) modules that run code
+// python -m hands them: the REPLs code, asyncio, IPython … run what a pipe
+// feeds them as `python3 -` does; timeit runs its arguments; pdb, the
+// profilers and trace run a script file.
+var pythonModules = map[string]moduleHow{
+	"code": moduleStdin, "asyncio": moduleStdin, "IPython": moduleStdin, "ipython": moduleStdin, "bpython": moduleStdin,
+	"ptpython": moduleStdin, "idlelib": moduleStdin, "idlelib.idle": moduleStdin, "rlcompleter": moduleStdin, "jupyter_console": moduleStdin,
+	"timeit": moduleCode, "doctest": moduleScript,
+	"pdb": moduleScript, "cProfile": moduleScript, "profile": moduleScript, "trace": moduleScript, "pyinstrument": moduleScript,
+	"scalene": moduleScript, "memory_profiler": moduleScript,
+}
+
 // interpreterCode are the options that give each interpreter its program
 // inline.
 var interpreterCode = map[string][]string{
@@ -1372,6 +1394,21 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 						cc := *c
 						cc.start = c.start + i + 1
 						return seePytest(w, &cc)
+					}
+					if i+1 < len(cmd) {
+						switch pythonModules[cmd[i+1].text] {
+						case moduleStdin:
+							return w.stdinScript(c, false)
+						case moduleCode:
+							return 0, w.opaqueCall(c, "python -m "+cmd[i+1].text+" runs code given in its arguments, which limen does not read")
+						case moduleScript:
+							for _, y := range cmd[i+2:] {
+								if !strings.HasPrefix(y.text, "-") || !y.lit {
+									return w.scriptOperand(c, y, false)
+								}
+							}
+							return w.stdinScript(c, false)
+						}
 					}
 					return 0, false // a module, keyed as python -m name
 				}

@@ -115,7 +115,7 @@ func readsScriptFromStdin(prog string, args []word) bool {
 	if !shells[base] && !interpreters[base] {
 		return false
 	}
-	for _, a := range args {
+	for i, a := range args {
 		t := a.text
 		if !a.lit {
 			return false
@@ -124,6 +124,9 @@ func readsScriptFromStdin(prog string, args []word) bool {
 		case t == "-" || t == "-s" || t == "--":
 			return true
 		case strings.HasPrefix(t, "-"):
+			if t == "-m" && i+1 < len(args) && pythonModules[args[i+1].text] == moduleStdin {
+				return true // python3 -m code: a REPL that runs its input
+			}
 			if t == "-c" || t == "-e" || t == "-m" || t == "--eval" || t == "-E" || t == "--command" {
 				return false
 			}
