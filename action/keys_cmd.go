@@ -137,6 +137,61 @@ func readsScriptFromStdin(prog string, args []word) bool {
 	return true
 }
 
+// interpreterValued are the options of shells and interpreters whose
+// value is the next word, so that it is not taken for the script.
+var interpreterValued = map[string][]string{
+	"python": {"-W", "-X", "-Q"},
+	"node":   {"--input-type", "--title", "--test-reporter", "--test-reporter-destination", "--test-name-pattern", "--test-concurrency", "--env-file", "--conditions", "-C", "--inspect-port", "--stack-size", "--max-old-space-size"},
+	"ruby":   {"-I", "-C", "-E", "--encoding"},
+	"perl":   {"-I"},
+	"php":    {"-c", "-d", "-z"},
+	"bash":   {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"},
+	"sh":     {"-o", "+o"}, "zsh": {"-o", "+o"}, "dash": {"-o", "+o"}, "ksh": {"-o", "+o"}, "fish": {"-C", "--init-command"},
+}
+
+// scriptOf returns the script file a shell or interpreter runs: its
+// first operand, after the options and their values (python3 -W x
+// /tmp/x.py, bash -o errexit /tmp/x.sh, python3 -m pdb /tmp/x.py); false
+// when it runs no file (-c code, -m module, its input).
+func scriptOf(prog string, args []word) (word, bool) {
+	base := interpreterBase(prog)
+	if prog == "nodejs" {
+		base = "node"
+	}
+	if !shells[base] && !interpreters[base] && !interpreters[prog] {
+		return word{}, false
+	}
+	valued := interpreterValued[base]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		switch {
+		case !a.lit:
+			return word{}, false // opaque: the walker says so
+		case t == "--":
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return word{}, false
+		case t == "-" || t == "-c" || t == "-e" || t == "--eval" || t == "-p" || t == "--print" || t == "-E" || t == "--command":
+			return word{}, false
+		case t == "-m" && base == "python":
+			if i+1 < len(args) && pythonModules[args[i+1].text] == moduleScript {
+				i++
+				continue
+			}
+			return word{}, false
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") && (shells[base]):
+			if contains(valued, t) {
+				i++
+			}
+			continue
+		}
+		return a, true
+	}
+	return word{}, false
+}
+
 // teeMarks returns the write marks of tee's file arguments.
 func teeMarks(args []word) []string {
 	mark := ">"
@@ -240,6 +295,12 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 			break
 		}
+	}
+	if x, ok := scriptOf(prog, args); ok && !readsStdinPath(x.text) && x.text != "/dev/stdin" && w.leavesWorkspace(x.text) {
+		// python3 /tmp/x.py, node ~/x.js, bash /tmp/x.sh: a script from
+		// outside the project, which approving the project's own scripts
+		// says nothing about.
+		marks = append(marks, "runs-outside")
 	}
 	if prog == "sed" || prog == "gsed" {
 		// sed's r and R commands print a file into the output, -n or not.

@@ -192,3 +192,46 @@ func partsWords(cmd string) []word {
 	}
 	return ws
 }
+
+// TestSeventhPassRunsOutside: an interpreter or shell running a script
+// file outside the project is runs-outside (scriptOf); the project's own
+// scripts stay ordinary.
+func TestSeventhPassRunsOutside(t *testing.T) {
+	cases := []struct {
+		cmd  string
+		want bool
+	}{
+		{"python3 /tmp/x.py", true},
+		{"python3 /tmp/evil/run.py", true},
+		{"python3 ~/x.py", true},
+		{"python3 ../other/x.py", true},
+		{"python3.12 -u /tmp/x.py", true},
+		{"python3 -W ignore /tmp/x.py", true},
+		{"python3 -X dev /tmp/x.py a b", true},
+		{"python3 -m pdb /tmp/x.py", true},
+		{"python3 -- /tmp/x.py", true},
+		{"cp src/app.js /tmp/x.py && python3 /tmp/x.py", true},
+		{"node /tmp/x.js", true},
+		{"node --test-reporter spec /tmp/x.test.js", true},
+		{"nodejs ~/x.js", true},
+		{"bash /tmp/x.sh", true},
+		{"sh -o errexit /tmp/x.sh", true},
+		{"ruby /tmp/x.rb", true},
+		{"ruby -I lib /tmp/x.rb", true},
+		{"perl /tmp/x.pl", true},
+		{"php /tmp/x.php", true},
+		{"nice -n 5 python3 /tmp/x.py", true},
+		{"env python3 /home/ana/other/x.py", true},
+		{"python3 scripts/report.py", false},
+		{"python3 /home/ana/shop/scripts/report.py", false},
+		{"node src/app.js", false},
+		{"node build/x.js", false},
+		{"bash scripts/build.sh", false},
+		{"python3 -m pytest /tmp", false},
+		{"python3 -c 'print(1)' /tmp/x", false},
+		{"node -e 1 /tmp/x.js", false},
+	}
+	for _, c := range cases {
+		checkMark(t, c.cmd, "runs-outside", c.want)
+	}
+}
