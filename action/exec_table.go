@@ -817,7 +817,8 @@ var execEnv = map[string]envHow{
 	"GOROOT": envCode, "GOENV": envCode, "CGO_LDFLAGS": envCode, "MAKEFILES": envCode,
 	"npm_config_userconfig": envCode, "NPM_CONFIG_USERCONFIG": envCode, "npm_config_globalconfig": envCode, "NPM_CONFIG_GLOBALCONFIG": envCode,
 	"npm_config_node_options": envCode, "NPM_CONFIG_NODE_OPTIONS": envCode,
-	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags,
+	// GNU make reads GNUMAKEFLAGS as it reads MAKEFLAGS (-E/--eval included).
+	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags, "GNUMAKEFLAGS": envFlags,
 	// PATH decides which program every command word names.
 	"PATH": envCode,
 	// pytest loads these plugins and options; git obeys that repository.
@@ -940,7 +941,8 @@ func (w walker) flagsRun(c *execCall, a word, name, value string) bool {
 	}
 	// MAKEFLAGS: single letters (ks), options and variable overrides.
 	for i, f := range ws {
-		if makeFileFromInput(ws, i) || strings.HasPrefix(f.text, "--eval") || f.text == "-E" {
+		// -E CODE, -ECODE, -kE CODE: a short cluster holding E evaluates.
+		if makeFileFromInput(ws, i) || strings.HasPrefix(f.text, "--eval") || strings.HasPrefix(f.text, "-") && !strings.HasPrefix(f.text, "--") && strings.Contains(f.text, "E") {
 			return w.opaqueCall(c, "its "+name+" give make code limen does not read")
 		}
 		if isMakeAssignment(f.text) && w.makeVariable(c, 0, f) {
@@ -2002,7 +2004,7 @@ func seeMake(w walker, c *execCall) (int, bool) {
 			continue
 		}
 		if isMakeAssignment(x.text) {
-			if name, value, _ := strings.Cut(x.text, "="); name == "MAKEFLAGS" || name == "MFLAGS" {
+			if name, value, _ := strings.Cut(x.text, "="); name == "MAKEFLAGS" || name == "MFLAGS" || name == "GNUMAKEFLAGS" {
 				if w.flagsRun(c, x, name, value) {
 					return 0, true
 				}

