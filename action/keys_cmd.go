@@ -259,7 +259,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
 		marks = append(marks, "write-outside")
 	}
-	if copiers[prog] && last != "" && w.runsConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {
+	if copiers[prog] && last != "" && w.writesConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {
 		// .git/config, .git/hooks/*, .gitattributes, node_modules/.bin/*,
 		// .npmrc, .curlrc, a shell's rc file: files whose content an
 		// ordinary, approved command then runs.
@@ -429,7 +429,26 @@ var runsConfigNames = set(".mcp.json", ".claude.json", "CLAUDE.md", "AGENTS.md",
 	".node-version", ".python-version", ".ruby-version", "Cargo.toml", ".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
 	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc", ".pythonrc",
 	"conftest.py", "sitecustomize.py", "usercustomize.py", ".pre-commit-config.yaml", "package.json", "Makefile", "makefile", "GNUmakefile",
-	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml")
+	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml",
+	// pytest's addopts and plugins, pip's build backend (pyproject.toml,
+	// setup.cfg); the agents' own instruction files, which steer the next
+	// session; rc files the REPLs and debuggers run.
+	"pyproject.toml", "setup.cfg", "bunfig.toml", "deno.json", "deno.jsonc", "Pipfile", "Gemfile",
+	"CLAUDE.local.md", ".cursorrules", ".windsurfrules", ".clinerules", "copilot-instructions.md", ".aider.conf.yml", "CONVENTIONS.md",
+	".pdbrc", ".irbrc", ".pryrc", ".gemrc", ".exrc", ".vimrc", "lefthook.yml", ".lefthook.yml", "lefthook.yaml")
+
+// lockFiles are the files whose resolved URLs an approved install
+// fetches: written over, they make `npm install` fetch what they say.
+// Removing one only makes the install resolve afresh from the registry,
+// so they count as runs-config for writes only (writesConfig).
+var lockFiles = set("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock",
+	"pipfile.lock", "poetry.lock", "uv.lock", "requirements.txt", "gemfile.lock", "cargo.lock", "composer.lock")
+
+// writesConfig reports whether writing p changes what an ordinary
+// command runs: runsConfig, or a lock file.
+func (w walker) writesConfig(p string) bool {
+	return w.runsConfig(p) || lockFiles[strings.ToLower(path.Base(p))]
+}
 
 // isRemoteName reports whether s reads as a remote's name (origin), not a
 // URL or path.
@@ -454,7 +473,7 @@ var runsConfigLower = func() map[string]bool {
 }()
 
 // runsConfigDirs hold files that are run or obeyed as they are.
-var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".cursor/", "node_modules/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
+var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".cursor/", ".clinerules/", ".windsurf/", ".github/instructions/", ".github/prompts/", ".bundle/", "node_modules/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
 	".config/systemd/", ".config/autostart/", ".config/git/", "launchagents/", ".direnv/"}
 
 // runsConfig reports whether writing or removing p changes what an

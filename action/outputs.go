@@ -738,7 +738,7 @@ func (w walker) outputMarks(prog string, args []word) []string {
 		case w.outside(t):
 			add("write-outside")
 		}
-		if o.w.lit && (w.runsConfig(t) || o.dir && w.runsConfig(path.Join(t, "x"))) {
+		if o.w.lit && (w.writesConfig(t) || o.dir && w.runsConfig(path.Join(t, "x"))) {
 			add("runs-config") // git log --output=.git/config, cp -t .git
 		}
 		if o.removes {

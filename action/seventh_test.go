@@ -329,3 +329,26 @@ func TestSeventhPassMakeflagsFile(t *testing.T) {
 	checkMark(t, "GNUMAKEFLAGS='-f /tmp/x.mk' make", "other-makefile", true)
 	checkMark(t, "GNUMAKEFLAGS=-j4 make", "other-makefile", false)
 }
+
+// TestSeventhPassRunsConfig: the files an approved command obeys that
+// runsConfigNames and runsConfigDirs now hold: copying over one is
+// runs-config.
+func TestSeventhPassRunsConfig(t *testing.T) {
+	for _, f := range []string{"pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "conftest.py", "tests/conftest.py", "package-lock.json",
+		"npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "bunfig.toml", "deno.json", "Pipfile", "poetry.lock", "uv.lock",
+		"requirements.txt", "Gemfile", "Gemfile.lock", "Cargo.lock", "CLAUDE.local.md", "CLAUDE.md", "AGENTS.md", "GEMINI.md", ".cursorrules",
+		".github/copilot-instructions.md", ".github/instructions/x.instructions.md", ".github/prompts/x.prompt.md", ".windsurfrules",
+		".windsurf/rules/x.md", ".clinerules", ".clinerules/x.md", ".aider.conf.yml", "CONVENTIONS.md", ".pdbrc", ".exrc", "lefthook.yml",
+		".bundle/config", "PYPROJECT.TOML", "sub/pyproject.toml"} {
+		checkMark(t, "cp src/x "+f, "runs-config", true)
+		checkMark(t, "mv src/x "+f, "runs-config", true)
+	}
+	for _, f := range []string{"src/x.toml", "README.md", "docs/setup.md", "notes.txt"} {
+		checkMark(t, "cp src/x "+f, "runs-config", false)
+	}
+	// A lock file is a write of what an install fetches, not a removal.
+	for _, f := range []string{"package-lock.json", "yarn.lock", "requirements.txt", "Cargo.lock"} {
+		checkMark(t, "rm "+f, "runs-config", false)
+		checkMark(t, "sort -o "+f+" x", "runs-config", true)
+	}
+}
