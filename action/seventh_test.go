@@ -352,3 +352,28 @@ func TestSeventhPassRunsConfig(t *testing.T) {
 		checkMark(t, "sort -o "+f+" x", "runs-config", true)
 	}
 }
+
+// TestSeventhPassCopyLinks: cp -s and cp -l link their sources as ln
+// does: a link to limen's sockets or files is a control (copyLinks).
+func TestSeventhPassCopyLinks(t *testing.T) {
+	for _, cmd := range []string{
+		"cp -s /run/user/1000/limen/limend-http.sock /tmp/l.sock",
+		"cp -s /run/user/1000/limen/limend.sock /tmp/g.sock",
+		"cp --symbolic-link /run/user/1000/limen/limend-http.sock /tmp/l.sock",
+		"cp --symbolic /run/user/1000/limen/limend.sock /tmp/l.sock",
+		"cp -rs /run/user/1000/limen /tmp/l",
+		"cp -l /home/me/.local/share/limen/limen.db /tmp/db",
+		"cp --link /home/me/.local/share/limen/limen.db /tmp/db",
+		"cp -sf /home/me/.claude/settings.json /tmp/s.json",
+		"cp -s -t /tmp /run/user/1000/limen/limend.sock",
+	} {
+		if why, parts := control(testSelf, cmd); why == "" {
+			t.Errorf("%s: not a control (%v)", cmd, parts)
+		}
+	}
+	for _, cmd := range []string{"cp /home/me/.claude/settings.json /tmp/s.json", "cp -r src /tmp/x", "cp -S .bak src/a src/b"} {
+		if why, _ := control(testSelf, cmd); why != "" {
+			t.Errorf("%s: a control (%s); a copy only reads its sources", cmd, why)
+		}
+	}
+}
