@@ -213,7 +213,7 @@ func execRows() map[string]execRule {
 		"go":    {keep: true, see: seeGo},
 		"cargo": {keep: true, see: seeCargo},
 		"sort":  {keep: true, script: []string{"--compress-program"}},
-		"rg":    {keep: true, script: []string{"--pre", "--hostname-bin"}},
+		"rg":    {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
 		// A config file or command sets any option, the output file too.
 		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
 		"wget":    {keep: true, code: []string{"-e", "--execute", "--config", "--use-askpass"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
@@ -426,6 +426,8 @@ func buildLongOptions() map[string][]string {
 		add(make, "--eval", "--file", "--makefile", "--directory")
 	}
 	add("cargo", "--config")
+	add("rg", "--pre") // seeRg's
+
 	for prog := range m {
 		// Shortest first, so that --outp is --output, not git
 		// format-patch's --output-directory: the same on every run.
@@ -1442,6 +1444,44 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 		return w.scriptOperand(c, x, false)
 	}
 	return w.stdinScript(c, false)
+}
+
+// rgPreprocessors are programs that only read the file rg --pre hands
+// them and print text (decompressors, document converters): rg --pre
+// zcat is keyed as zcat. Any other program is run on every file rg
+// searches, with the file as its argument (--pre node runs each file as a
+// script), which limen cannot see.
+var rgPreprocessors = set("zcat", "gzcat", "gunzip", "bzcat", "xzcat", "zstdcat", "lz4cat", "lzcat", "unxz", "pdftotext", "rga-preproc",
+	"catdoc", "docx2txt", "odt2txt", "pandoc", "cat")
+
+// seeRg: rg --pre CMD runs CMD FILE for each file it searches
+// (--pre-glob only narrows which); --hostname-bin runs a program.
+func seeRg(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		if cmd[i].lit && cmd[i].text == "--" {
+			break
+		}
+		v, at, ok := optionValue(cmd, i, []string{"--pre"})
+		if !ok || !strings.HasPrefix(cmd[i].text, "--pre") {
+			continue
+		}
+		if v == "" && at == i {
+			continue // --pre= turns a preprocessor off
+		}
+		// The program is keyed as what runs (so that its controls and
+		// marks are seen) and, unless it only converts text, the rg part
+		// is opaque too.
+		done := w.runScript(c, at, v, true)
+		fields := strings.Fields(v)
+		if !cmd[at].lit || len(fields) != 1 || !rgPreprocessors[programName(word{text: fields[0], lit: true})] {
+			return 0, w.opaqueCall(c, "rg --pre runs "+v+" on every file it searches, with the file as its argument")
+		}
+		if done {
+			return 0, true
+		}
+	}
+	return w.seeColumns(c)
 }
 
 // seeDeno: deno eval 'code' runs code; deno run <url|file> is keyed.

@@ -377,3 +377,27 @@ func TestSeventhPassCopyLinks(t *testing.T) {
 		}
 	}
 }
+
+func init() {
+	// rg --pre CMD runs CMD on every file it searches.
+	execCases["rg"] = append(execCases["rg"], []struct{ cmd, want string }{
+		{"rg TODO src --pre node", opaque}, {"rg TODO src --pre python3", opaque}, {"rg TODO src --pre make", opaque},
+		{"rg -n handler internal --pre=node", opaque}, {"rg --pre /usr/bin/node x", opaque}, {"rg --pre-glob '*.js' --pre node x", opaque},
+		{"rg --pre \"$P\" x", opaque}, {"rg --pre ./evil TODO", opaque}, {"rg --pre node x", "node"},
+		{"rg --pre zcat TODO logs", "zcat"}, {"rg --pre pdftotext TODO docs", "rg --pre pdftotext TODO docs"},
+		{"rg --pre= TODO src", "rg --pre= TODO src"}, {"rg --pre-glob '*.gz' TODO", "rg --pre-glob *.gz TODO"},
+	}...)
+}
+
+// TestSeventhPassRgPre: an rg --pre of a program that is not a text
+// converter is opaque, whatever the program's own approvals.
+func TestSeventhPassRgPre(t *testing.T) {
+	for _, cmd := range []string{"rg TODO src --pre node", "rg TODO src --pre go", "rg TODO src --pre npm"} {
+		if !anyOpaque(partsOf(cmd)) {
+			t.Errorf("%s: no opaque part (%v)", cmd, partsOf(cmd))
+		}
+	}
+	if anyOpaque(partsOf("rg --pre zcat TODO logs")) {
+		t.Errorf("rg --pre zcat: opaque (%v)", partsOf("rg --pre zcat TODO logs"))
+	}
+}
