@@ -187,6 +187,9 @@ func scriptOf(prog string, args []word) (word, bool) {
 			}
 			continue
 		}
+		if (base == "deno" || base == "bun") && (t == "run" || t == "test" || t == "bench" || t == "watch") {
+			continue // deno run /tmp/x.ts: the script follows the verb
+		}
 		return a, true
 	}
 	return word{}, false
