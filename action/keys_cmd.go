@@ -285,6 +285,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 		// to any local service; curl takes them with one slash or none
 		// too (file:/etc/shadow, FILE:/x, gopher:/127.0.0.1:6379/_…).
 		for _, a := range args {
+			if v, ok := strings.CutPrefix(strings.Replace(a.text, "--expand-", "--", 1), "--url="); ok {
+				a.text = v // curl --url=file:/etc/shadow
+			}
 			scheme, rest, ok := otherScheme(a.text)
 			if !a.lit || !ok || strings.HasPrefix(a.text, "-") || prog != "curl" && prog != "wget" && !strings.Contains(a.text, ":/") && !urlSchemes[scheme] {
 				continue
