@@ -348,6 +348,14 @@ var pythonModules = map[string]moduleHow{
 	"scalene": moduleScript, "memory_profiler": moduleScript,
 }
 
+// moduleValued are the options of pythonModules' script runners whose
+// value is the next word: pdb -c COMMAND, cProfile -o FILE -s KEY.
+var moduleValued = map[string][]string{
+	"pdb": {"-c", "--command"}, "cProfile": {"-o", "-s"}, "profile": {"-o", "-s"},
+	"trace": {"-f", "--file", "-C", "--coverdir", "--ignore-module", "--ignore-dir"}, "doctest": {"-o", "--option"},
+	"pyinstrument": {"-o", "--outfile", "-r", "--renderer"}, "scalene": {"--outfile"},
+}
+
 // interpreterCode are the options that give each interpreter its program
 // inline.
 var interpreterCode = map[string][]string{
@@ -1427,9 +1435,17 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 						case moduleCode:
 							return 0, w.opaqueCall(c, "python -m "+cmd[i+1].text+" runs code given in its arguments, which limen does not read")
 						case moduleScript:
-							for _, y := range cmd[i+2:] {
+							valued := moduleValued[cmd[i+1].text]
+							for k := i + 2; k < len(cmd); k++ {
+								y := cmd[k]
 								if !strings.HasPrefix(y.text, "-") || !y.lit {
 									return w.scriptOperand(c, y, false)
+								}
+								if y.text == "-m" {
+									return 0, false // python -m pdb -m module: a module
+								}
+								if contains(valued, y.text) {
+									k++ // pdb -c CMD, cProfile -o FILE
 								}
 							}
 							return w.stdinScript(c, false)

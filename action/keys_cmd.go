@@ -177,8 +177,20 @@ func scriptOf(prog string, args []word) (word, bool) {
 			return word{}, false
 		case t == "-m" && base == "python":
 			if i+1 < len(args) && pythonModules[args[i+1].text] == moduleScript {
-				i++
-				continue
+				// python -m pdb -c continue /tmp/x.py: the module's own
+				// options follow.
+				valued = moduleValued[args[i+1].text]
+				for k := i + 2; k < len(args); k++ {
+					y := args[k]
+					switch {
+					case !y.lit || y.text == "-m":
+						return word{}, false
+					case !strings.HasPrefix(y.text, "-"):
+						return y, true
+					case contains(valued, y.text):
+						k++
+					}
+				}
 			}
 			return word{}, false
 		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") && (shells[base]):
