@@ -214,6 +214,7 @@ func execRows() map[string]execRule {
 		"cargo": {keep: true, see: seeCargo},
 		"sort":  {keep: true, script: []string{"--compress-program"}},
 		"rg":    {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
+		"socat": {keep: true, see: seeSocat},
 		// A config file or command sets any option, the output file too.
 		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
 		"wget":    {keep: true, code: []string{"-e", "--execute", "--config", "--use-askpass"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
@@ -1498,6 +1499,26 @@ func seeRg(w walker, c *execCall) (int, bool) {
 		}
 	}
 	return w.seeColumns(c)
+}
+
+// seeSocat: socat's EXEC:cmd and SYSTEM:cmd addresses run cmd (SYSTEM
+// through sh), with the address's options after a comma.
+func seeSocat(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		kind, v, ok := strings.Cut(cmd[i].text, ":")
+		if k := strings.ToUpper(kind); !ok || k != "EXEC" && k != "SYSTEM" {
+			if !cmd[i].lit && strings.Contains(strings.ToUpper(cmd[i].text), "EXEC") || !cmd[i].lit && strings.Contains(strings.ToUpper(cmd[i].text), "SYSTEM") {
+				return 0, w.opaqueCall(c, "the command its address runs is built when it runs")
+			}
+			continue
+		}
+		v, _, _ = strings.Cut(v, ",")
+		if w.runScript(c, i, v, true) {
+			return 0, true
+		}
+	}
+	return 0, false
 }
 
 // seeDeno: deno eval 'code' runs code; deno run <url|file> is keyed.

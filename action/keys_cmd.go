@@ -320,6 +320,23 @@ func (w walker) argMarks(prog string, args []word) []string {
 		// says nothing about.
 		marks = append(marks, "runs-outside")
 	}
+	if prog == "socat" && !secret {
+		// socat OPEN:/etc/shadow -, GOPEN:…, a bare path: a file it reads.
+		for _, a := range args {
+			kind, v, ok := strings.Cut(a.text, ":")
+			if k := strings.ToUpper(kind); ok && (k == "OPEN" || k == "GOPEN" || k == "FILE" || k == "PIPE") || !ok && strings.HasPrefix(a.text, "/") {
+				if !ok {
+					v = a.text
+				}
+				v, _, _ = strings.Cut(v, ",")
+				if a.lit && (w.secretAt(v) || w.holdsRecords(v, false)) {
+					secret = true
+					marks = append(marks, "secret-file")
+					break
+				}
+			}
+		}
+	}
 	if prog == "sed" || prog == "gsed" {
 		// sed's r and R commands print a file into the output, -n or not.
 		for _, sc := range parseSed(args).scripts {
