@@ -524,6 +524,35 @@ var treeWriters = set("rm", "rmdir", "unlink", "mv", "chmod", "chown", "chgrp", 
 // destination (the last operand, or -t DIR) is written.
 var destOnly = set("cp", "install", "rsync")
 
+// copyLinks reports whether cp makes links instead of copies (-s,
+// --symbolic-link, -l, --link): like ln, its sources are then reachable
+// under another name (cp -s limen's socket /tmp/l.sock), so every operand
+// counts, not only the destination.
+func copyLinks(prog string, args []word) bool {
+	if prog != "cp" {
+		return false
+	}
+	for _, a := range args {
+		t := a.text
+		switch {
+		case !a.lit || t == "--":
+			return false
+		case t == "--symbolic-link" || t == "--link" || strings.HasPrefix("--symbolic-link", t) && len(t) > 3 && t != "--s" || strings.HasPrefix(t, "--li") && strings.HasPrefix("--link", t):
+			return true
+		case len(t) > 1 && t[0] == '-' && t[1] != '-':
+			for _, c := range t[1:] {
+				if c == 'S' || c == 't' {
+					break // a value follows
+				}
+				if c == 's' || c == 'l' {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // limenBinaries are limen's programs, each with the check of its argv.
 // The table is filled in init, as its checks refer back to argvControl.
 var limenBinaries map[string]func(s *controlScope, args []word, appended bool) string
@@ -981,7 +1010,7 @@ func (s *controlScope) pathControl(prog string, args []word) string {
 		}
 	}
 	operands, derived := args, []word(nil)
-	if destOnly[prog] && !(prog == "rsync" && hasWord(args, "--remove-source-files")) {
+	if destOnly[prog] && !(prog == "rsync" && hasWord(args, "--remove-source-files")) && !copyLinks(prog, args) {
 		operands, derived = copyTargets(args)
 	}
 	if prog == "mv" {

@@ -213,7 +213,8 @@ func execRows() map[string]execRule {
 		"go":    {keep: true, see: seeGo},
 		"cargo": {keep: true, see: seeCargo},
 		"sort":  {keep: true, script: []string{"--compress-program"}},
-		"rg":    {keep: true, script: []string{"--pre", "--hostname-bin"}},
+		"rg":    {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
+		"socat": {keep: true, see: seeSocat},
 		// A config file or command sets any option, the output file too.
 		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
 		"wget":    {keep: true, code: []string{"-e", "--execute", "--config", "--use-askpass"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
@@ -315,11 +316,52 @@ func seeCompose(w walker, c *execCall) (int, bool) {
 	return seeContainer(w, c)
 }
 
+// nodeCode are node's options that run code inline or load a module or
+// a file of options: -r/--import/--loader preload one, --test-global-setup
+// runs one around the tests, --experimental-config-file and
+// --openssl-config read files that name more (options, engines).
+var nodeCode = []string{"-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader", "--experimental-loader",
+	"--test-global-setup", "--experimental-config-file", "--openssl-config", "--snapshot-blob"}
+
+// nodeReporters are node --test's built-in reporters; any other
+// --test-reporter value is a module node loads and runs.
+var nodeReporters = set("spec", "tap", "dot", "junit", "lcov")
+
+// moduleHow says where a module run with python -m finds code to run.
+type moduleHow int8
+
+const (
+	moduleData   moduleHow = iota
+	moduleStdin            // a REPL: run piped input as a program
+	moduleCode             // its arguments are Python statements
+	moduleScript           // its first operand is a script it runs
+)
+
+// pythonModules are the standard (and common) modules that run code
+// python -m hands them: the REPLs code, asyncio, IPython … run what a pipe
+// feeds them as `python3 -` does; timeit runs its arguments; pdb, the
+// profilers and trace run a script file.
+var pythonModules = map[string]moduleHow{
+	"code": moduleStdin, "asyncio": moduleStdin, "IPython": moduleStdin, "ipython": moduleStdin, "bpython": moduleStdin,
+	"ptpython": moduleStdin, "idlelib": moduleStdin, "idlelib.idle": moduleStdin, "rlcompleter": moduleStdin, "jupyter_console": moduleStdin,
+	"timeit": moduleCode, "doctest": moduleScript,
+	"pdb": moduleScript, "cProfile": moduleScript, "profile": moduleScript, "trace": moduleScript, "pyinstrument": moduleScript,
+	"scalene": moduleScript, "memory_profiler": moduleScript,
+}
+
+// moduleValued are the options of pythonModules' script runners whose
+// value is the next word: pdb -c COMMAND, cProfile -o FILE -s KEY.
+var moduleValued = map[string][]string{
+	"pdb": {"-c", "--command"}, "cProfile": {"-o", "-s"}, "profile": {"-o", "-s"},
+	"trace": {"-f", "--file", "-C", "--coverdir", "--ignore-module", "--ignore-dir"}, "doctest": {"-o", "--option"},
+	"pyinstrument": {"-o", "--outfile", "-r", "--renderer"}, "scalene": {"--outfile"},
+}
+
 // interpreterCode are the options that give each interpreter its program
 // inline.
 var interpreterCode = map[string][]string{
 	"python": {"-c"}, "python2": {"-c"}, "python3": {"-c"}, "pypy": {"-c"}, "pypy3": {"-c"},
-	"node": {"-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader"}, "nodejs": {"-e", "--eval", "-p", "--print", "-r", "--require"},
+	"node": nodeCode, "nodejs": nodeCode,
 	"ruby": {"-e", "-r"}, "perl": {"-e", "-E", "-M", "-m"}, "php": {"-r", "-B", "-R", "-E"},
 	"pwsh": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"}, "powershell": {"-c", "-Command", "-command", "-EncodedCommand", "-e", "-ec"},
 	"osascript": {"-e"}, "lua": {"-e", "-l"}, "Rscript": {"-e"}, "deno": {}, "bun": {"-e", "--eval", "-p", "--print", "-r", "--preload"},
@@ -393,6 +435,8 @@ func buildLongOptions() map[string][]string {
 		add(make, "--eval", "--file", "--makefile", "--directory")
 	}
 	add("cargo", "--config")
+	add("rg", "--pre") // seeRg's
+
 	for prog := range m {
 		// Shortest first, so that --outp is --output, not git
 		// format-patch's --output-directory: the same on every run.
@@ -404,6 +448,12 @@ func buildLongOptions() map[string][]string {
 	return m
 }
 
+// exactLong are programs that take long options only as spelled out
+// (node refuses --test-rep as a bad option), where a prefix is another
+// option: node --test-reporter is not --test-reporter-destination, nor
+// --cpu-prof --cpu-prof-dir.
+var exactLong = set("node", "nodejs")
+
 // fullOptions are options, spelled out, that are also the start of an
 // option the tables name: npm --global is not --globalconfig.
 var fullOptions = map[string][]string{
@@ -414,7 +464,7 @@ var fullOptions = map[string][]string{
 // (--to-com=x) spelled out (--to-command=x); ws itself when none is.
 func expandLong(prog string, ws []word) []word {
 	longs := longOptions[prog]
-	if len(longs) == 0 {
+	if len(longs) == 0 || exactLong[prog] {
 		return ws
 	}
 	var out []word
@@ -778,7 +828,10 @@ var execEnv = map[string]envHow{
 	"GOROOT": envCode, "GOENV": envCode, "CGO_LDFLAGS": envCode, "MAKEFILES": envCode,
 	"npm_config_userconfig": envCode, "NPM_CONFIG_USERCONFIG": envCode, "npm_config_globalconfig": envCode, "NPM_CONFIG_GLOBALCONFIG": envCode,
 	"npm_config_node_options": envCode, "NPM_CONFIG_NODE_OPTIONS": envCode,
-	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags,
+	// GNU make reads GNUMAKEFLAGS as it reads MAKEFLAGS (-E/--eval
+	// included), and MAKEOVERRIDES holds the variable definitions MAKEFLAGS
+	// passes on (SHELL=X).
+	"GOFLAGS": envFlags, "MAKEFLAGS": envFlags, "MFLAGS": envFlags, "GNUMAKEFLAGS": envFlags, "MAKEOVERRIDES": envFlags,
 	// PATH decides which program every command word names.
 	"PATH": envCode,
 	// pytest loads these plugins and options; git obeys that repository.
@@ -901,7 +954,8 @@ func (w walker) flagsRun(c *execCall, a word, name, value string) bool {
 	}
 	// MAKEFLAGS: single letters (ks), options and variable overrides.
 	for i, f := range ws {
-		if makeFileFromInput(ws, i) || strings.HasPrefix(f.text, "--eval") || f.text == "-E" {
+		// -E CODE, -ECODE, -kE CODE: a short cluster holding E evaluates.
+		if makeFileFromInput(ws, i) || strings.HasPrefix(f.text, "--eval") || strings.HasPrefix(f.text, "-") && !strings.HasPrefix(f.text, "--") && strings.Contains(f.text, "E") {
 			return w.opaqueCall(c, "its "+name+" give make code limen does not read")
 		}
 		if isMakeAssignment(f.text) && w.makeVariable(c, 0, f) {
@@ -1347,10 +1401,14 @@ func (w walker) stdinOf(c *execCall) (stdinKind, string) {
 // script file is keyed by its path.
 func seeInterpreter(w walker, c *execCall) (int, bool) {
 	cmd := c.cmd()
+	node := programName(cmd[0]) == "node" || programName(cmd[0]) == "nodejs"
 	for i := 1; i < len(cmd); i++ {
 		x := cmd[i]
 		if !x.lit {
 			return 0, w.opaqueCall(c, "the program it runs is built when it runs")
+		}
+		if v, _, ok := optionValue(cmd, i, []string{"--test-reporter"}); node && ok && !nodeReporters[v] {
+			return 0, w.opaqueCall(c, "node loads its test reporter "+v+" as a module, whose code limen does not read")
 		}
 		if _, _, ok := optionValue(cmd, i, c.rule.code); ok && strings.HasPrefix(x.text, "-") {
 			return 0, w.opaqueCall(c, "it runs code limen does not read")
@@ -1373,6 +1431,29 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 						cc.start = c.start + i + 1
 						return seePytest(w, &cc)
 					}
+					if i+1 < len(cmd) {
+						switch pythonModules[cmd[i+1].text] {
+						case moduleStdin:
+							return w.stdinScript(c, false)
+						case moduleCode:
+							return 0, w.opaqueCall(c, "python -m "+cmd[i+1].text+" runs code given in its arguments, which limen does not read")
+						case moduleScript:
+							valued := moduleValued[cmd[i+1].text]
+							for k := i + 2; k < len(cmd); k++ {
+								y := cmd[k]
+								if !strings.HasPrefix(y.text, "-") || !y.lit {
+									return w.scriptOperand(c, y, false)
+								}
+								if y.text == "-m" {
+									return 0, false // python -m pdb -m module: a module
+								}
+								if contains(valued, y.text) {
+									k++ // pdb -c CMD, cProfile -o FILE
+								}
+							}
+							return w.stdinScript(c, false)
+						}
+					}
 					return 0, false // a module, keyed as python -m name
 				}
 				i++
@@ -1382,6 +1463,64 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 		return w.scriptOperand(c, x, false)
 	}
 	return w.stdinScript(c, false)
+}
+
+// rgPreprocessors are programs that only read the file rg --pre hands
+// them and print text (decompressors, document converters): rg --pre
+// zcat is keyed as zcat. Any other program is run on every file rg
+// searches, with the file as its argument (--pre node runs each file as a
+// script), which limen cannot see.
+var rgPreprocessors = set("zcat", "gzcat", "gunzip", "bzcat", "xzcat", "zstdcat", "lz4cat", "lzcat", "unxz", "pdftotext", "rga-preproc",
+	"catdoc", "docx2txt", "odt2txt", "pandoc", "cat")
+
+// seeRg: rg --pre CMD runs CMD FILE for each file it searches
+// (--pre-glob only narrows which); --hostname-bin runs a program.
+func seeRg(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		if cmd[i].lit && cmd[i].text == "--" {
+			break
+		}
+		v, at, ok := optionValue(cmd, i, []string{"--pre"})
+		if !ok || !strings.HasPrefix(cmd[i].text, "--pre") {
+			continue
+		}
+		if v == "" && at == i {
+			continue // --pre= turns a preprocessor off
+		}
+		// The program is keyed as what runs (so that its controls and
+		// marks are seen) and, unless it only converts text, the rg part
+		// is opaque too.
+		done := w.runScript(c, at, v, true)
+		fields := strings.Fields(v)
+		if !cmd[at].lit || len(fields) != 1 || !rgPreprocessors[programName(word{text: fields[0], lit: true})] {
+			return 0, w.opaqueCall(c, "rg --pre runs "+v+" on every file it searches, with the file as its argument")
+		}
+		if done {
+			return 0, true
+		}
+	}
+	return w.seeColumns(c)
+}
+
+// seeSocat: socat's EXEC:cmd and SYSTEM:cmd addresses run cmd (SYSTEM
+// through sh), with the address's options after a comma.
+func seeSocat(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		kind, v, ok := strings.Cut(cmd[i].text, ":")
+		if k := strings.ToUpper(kind); !ok || k != "EXEC" && k != "SYSTEM" {
+			if !cmd[i].lit && strings.Contains(strings.ToUpper(cmd[i].text), "EXEC") || !cmd[i].lit && strings.Contains(strings.ToUpper(cmd[i].text), "SYSTEM") {
+				return 0, w.opaqueCall(c, "the command its address runs is built when it runs")
+			}
+			continue
+		}
+		v, _, _ = strings.Cut(v, ",")
+		if w.runScript(c, i, v, true) {
+			return 0, true
+		}
+	}
+	return 0, false
 }
 
 // seeDeno: deno eval 'code' runs code; deno run <url|file> is keyed.
@@ -1944,7 +2083,7 @@ func seeMake(w walker, c *execCall) (int, bool) {
 			continue
 		}
 		if isMakeAssignment(x.text) {
-			if name, value, _ := strings.Cut(x.text, "="); name == "MAKEFLAGS" || name == "MFLAGS" {
+			if name, value, _ := strings.Cut(x.text, "="); name == "MAKEFLAGS" || name == "MFLAGS" || name == "GNUMAKEFLAGS" {
 				if w.flagsRun(c, x, name, value) {
 					return 0, true
 				}

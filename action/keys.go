@@ -28,7 +28,13 @@ import (
 // one file, formatters' writes outside; curl --expand-*, compose runs and
 // pytest -o/-c are opaque; elsewhere for a command run outside the project
 // (cd, env -C, git -C …), and -f for sed and awk scripts read from a file.
-const KeyScheme = 6
+// 7: the seventh red-team pass's marks: other-scheme for URLs with one
+// slash or none (file:/etc/shadow), secret reads of curl's @FILE options
+// and sed's r/R, unix-socket for curl --unix-socket, runs-outside for a
+// script outside the project, runs-config for more files an approved
+// command obeys; python -m REPLs fed by a pipe, node --test-reporter of a
+// module and rg --pre of a program are opaque.
+const KeyScheme = 7
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the

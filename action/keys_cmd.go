@@ -115,7 +115,7 @@ func readsScriptFromStdin(prog string, args []word) bool {
 	if !shells[base] && !interpreters[base] {
 		return false
 	}
-	for _, a := range args {
+	for i, a := range args {
 		t := a.text
 		if !a.lit {
 			return false
@@ -124,6 +124,9 @@ func readsScriptFromStdin(prog string, args []word) bool {
 		case t == "-" || t == "-s" || t == "--":
 			return true
 		case strings.HasPrefix(t, "-"):
+			if t == "-m" && i+1 < len(args) && pythonModules[args[i+1].text] == moduleStdin {
+				return true // python3 -m code: a REPL that runs its input
+			}
 			if t == "-c" || t == "-e" || t == "-m" || t == "--eval" || t == "-E" || t == "--command" {
 				return false
 			}
@@ -132,6 +135,76 @@ func readsScriptFromStdin(prog string, args []word) bool {
 		return false // a script file or arguments
 	}
 	return true
+}
+
+// interpreterValued are the options of shells and interpreters whose
+// value is the next word, so that it is not taken for the script.
+var interpreterValued = map[string][]string{
+	"python": {"-W", "-X", "-Q"},
+	"node":   {"--input-type", "--title", "--test-reporter", "--test-reporter-destination", "--test-name-pattern", "--test-concurrency", "--env-file", "--conditions", "-C", "--inspect-port", "--stack-size", "--max-old-space-size"},
+	"ruby":   {"-I", "-C", "-E", "--encoding"},
+	"perl":   {"-I"},
+	"php":    {"-c", "-d", "-z"},
+	"bash":   {"-o", "+o", "-O", "+O", "--rcfile", "--init-file"},
+	"sh":     {"-o", "+o"}, "zsh": {"-o", "+o"}, "dash": {"-o", "+o"}, "ksh": {"-o", "+o"}, "fish": {"-C", "--init-command"},
+}
+
+// scriptOf returns the script file a shell or interpreter runs: its
+// first operand, after the options and their values (python3 -W x
+// /tmp/x.py, bash -o errexit /tmp/x.sh, python3 -m pdb /tmp/x.py); false
+// when it runs no file (-c code, -m module, its input).
+func scriptOf(prog string, args []word) (word, bool) {
+	base := interpreterBase(prog)
+	if prog == "nodejs" {
+		base = "node"
+	}
+	if !shells[base] && !interpreters[base] && !interpreters[prog] {
+		return word{}, false
+	}
+	valued := interpreterValued[base]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		switch {
+		case !a.lit:
+			return word{}, false // opaque: the walker says so
+		case t == "--":
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+			return word{}, false
+		case t == "-" || t == "-c" || t == "-e" || t == "--eval" || t == "-p" || t == "--print" || t == "-E" || t == "--command":
+			return word{}, false
+		case t == "-m" && base == "python":
+			if i+1 < len(args) && pythonModules[args[i+1].text] == moduleScript {
+				// python -m pdb -c continue /tmp/x.py: the module's own
+				// options follow.
+				valued = moduleValued[args[i+1].text]
+				for k := i + 2; k < len(args); k++ {
+					y := args[k]
+					switch {
+					case !y.lit || y.text == "-m":
+						return word{}, false
+					case !strings.HasPrefix(y.text, "-"):
+						return y, true
+					case contains(valued, y.text):
+						k++
+					}
+				}
+			}
+			return word{}, false
+		case strings.HasPrefix(t, "-") || strings.HasPrefix(t, "+") && (shells[base]):
+			if contains(valued, t) {
+				i++
+			}
+			continue
+		}
+		if (base == "deno" || base == "bun") && (t == "run" || t == "test" || t == "bench" || t == "watch") {
+			continue // deno run /tmp/x.ts: the script follows the verb
+		}
+		return a, true
+	}
+	return word{}, false
 }
 
 // teeMarks returns the write marks of tee's file arguments.
@@ -201,7 +274,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
 		marks = append(marks, "write-outside")
 	}
-	if copiers[prog] && last != "" && w.runsConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {
+	if copiers[prog] && last != "" && w.writesConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {
 		// .git/config, .git/hooks/*, .gitattributes, node_modules/.bin/*,
 		// .npmrc, .curlrc, a shell's rc file: files whose content an
 		// ordinary, approved command then runs.
@@ -218,27 +291,77 @@ func (w walker) argMarks(prog string, args []word) []string {
 			}
 		}
 	}
-	if prog == "curl" || prog == "wget" {
+	if networkClients[prog] {
 		// A URL of another scheme than http(s) reaches more than a web
 		// API: file:// reads a file, gopher:// and dict:// speak raw bytes
-		// to any local service.
+		// to any local service; curl takes them with one slash or none
+		// too (file:/etc/shadow, FILE:/x, gopher:/127.0.0.1:6379/_…).
 		for _, a := range args {
-			t := strings.ToLower(a.text)
-			scheme, _, ok := strings.Cut(t, "://")
-			if !a.lit || !ok || strings.HasPrefix(t, "-") || scheme == "http" || scheme == "https" {
+			if v, ok := strings.CutPrefix(strings.Replace(a.text, "--expand-", "--", 1), "--url="); ok {
+				a.text = v // curl --url=file:/etc/shadow
+			}
+			scheme, rest, ok := otherScheme(a.text)
+			if !a.lit || !ok || strings.HasPrefix(a.text, "-") || prog != "curl" && prog != "wget" && !strings.Contains(a.text, ":/") && !urlSchemes[scheme] {
 				continue
 			}
 			marks = append(marks, "other-scheme")
 			if scheme == "file" && !secret {
-				if p, err := url.PathUnescape(a.text[len(scheme)+3:]); err == nil && (w.secretAt(p) || w.holdsSecrets(p)) {
+				if p, err := url.PathUnescape(fileURLPath(rest)); err == nil && (w.secretAt(p) || w.holdsSecrets(p) || w.holdsRecords(p, false)) {
+					secret = true
 					marks = append(marks, "secret-file")
 				}
 			}
 			break
 		}
 	}
+	if x, ok := scriptOf(prog, args); ok && !readsStdinPath(x.text) && x.text != "/dev/stdin" && w.leavesWorkspace(x.text) {
+		// python3 /tmp/x.py, node ~/x.js, bash /tmp/x.sh: a script from
+		// outside the project, which approving the project's own scripts
+		// says nothing about.
+		marks = append(marks, "runs-outside")
+	}
+	if prog == "socat" && !secret {
+		// socat OPEN:/etc/shadow -, GOPEN:…, a bare path: a file it reads.
+		for _, a := range args {
+			kind, v, ok := strings.Cut(a.text, ":")
+			if k := strings.ToUpper(kind); ok && (k == "OPEN" || k == "GOPEN" || k == "FILE" || k == "PIPE") || !ok && strings.HasPrefix(a.text, "/") {
+				if !ok {
+					v = a.text
+				}
+				v, _, _ = strings.Cut(v, ",")
+				if a.lit && (w.secretAt(v) || w.holdsRecords(v, false)) {
+					secret = true
+					marks = append(marks, "secret-file")
+					break
+				}
+			}
+		}
+	}
+	if prog == "sed" || prog == "gsed" {
+		// sed's r and R commands print a file into the output, -n or not.
+		for _, sc := range parseSed(args).scripts {
+			if !sc.lit {
+				continue
+			}
+			reads, _ := sedScriptReads(sc.text)
+			for _, f := range reads {
+				if !secret && (w.secretAt(f) || w.holdsRecords(f, false)) {
+					secret = true
+					marks = append(marks, "secret-file")
+				}
+			}
+		}
+	}
 	if prog == "curl" {
 		marks = append(marks, w.curlMarks(args)...)
+		marks = append(marks, curlSocketMarks(args)...)
+		for _, f := range curlReadFiles(args) {
+			// -w @FILE prints FILE, -d @FILE sends it: a read of it.
+			if !secret && (w.secretAt(f) || w.holdsRecords(f, false)) {
+				secret = true
+				marks = append(marks, "secret-file")
+			}
+		}
 	}
 	if !secret && fetchesMetadata(prog, args) {
 		// The metadata service serves the machine's cloud credentials
@@ -341,7 +464,26 @@ var runsConfigNames = set(".mcp.json", ".claude.json", "CLAUDE.md", "AGENTS.md",
 	".node-version", ".python-version", ".ruby-version", "Cargo.toml", ".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
 	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc", ".pythonrc",
 	"conftest.py", "sitecustomize.py", "usercustomize.py", ".pre-commit-config.yaml", "package.json", "Makefile", "makefile", "GNUmakefile",
-	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml")
+	"pytest.ini", "tox.ini", "setup.py", "build.rs", ".editorconfig-hooks", "Justfile", "justfile", "Taskfile.yml",
+	// pytest's addopts and plugins, pip's build backend (pyproject.toml,
+	// setup.cfg); the agents' own instruction files, which steer the next
+	// session; rc files the REPLs and debuggers run.
+	"pyproject.toml", "setup.cfg", "bunfig.toml", "deno.json", "deno.jsonc", "Pipfile", "Gemfile",
+	"CLAUDE.local.md", ".cursorrules", ".windsurfrules", ".clinerules", "copilot-instructions.md", ".aider.conf.yml", "CONVENTIONS.md",
+	".pdbrc", ".irbrc", ".pryrc", ".gemrc", ".exrc", ".vimrc", "lefthook.yml", ".lefthook.yml", "lefthook.yaml")
+
+// lockFiles are the files whose resolved URLs an approved install
+// fetches: written over, they make `npm install` fetch what they say.
+// Removing one only makes the install resolve afresh from the registry,
+// so they count as runs-config for writes only (writesConfig).
+var lockFiles = set("package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lockb", "bun.lock",
+	"pipfile.lock", "poetry.lock", "uv.lock", "requirements.txt", "gemfile.lock", "cargo.lock", "composer.lock")
+
+// writesConfig reports whether writing p changes what an ordinary
+// command runs: runsConfig, or a lock file.
+func (w walker) writesConfig(p string) bool {
+	return w.runsConfig(p) || lockFiles[strings.ToLower(path.Base(p))]
+}
 
 // isRemoteName reports whether s reads as a remote's name (origin), not a
 // URL or path.
@@ -366,7 +508,7 @@ var runsConfigLower = func() map[string]bool {
 }()
 
 // runsConfigDirs hold files that are run or obeyed as they are.
-var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".cursor/", "node_modules/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
+var runsConfigDirs = []string{".git/", ".githooks/", ".claude/", ".gemini/", ".codex/", ".cursor/", ".clinerules/", ".windsurf/", ".github/instructions/", ".github/prompts/", ".bundle/", "node_modules/", ".husky/", "node_modules/.bin/", ".cargo/", ".vscode/", ".github/workflows/", ".devcontainer/",
 	".config/systemd/", ".config/autostart/", ".config/git/", "launchagents/", ".direnv/"}
 
 // runsConfig reports whether writing or removing p changes what an
@@ -700,8 +842,10 @@ func makefileMarks(before, args []word) []string {
 		}
 	}
 	for _, w := range before {
-		if v, ok := strings.CutPrefix(w.text, "MAKEFLAGS="); ok && (strings.Contains(v, "-f") || strings.Contains(v, "--file") || strings.Contains(v, "--makefile")) {
-			return []string{"other-makefile"}
+		for _, env := range []string{"MAKEFLAGS=", "GNUMAKEFLAGS=", "MFLAGS="} {
+			if v, ok := strings.CutPrefix(w.text, env); ok && (strings.Contains(v, "-f") || strings.Contains(v, "--file") || strings.Contains(v, "--makefile")) {
+				return []string{"other-makefile"}
+			}
 		}
 	}
 	return nil

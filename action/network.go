@@ -291,3 +291,118 @@ func (w walker) curlMarks(args []word) []string {
 	}
 	return marks
 }
+
+// urlSchemes are the schemes network clients speak besides http(s):
+// curl takes them with one slash or none as well as with two
+// (file:/etc/shadow, gopher:/127.0.0.1:6379/_FLUSHALL, dict:host:port),
+// and socat's addresses are spelled the same way (FILE:/etc/shadow).
+var urlSchemes = set("file", "ftp", "ftps", "sftp", "scp", "gopher", "gophers", "dict", "telnet", "tftp", "ldap", "ldaps",
+	"smb", "smbs", "imap", "imaps", "pop3", "pop3s", "smtp", "smtps", "rtsp", "rtmp", "rtmps", "mqtt", "mqtts", "ws", "wss", "ipfs", "ipns")
+
+// otherScheme returns the scheme of a URL operand of a network client
+// when it is not http(s), and what follows "scheme:". Any scheme with
+// "://" counts; a scheme of urlSchemes counts with one slash or none too,
+// in any case (FILE:/x is file:/x to curl).
+func otherScheme(t string) (scheme, rest string, ok bool) {
+	lower := strings.ToLower(t)
+	if s, _, found := strings.Cut(lower, "://"); found && s != "" && !strings.ContainsAny(s, "/?#@=") {
+		scheme = s
+	} else if s, _, found := strings.Cut(lower, ":"); found && urlSchemes[s] {
+		scheme = s
+	} else {
+		return "", "", false
+	}
+	if scheme == "http" || scheme == "https" {
+		return "", "", false
+	}
+	return scheme, t[len(scheme)+1:], true
+}
+
+// fileURLPath returns the path a file: URL's rest (after "file:") names:
+// file:/p, file:///p and file://localhost/p name /p; file:p names p.
+func fileURLPath(rest string) string {
+	if h, ok := strings.CutPrefix(rest, "//"); ok {
+		i := strings.IndexByte(h, '/')
+		if i < 0 {
+			return "/"
+		}
+		return h[i:] // the host (localhost, or none) is this machine
+	}
+	return rest
+}
+
+// curlFileOptions are curl's options whose value names a file that curl
+// reads and prints or sends: "@" means the file follows an @ in the value
+// (-w @FILE prints the file as the --write-out format, -d @FILE sends it,
+// -F name=@FILE or name=<FILE uploads it, -H @FILE reads headers), ""
+// means the value is a file (-K FILE, -T FILE, -b FILE without "=").
+var curlFileOptions = map[string]string{
+	"-w": "@", "--write-out": "@", "-d": "@", "--data": "@", "--data-binary": "@", "--data-ascii": "@", "--data-urlencode": "@",
+	"--json": "@", "-F": "@", "--form": "@", "-H": "@", "--header": "@", "--proxy-header": "@", "--url-query": "@",
+	"-K": "", "--config": "", "-T": "", "--upload-file": "", "-b": "", "--cookie": "", "--netrc-file": "", "--trace-config": "",
+}
+
+// curlReadFiles returns the files curl's options read (curlFileOptions).
+func curlReadFiles(args []word) []string {
+	args = curlUnexpanded(args)
+	var out []string
+	for i, a := range args {
+		if !a.lit || len(a.text) < 2 || a.text[0] != '-' {
+			continue
+		}
+		for o, how := range curlFileOptions {
+			v, _, ok := optionValue(args, i, []string{o})
+			if !ok || v == "" {
+				continue
+			}
+			if how == "" {
+				if !strings.Contains(v, "=") {
+					out = append(out, v)
+				}
+				continue
+			}
+			for _, sep := range []string{"@", "<"} {
+				if k := strings.Index(v, sep); k >= 0 && k+1 < len(v) {
+					f, _, _ := strings.Cut(v[k+1:], ";") // -F a=@f;type=text/plain
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// daemonSockets are the Unix sockets of local daemons whose API hands out
+// what they hold: docker's and podman's (container environments, files,
+// logs, exec in a container), containerd's, CRI-O's, buildkit's, the
+// kubelet's, snapd's, libvirt's, LXD/Incus's. curl --unix-socket to one
+// of them reads secrets as `docker inspect` does, whatever approving a
+// web API call said.
+var daemonSockets = set("docker.sock", "podman.sock", "containerd.sock", "crio.sock", "buildkitd.sock", "kubelet.sock",
+	"dockershim.sock", "cri-dockerd.sock", "snapd.socket", "snapd-snap.socket", "libvirt-sock", "libvirt-sock-ro", "unix.socket", "docker.raw.sock")
+
+// curlSocketMarks are the marks of curl's --unix-socket: a Unix socket is
+// a local service, not the web API an approval of curl was about
+// (unix-socket), and a daemon's socket reads its secrets (secret-file).
+func curlSocketMarks(args []word) []string {
+	for i, a := range args {
+		t := strings.Replace(a.text, "--expand-", "--", 1)
+		sock := ""
+		switch {
+		case t == "--unix-socket" || t == "--abstract-unix-socket":
+			if i+1 < len(args) {
+				sock = args[i+1].text
+			}
+		case strings.HasPrefix(t, "--unix-socket=") || strings.HasPrefix(t, "--abstract-unix-socket="):
+			_, sock, _ = strings.Cut(t, "=")
+		default:
+			continue
+		}
+		base := sock[strings.LastIndexByte(sock, '/')+1:]
+		if daemonSockets[base] || strings.Contains(sock, "docker") || strings.Contains(sock, "podman") || strings.Contains(sock, "containerd") {
+			return []string{"unix-socket", "secret-file"}
+		}
+		return []string{"unix-socket"}
+	}
+	return nil
+}

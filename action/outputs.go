@@ -118,6 +118,8 @@ var outputRows = map[string]outputRule{
 	"cargo install": {opts: dirs("--root", "--target-dir")},
 	"tree":          {opts: outs("-o")},
 	"less":          {opts: outs("-o", "-O", "--log-file", "--LOG-FILE")},
+	"node":          {opts: nodeOutputs},
+	"nodejs":        {opts: nodeOutputs},
 	"gofmt":         inPlace("-w"),
 	"goimports":     inPlace("-w"),
 	"gofumpt":       inPlace("-w"),
@@ -150,6 +152,50 @@ var outputRows = map[string]outputRule{
 	"tee":           {},
 	"sed":           {},
 	"gsed":          {},
+}
+
+// nodeOutputs are node's options that write a file or into a directory:
+// the test reporter's destination, warnings, trace events, profiles,
+// diagnostic reports. A profile's or report's name is written in its
+// directory (nodeJoined).
+var nodeOutputs = append(outs("--test-reporter-destination", "--redirect-warnings", "--trace-event-file-pattern", "--cpu-prof-name",
+	"--heap-prof-name", "--report-filename", "--localstorage-file", "--trace-log-file", "--logfile"),
+	dirs("--cpu-prof-dir", "--heap-prof-dir", "--diagnostic-dir", "--report-directory", "--report-dir")...)
+
+// nodeJoined are node's name options and the directory options they are
+// written in, in order: --cpu-prof-dir=~/.claude --cpu-prof-name=settings.json
+// writes ~/.claude/settings.json.
+var nodeJoined = map[string][]string{
+	"--cpu-prof-name":   {"--cpu-prof-dir", "--diagnostic-dir"},
+	"--heap-prof-name":  {"--heap-prof-dir", "--diagnostic-dir"},
+	"--report-filename": {"--report-directory", "--report-dir", "--diagnostic-dir"},
+}
+
+// nodeOutputsJoined returns the files node writes at a name option joined
+// with its directory option (nodeJoined).
+func nodeOutputsJoined(args []word) []written {
+	value := func(opt string) (word, bool) {
+		for i := range args {
+			if v, ok := outputValue(args, i, opt); ok {
+				return v, true
+			}
+		}
+		return word{}, false
+	}
+	var out []written
+	for name, dirOpts := range nodeJoined {
+		n, ok := value(name)
+		if !ok {
+			continue
+		}
+		for _, d := range dirOpts {
+			if dir, ok := value(d); ok {
+				out = append(out, written{w: word{text: strings.TrimSuffix(dir.text, "/") + "/" + n.text, lit: dir.lit && n.lit}})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // outputRow returns the row of prog with subcommand sub: the subcommand's
@@ -229,6 +275,8 @@ func outputsOf(prog string, args []word) []written {
 				}
 			}
 		}
+	case "node", "nodejs":
+		out = append(out, nodeOutputsJoined(args)...)
 	case "sed", "gsed":
 		files, ok := sedOutputs(args)
 		if !ok {
@@ -478,6 +526,21 @@ func sedOutputs(args []word) ([]word, bool) {
 // and W commands and its s commands' w flags write. A script it cannot
 // read is reported with ok false.
 func sedScriptWrites(s string) (files []string, ok bool) {
+	files, _, ok = sedScriptFiles(s)
+	return files, ok
+}
+
+// sedScriptReads returns the files a sed script's r and R commands put
+// into its output (even under -n: sed -n '1r /etc/shadow' f prints the
+// file); ok is false when the script cannot be read.
+func sedScriptReads(s string) (files []string, ok bool) {
+	_, files, ok = sedScriptFiles(s)
+	return files, ok
+}
+
+// sedScriptFiles returns the files a sed script writes (w, W, s///w) and
+// reads (r, R).
+func sedScriptFiles(s string) (files, reads []string, ok bool) {
 	i := 0
 	restOfLine := func() string {
 		j := strings.IndexByte(s[i:], '\n')
@@ -541,7 +604,7 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 			continue
 		}
 		if !address() {
-			return nil, false
+			return nil, nil, false
 		}
 		if i < len(s) && s[i] == ',' {
 			i++
@@ -549,14 +612,14 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 				i++
 			}
 			if !address() {
-				return nil, false
+				return nil, nil, false
 			}
 		}
 		for i < len(s) && (s[i] == ' ' || s[i] == '!') {
 			i++
 		}
 		if i >= len(s) {
-			return files, true
+			return files, reads, true
 		}
 		c = s[i]
 		i++
@@ -564,17 +627,17 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 		case '{', '}', ';':
 		case 's', 'y':
 			if i >= len(s) {
-				return nil, false
+				return nil, nil, false
 			}
 			d := s[i]
 			i++
 			// Two fields, the regex and the replacement (field moves
 			// past each).
 			if !field(d) {
-				return nil, false
+				return nil, nil, false
 			}
 			if !field(d) {
-				return nil, false
+				return nil, nil, false
 			}
 			if c == 'y' {
 				continue
@@ -589,8 +652,10 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 			}
 		case 'w', 'W':
 			files = append(files, restOfLine())
-		case 'a', 'i', 'c', 'r', 'R', 'e':
-			// text or a file name up to the end of the line
+		case 'r', 'R':
+			reads = append(reads, restOfLine())
+		case 'a', 'i', 'c', 'e':
+			// text or a command up to the end of the line
 			for {
 				line := restOfLine()
 				if !strings.HasSuffix(line, `\`) || i >= len(s) {
@@ -612,10 +677,10 @@ func sedScriptWrites(s string) (files []string, ok bool) {
 			}
 		case '=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F':
 		default:
-			return nil, false
+			return nil, nil, false
 		}
 	}
-	return files, true
+	return files, reads, true
 }
 
 // asModule returns python -m pytest ARGS as pytest ARGS: the module
@@ -673,7 +738,7 @@ func (w walker) outputMarks(prog string, args []word) []string {
 		case w.outside(t):
 			add("write-outside")
 		}
-		if o.w.lit && (w.runsConfig(t) || o.dir && w.runsConfig(path.Join(t, "x"))) {
+		if o.w.lit && (w.writesConfig(t) || o.dir && w.runsConfig(path.Join(t, "x"))) {
 			add("runs-config") // git log --output=.git/config, cp -t .git
 		}
 		if o.removes {
