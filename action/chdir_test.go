@@ -146,3 +146,16 @@ func TestChdirPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkLevelBelowExact: a marked command whose text is its own
+// subcommand keeps its marks' level below the exact key, so the mark asks
+// for the person's own answer there.
+func TestMarkLevelBelowExact(t *testing.T) {
+	for _, cmd := range []string{"git prune", "git stash drop", "git worktree prune", "rm -rf build"} {
+		for _, p := range partsOf(cmd) {
+			if m := MarkLevel(p.Keys); m < 1 || m >= len(p.Keys)-1 {
+				t.Errorf("%s: marks' level %d in %v; want one below the exact key", cmd, m, p.Keys)
+			}
+		}
+	}
+}

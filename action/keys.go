@@ -34,7 +34,9 @@ import (
 // script outside the project, runs-config for more files an approved
 // command obeys; python -m REPLs fed by a pipe, node --test-reporter of a
 // module and rg --pre of a program are opaque.
-const KeyScheme = 7
+// 8: the exact key is always last, after the marks' level, also when the
+// command is its own subcommand (git prune, git stash drop).
+const KeyScheme = 8
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the
@@ -128,6 +130,26 @@ func (l *ladder) add(k string) {
 	k = capKey(k)
 	for _, e := range *l {
 		if e == k {
+			return
+		}
+	}
+	*l = append(*l, k)
+}
+
+// exact adds the exact key, which is always last: when the command's text
+// is one of the levels already (git prune is its own subcommand), that
+// level moves to the end, after the risk marks' level. Otherwise the
+// marks' level would be the exact key, and the mark would ask for the
+// person's own answer of nothing (MarkLevel looks below the exact key):
+// git prune was allowed on 24 approvals of other git commands.
+func (l *ladder) exact(k string) {
+	k = capKey(k)
+	for i, e := range *l {
+		if e == k {
+			if i == len(*l)-1 {
+				return
+			}
+			*l = append(append((*l)[:i:i], (*l)[i+1:]...), k)
 			return
 		}
 	}

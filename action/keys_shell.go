@@ -747,7 +747,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	for _, t := range ctx.redirs {
 		exact += " " + t
 	}
-	l.add("Bash:" + ctx.prefix + exact)
+	l.exact("Bash:" + ctx.prefix + exact)
 	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done(),
 		Control: w.commandControl(words, start, ctx.redirs)})
 }
