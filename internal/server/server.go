@@ -39,7 +39,7 @@ type Model interface {
 
 // Options configure a Server.
 type Options struct {
-	Store *store.Store
+	Store store.Backend
 	// Model is the predictor; nil means a new estimator rebuilt from the
 	// store's answers.
 	Model  Model
@@ -123,7 +123,7 @@ func New(opts Options) (*Server, error) {
 		if pol := s.policy.Load().pol; pol != nil {
 			est.SetHalfLife(pol.HalfLife)
 		}
-		if err := rebuild(est, s.store.Store); err != nil {
+		if err := rebuild(est, s.store.Backend); err != nil {
 			return nil, err
 		}
 		s.model = est

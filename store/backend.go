@@ -1,0 +1,74 @@
+package store
+
+import (
+	"context"
+
+	storev1 "github.com/limenhq/limen/store/storev1"
+)
+
+// Backend is limen's durable state as limend uses it: the answers people
+// gave, the asks that wait for a person, the policy versions, the decision
+// log and the ids. *Store (one bbolt file, the default) is one; the etcd
+// store (store/etcdstore), shared by a team's limend servers, is another.
+// Every implementation passes the same conformance suite
+// (store/storetest), which holds the promises of this package's doc: the
+// first answer wins and a replay fails with ErrResolved, an answer removes
+// its pending ask and records its outcome in one transaction, ids are
+// never reused, policy versions are compared and set in one transaction,
+// and everything acknowledged survives a Close and a new open.
+//
+// The methods are *Store's; read their docs there. The errors wrap the
+// same sentinels (ErrNotFound, ErrResolved, ErrVersionConflict, ErrClosed,
+// ErrLogUnwritable), so callers match them with errors.Is whichever store
+// they run on.
+//
+// Session grants are not here: limend keeps them in memory only
+// (internal/engine), on every store.
+type Backend interface {
+	// NextID returns a new decision id: unique, increasing, never reused.
+	NextID() (uint64, error)
+
+	// AddPending records an ask and the decision that asked.
+	AddPending(d *storev1.Decision, p *storev1.PendingAsk) error
+	// Pending returns the asks that wait for a person, oldest first.
+	Pending() ([]*storev1.PendingAsk, error)
+	// Answer records an answer, removes the pending ask and sets the
+	// outcome, durably, before it returns.
+	Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decision, error)
+	// Expire ends a pending ask nobody answered.
+	Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Decision, error)
+	// Answers calls fn for every stored answer, in the order given.
+	Answers(fn func(rec *storev1.AnswerRecord) error) error
+	// AnswerViews is Answers decoded in place, for rebuilding the
+	// predictor at start.
+	AnswerViews(fn func(v *AnswerView) error) error
+
+	// LogDecision hands a decision that did not ask to the decision log.
+	LogDecision(d *storev1.Decision)
+	// Flush waits until everything logged before it is committed.
+	Flush(ctx context.Context) error
+	// LogErr is not nil while the decision log cannot be written: every
+	// allow is then ask.
+	LogErr() error
+	// History returns stored decisions, newest first.
+	History(q HistoryQuery) ([]*storev1.Decision, error)
+	// Decision returns one decision, or ErrNotFound.
+	Decision(id uint64) (*storev1.Decision, error)
+	// Decisions calls fn for every committed decision, newest first.
+	Decisions(fn func(d *storev1.Decision) error) error
+
+	// Policy returns the newest policy version, or ErrNotFound.
+	Policy() (*storev1.Policy, error)
+	// PolicyVersion returns one policy version, or ErrNotFound.
+	PolicyVersion(v uint64) (*storev1.Policy, error)
+	// PolicyVersions returns every policy version, oldest first.
+	PolicyVersions() ([]*storev1.Policy, error)
+	// SetPolicy stores the next policy version if the newest is still
+	// expected, or fails with ErrVersionConflict.
+	SetPolicy(expected uint64, p *storev1.Policy) (*storev1.Policy, error)
+
+	// Close flushes the decision log and releases the store.
+	Close() error
+}
+
+var _ Backend = (*Store)(nil)
