@@ -72,3 +72,30 @@ type Backend interface {
 }
 
 var _ Backend = (*Store)(nil)
+
+// PendingChange is one change of the pending asks made by another process
+// sharing the state (another limend on the same etcd prefix), as
+// PendingWatcher reports it. Exactly one of its fields is set.
+type PendingChange struct {
+	// Added is an ask that became pending.
+	Added *storev1.PendingAsk
+	// Resolved is the decision of an ask that was answered or expired,
+	// with its outcome.
+	Resolved *storev1.Decision
+	// Resync, with Pending, says the watch fell behind (etcd compacted
+	// the history it needed) and started again: Pending is every ask
+	// pending now, and changes missed in between are not reported.
+	Resync  bool
+	Pending []*storev1.PendingAsk
+}
+
+// PendingWatcher is a Backend whose pending asks other processes change
+// too (the etcd store; the bbolt file is one process's). WatchPending
+// reports, in commit order, the changes made after the snapshot that the
+// last call of Pending read (or after WatchPending was called, if Pending
+// never was), by anyone but this Backend itself: its caller knows its own.
+// fn runs on one goroutine of the watcher's until ctx ends, and must not
+// block for long. WatchPending returns once the watch is set up.
+type PendingWatcher interface {
+	WatchPending(ctx context.Context, fn func(PendingChange)) error
+}

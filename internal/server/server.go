@@ -139,6 +139,9 @@ func New(opts Options) (*Server, error) {
 		}
 		s.asks.add(id, p, s.untilExpiry(p), s.expire)
 	}
+	if err := s.followPending(); err != nil { // follow.go
+		return nil, err
+	}
 	return s, nil
 }
 

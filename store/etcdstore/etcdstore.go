@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -87,6 +88,12 @@ type Store struct {
 	batcherDone chan struct{}
 	batcherErr  error
 	health      health
+
+	// pendingRev is the revision the last Pending read at; own holds the
+	// asks this Store is adding or resolving, whose changes WatchPending
+	// does not report (watch.go).
+	pendingRev atomic.Int64
+	own        ownChanges
 
 	closeOnce sync.Once
 	closeErr  error
@@ -292,18 +299,22 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	dk, pk := s.keys.decision(id), s.keys.pending(id)
+	s.own.mark(id, false)
 	for {
 		got, err := s.cli.Get(ctx, dk)
 		if err != nil {
+			s.own.unmark(id, false)
 			return fmt.Errorf("add pending %d: %w", id, err)
 		}
 		var rev int64
 		if len(got.Kvs) == 1 {
 			var prev storev1.Decision
 			if err := proto.Unmarshal(got.Kvs[0].Value, &prev); err != nil {
+				s.own.unmark(id, false)
 				return fmt.Errorf("add pending %d: decode stored decision: %w", id, err)
 			}
 			if prev.GetOutcome() != nil {
+				s.own.unmark(id, false)
 				return fmt.Errorf("add pending %d: %w", id, store.ErrResolved)
 			}
 			rev = got.Kvs[0].ModRevision
@@ -313,6 +324,9 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 			Then(clientv3.OpPut(dk, string(dv)), clientv3.OpPut(pk, string(pv))).
 			Commit()
 		if err != nil {
+			// Perhaps committed: then the watch reports it as another's,
+			// and the caller, told it failed, learns of it that way.
+			s.own.unmark(id, false)
 			return fmt.Errorf("add pending %d: %w", id, err)
 		}
 		if resp.Succeeded {
@@ -324,8 +338,18 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 
 // Pending returns the asks that wait for a person, oldest first.
 func (s *Store) Pending() ([]*storev1.PendingAsk, error) {
+	out, rev, err := s.pending()
+	if err != nil {
+		return nil, fmt.Errorf("list pending: %w", err)
+	}
+	s.pendingRev.Store(rev) // where WatchPending starts
+	return out, nil
+}
+
+// pending lists the pending asks and the revision it read them at.
+func (s *Store) pending() ([]*storev1.PendingAsk, int64, error) {
 	var out []*storev1.PendingAsk
-	err := s.scan(s.keys.pendingAsks, false, 0, func(k, v []byte) (bool, error) {
+	rev, err := s.scanRev(s.keys.pendingAsks, false, 0, func(k, v []byte) (bool, error) {
 		p := new(storev1.PendingAsk)
 		if err := proto.Unmarshal(v, p); err != nil {
 			return false, fmt.Errorf("decode pending ask %s: %w", k, err)
@@ -333,10 +357,7 @@ func (s *Store) Pending() ([]*storev1.PendingAsk, error) {
 		out = append(out, p)
 		return true, nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list pending: %w", err)
-	}
-	return out, nil
+	return out, rev, err
 }
 
 // taken is an ask read for Answer or Expire: its decision, and the
@@ -421,15 +442,18 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 	oldSeq, oldAskID := rec.GetSeq(), rec.GetAskId()
 	ctx, cancel := s.ctx()
 	defer cancel()
+	s.own.mark(askID, true)
 	for {
 		t, err := s.take(ctx, askID)
 		if err != nil {
+			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("answer ask %d: %w", askID, err)
 		}
 		d := proto.CloneOf(t.d)
 		d.Outcome = outcome
 		dv, err := proto.Marshal(d)
 		if err != nil {
+			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("answer ask %d: encode decision: %w", askID, err)
 		}
 		seq := t.seq + 1
@@ -440,6 +464,7 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 		rv, err := proto.Marshal(rec)
 		rec.Seq, rec.AskId = oldSeq, oldAskID // set for good only once committed
 		if err != nil {
+			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("answer ask %d: encode answer: %w", askID, err)
 		}
 		cmps := append(s.unchanged(askID, t), clientv3.Compare(clientv3.ModRevision(s.keys.answerSeq), "=", t.seqRev))
@@ -451,7 +476,9 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 		).Commit()
 		if err != nil {
 			// Not known to be committed or not: the caller must not
-			// take it as answered; a retry of the answer finds out.
+			// take it as answered; a retry of the answer finds out, and
+			// so does the watch.
+			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("answer ask %d: %w", askID, err)
 		}
 		if resp.Succeeded {
@@ -475,15 +502,18 @@ func (s *Store) Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Deci
 	outcome = store.ExpiryOutcome(outcome)
 	ctx, cancel := s.ctx()
 	defer cancel()
+	s.own.mark(askID, true)
 	for {
 		t, err := s.take(ctx, askID)
 		if err != nil {
+			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("expire ask %d: %w", askID, err)
 		}
 		d := proto.CloneOf(t.d)
 		d.Outcome = outcome
 		dv, err := proto.Marshal(d)
 		if err != nil {
+			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("expire ask %d: encode decision: %w", askID, err)
 		}
 		resp, err := s.cli.Txn(ctx).If(s.unchanged(askID, t)...).Then(
@@ -491,6 +521,7 @@ func (s *Store) Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Deci
 			clientv3.OpPut(s.keys.decision(askID), string(dv)),
 		).Commit()
 		if err != nil {
+			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("expire ask %d: %w", askID, err)
 		}
 		if resp.Succeeded {
@@ -560,8 +591,14 @@ var scanPage int64 = 256
 // desc; below before only, if before is not 0), in pages, all read at the
 // revision of the first page. fn returns false to stop.
 func (s *Store) scan(prefix string, desc bool, before uint64, fn func(k, v []byte) (bool, error)) error {
+	_, err := s.scanRev(prefix, desc, before, fn)
+	return err
+}
+
+// scanRev is scan, and returns the revision it read at.
+func (s *Store) scanRev(prefix string, desc bool, before uint64, fn func(k, v []byte) (bool, error)) (int64, error) {
 	if s.isClosed() {
-		return store.ErrClosed
+		return 0, store.ErrClosed
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -580,17 +617,17 @@ func (s *Store) scan(prefix string, desc bool, before uint64, fn func(k, v []byt
 		}
 		resp, err := s.cli.Get(ctx, from, opts...)
 		if err != nil {
-			return err
+			return rev, err
 		}
 		rev = resp.Header.Revision
 		for _, kv := range resp.Kvs {
 			more, err := fn(kv.Key, kv.Value)
 			if err != nil || !more {
-				return err
+				return rev, err
 			}
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
-			return nil
+			return rev, nil
 		}
 		last := string(resp.Kvs[len(resp.Kvs)-1].Key)
 		if desc {

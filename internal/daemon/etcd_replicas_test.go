@@ -1,0 +1,66 @@
+package daemon_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store/etcdstore/etcdtest"
+)
+
+// TestTwoLimendsShareTheirAsks: two limends on one etcd prefix are one
+// queue of asks. An ask decided on A is listed and watched on B; answered
+// on B, the Await on A returns with B's answer; an answer on A to an ask
+// settled on B is refused.
+func TestTwoLimendsShareTheirAsks(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	a, b := onEtcd(t, c, "/team/"), onEtcd(t, c, "/team/")
+
+	// Bounded: without the store's watch, B would never hear of the ask.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	watch, err := b.Client.API.WatchPending(ctx, &limenv1.WatchPendingRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := watch.Recv(); err != nil || ev.GetKind() != limenv1.WatchPendingResponse_KIND_SYNCED {
+		t.Fatalf("first watch event on B = %v, %v; want SYNCED", ev, err)
+	}
+	asked := decide(t, a.Client, bash("npm run test"))
+	if asked.GetVerdict() != limenv1.Verdict_VERDICT_ASK || asked.GetAskId() == "" {
+		t.Fatalf("decided on A = %v (ask id %q); want a queued ask", asked.GetVerdict(), asked.GetAskId())
+	}
+	ev, err := watch.Recv()
+	if err != nil || ev.GetKind() != limenv1.WatchPendingResponse_KIND_ADDED || ev.GetAsk().GetAskId() != asked.GetAskId() {
+		t.Fatalf("watch on B = %v, %v; want ask %s added", ev, err, asked.GetAskId())
+	}
+	list, err := b.Client.API.ListPending(t.Context(), &limenv1.ListPendingRequest{})
+	if err != nil || len(list.GetAsks()) != 1 || list.GetAsks()[0].GetAskId() != asked.GetAskId() {
+		t.Fatalf("pending on B = %v, %v; want ask %s", list.GetAsks(), err, asked.GetAskId())
+	}
+
+	awaited := make(chan *limenv1.AwaitResponse, 1)
+	go func() {
+		resp, _ := a.Client.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: asked.GetAskId()})
+		awaited <- resp
+	}()
+	ans, err := b.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: asked.GetAskId(), Choice: limenv1.Choice_CHOICE_DENY, Note: "not on main"})
+	if err != nil || ans.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK {
+		t.Fatalf("Answer on B = %v, %v; want block", ans.GetVerdict(), err)
+	}
+	select {
+	case resp := <-awaited:
+		if resp.GetVerdict() != limenv1.Verdict_VERDICT_BLOCK || resp.GetOutcome().GetNote() != "not on main" {
+			t.Errorf("Await on A = %v; want B's deny with its note", resp)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Await on A did not return within 5s of the answer on B")
+	}
+	if _, err := a.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: asked.GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE}); err == nil {
+		t.Error("A accepted a second answer to an ask B had settled")
+	}
+	if list, err := a.Client.API.ListPending(t.Context(), &limenv1.ListPendingRequest{}); err != nil || len(list.GetAsks()) != 0 {
+		t.Errorf("pending on A after B's answer = %v, %v; want none", list.GetAsks(), err)
+	}
+}

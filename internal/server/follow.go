@@ -1,0 +1,82 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store"
+)
+
+// followPending keeps the asks in memory in step with the asks other
+// limends add and settle, when the store is shared (store.PendingWatcher:
+// the etcd store): an ask decided on another replica is listed, watched
+// and answerable here, and its answer there wakes an Await here. It runs
+// until Stop. A store of this process alone has nothing to follow.
+func (s *Server) followPending() error {
+	w, ok := s.store.Backend.(store.PendingWatcher)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-s.stopping
+		cancel()
+	}()
+	if err := w.WatchPending(ctx, s.applyPending); err != nil {
+		cancel()
+		return fmt.Errorf("follow the pending asks of the other limends: %w", err)
+	}
+	return nil
+}
+
+// applyPending applies one change another limend made.
+func (s *Server) applyPending(c store.PendingChange) {
+	switch {
+	case c.Added != nil:
+		p := apiPending(c.Added)
+		if id, err := store.ParseID(p.GetAskId()); err == nil {
+			s.asks.addIfAbsent(id, p, s.untilExpiry(p), s.expire)
+		}
+	case c.Resolved != nil:
+		d := apiDecision(c.Resolved)
+		if id, err := store.ParseID(d.GetDecisionId()); err == nil && d.GetOutcome() != nil {
+			s.asks.resolve(id, finalOf(d.GetOutcome()))
+		}
+	case c.Resync:
+		// Changes were missed: add what is pending now, and settle what
+		// is gone from the list and has an outcome (an ask added here
+		// since the list was read has none, and stays).
+		now := make(map[uint64]bool)
+		for _, sp := range c.Pending {
+			p := apiPending(sp)
+			if id, err := store.ParseID(p.GetAskId()); err == nil {
+				now[id] = true
+				s.asks.addIfAbsent(id, p, s.untilExpiry(p), s.expire)
+			}
+		}
+		for _, p := range s.asks.list() {
+			id, err := store.ParseID(p.GetAskId())
+			if err != nil || now[id] {
+				continue
+			}
+			if d, err := s.store.Decision(id); err == nil && d.GetOutcome() != nil {
+				s.asks.resolve(id, finalOf(d.GetOutcome()))
+			}
+		}
+	}
+}
+
+// addIfAbsent is add, for an ask that may already be here (one listed at
+// start, then reported by a resync). Only applyPending calls it, on the
+// watch's one goroutine, and the store does not report this limend's own
+// asks to it, so nothing adds the same id between the look and the add.
+func (a *asks) addIfAbsent(id uint64, msg *limenv1.PendingAsk, wait time.Duration, expire func(id uint64)) {
+	a.mu.Lock()
+	_, ok := a.byID[id]
+	a.mu.Unlock()
+	if !ok {
+		a.add(id, msg, wait, expire)
+	}
+}

@@ -1,0 +1,160 @@
+package etcdstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/limenhq/limen/store"
+	storev1 "github.com/limenhq/limen/store/storev1"
+)
+
+var _ store.PendingWatcher = (*Store)(nil)
+
+// ownChanges counts, per ask, this Store's writes of the pending ask in
+// flight or committed and not yet seen on the watch: adds, and resolutions
+// (answers, expiries). The watch skips that many of its events for the
+// ask, so WatchPending reports only the changes of others.
+type ownChanges struct {
+	mu       sync.Mutex
+	adds     map[uint64]int
+	resolves map[uint64]int
+}
+
+func (o *ownChanges) counts(resolve bool) map[uint64]int {
+	m := &o.adds
+	if resolve {
+		m = &o.resolves
+	}
+	if *m == nil {
+		*m = make(map[uint64]int)
+	}
+	return *m
+}
+
+// mark notes a write of ask id about to be made.
+func (o *ownChanges) mark(id uint64, resolve bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.counts(resolve)[id]++
+}
+
+// unmark takes back a mark whose write did not (or may not) commit.
+func (o *ownChanges) unmark(id uint64, resolve bool) { o.seen(id, resolve) }
+
+// seen consumes a mark for an event of ask id, and says whether there was
+// one (the event is this Store's own).
+func (o *ownChanges) seen(id uint64, resolve bool) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m := o.counts(resolve)
+	if m[id] == 0 {
+		return false
+	}
+	if m[id]--; m[id] == 0 {
+		delete(m, id)
+	}
+	return true
+}
+
+// WatchPending reports the changes of the pending asks made by other
+// Stores on the same prefix (other limends) after the snapshot the last
+// Pending read, as store.PendingWatcher says: asks added, and asks
+// answered or expired with their decision and outcome. An answer on one
+// limend thus wakes an Await on another as soon as the watch delivers it
+// (milliseconds). If etcd compacted the history the watch needs, it
+// starts again at the present and reports a Resync with every pending ask.
+// It returns once the watch is set up; fn runs on the watch's goroutine.
+func (s *Store) WatchPending(ctx context.Context, fn func(store.PendingChange)) error {
+	from := s.pendingRev.Load()
+	if from == 0 {
+		rctx, cancel := s.ctx()
+		resp, err := s.cli.Get(rctx, s.keys.schema)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("watch pending asks: %w", err)
+		}
+		from = resp.Header.Revision
+	}
+	// The watch is set up when its first response (created) arrives.
+	ch, stop := s.watch(ctx, from, clientv3.WithCreatedNotify())
+	first, ok := <-ch
+	// A start in compacted history is no error: follow lists instead.
+	if !ok || (first.Err() != nil && first.CompactRevision == 0) {
+		stop()
+		return fmt.Errorf("watch pending asks: %w", errors.Join(ctx.Err(), first.Err(), errors.New("the watch ended at once")))
+	}
+	go s.follow(ctx, ch, stop, fn)
+	return nil
+}
+
+// follow delivers the watch's events to fn until ctx ends. A watch that
+// ends before ctx (etcd compacted the history it needed, or lost its
+// leader) is set up again at the present, after a Resync.
+func (s *Store) follow(ctx context.Context, ch clientv3.WatchChan, stop context.CancelFunc, fn func(store.PendingChange)) {
+	for {
+		for resp := range ch {
+			if resp.Err() != nil {
+				break // compacted, or no leader: list again below
+			}
+			for _, ev := range resp.Events {
+				s.deliver(ev, fn)
+			}
+		}
+		stop()
+		if ctx.Err() != nil {
+			return
+		}
+		list, rev, err := s.pending()
+		for err != nil && ctx.Err() == nil {
+			list, rev, err = s.pending() // bounded by Options.Timeout each
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		fn(store.PendingChange{Resync: true, Pending: list})
+		ch, stop = s.watch(ctx, rev)
+	}
+}
+
+// watch watches the pending asks after revision rev.
+func (s *Store) watch(ctx context.Context, rev int64, opts ...clientv3.OpOption) (clientv3.WatchChan, context.CancelFunc) {
+	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	opts = append(opts, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
+	return s.cli.Watch(wctx, s.keys.pendingAsks, opts...), cancel
+}
+
+// deliver reports one event of the watch unless it is this Store's own.
+func (s *Store) deliver(ev *clientv3.Event, fn func(store.PendingChange)) {
+	id, ok := s.keys.id(s.keys.pendingAsks, ev.Kv.Key)
+	if !ok {
+		return
+	}
+	if ev.Type == clientv3.EventTypePut {
+		if s.own.seen(id, false) {
+			return
+		}
+		p := new(storev1.PendingAsk)
+		if err := proto.Unmarshal(ev.Kv.Value, p); err != nil {
+			return // not an ask this build can read; Pending reports it
+		}
+		fn(store.PendingChange{Added: p})
+		return
+	}
+	if s.own.seen(id, true) {
+		return
+	}
+	// The decision with its outcome was written in the same transaction.
+	ctx, cancel := s.ctx()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.keys.decision(id), clientv3.WithRev(ev.Kv.ModRevision))
+	d := new(storev1.Decision)
+	if err != nil || len(resp.Kvs) == 0 || proto.Unmarshal(resp.Kvs[0].Value, d) != nil {
+		d = &storev1.Decision{DecisionId: store.FormatID(id), AskId: store.FormatID(id)}
+	}
+	fn(store.PendingChange{Resolved: d})
+}
