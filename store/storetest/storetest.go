@@ -51,6 +51,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Open) {
 		{"LogDecisionAndHistory", testHistory},
 		{"LogDecisionKeepsAskOutcome", testLogKeepsOutcome},
 		{"DecisionsNewestFirst", testDecisions},
+		{"FlushReportsBadRecords", testFlushBadRecords},
 		{"FlushAfterClose", testFlushAfterClose},
 		{"PolicyCompareAndSet", testPolicy},
 		{"PolicyConcurrentSetOneWins", testPolicyRace},
@@ -659,6 +660,23 @@ func testDecisions(t *testing.T, h *harness) {
 	n := 0
 	if err := h.s.Decisions(func(*storev1.Decision) error { n++; return stop }); err != stop || n != 1 {
 		t.Errorf("Decisions with a stopping callback = %v after %d calls, want the error after 1", err, n)
+	}
+}
+
+func testFlushBadRecords(t *testing.T, h *harness) {
+	bad := Decision(h.newID(), "ana", storev1.Verdict_VERDICT_ALLOW)
+	bad.DecisionId = "not-a-number"
+	h.s.LogDecision(bad)
+	good := h.newID()
+	h.s.LogDecision(Decision(good, "ana", storev1.Verdict_VERDICT_ALLOW))
+	if err := h.s.Flush(t.Context()); err == nil {
+		t.Error("Flush after a record with a bad id = nil, want its error")
+	}
+	if err := h.s.Flush(t.Context()); err != nil {
+		t.Errorf("the next Flush = %v, want nil (the error was reported once)", err)
+	}
+	if _, err := h.s.Decision(good); err != nil {
+		t.Errorf("the good record beside the bad one: %v", err)
 	}
 }
 
