@@ -138,3 +138,25 @@ func TestEtcdRefusesPlaintextBeyondLoopback(t *testing.T) {
 		t.Errorf("--store postgres = %v; want a refusal naming the stores", err)
 	}
 }
+
+// TestLimendOnEtcdOverMutualTLS: with --etcd-cert, --etcd-key and
+// --etcd-ca limend reaches a member that serves only TLS and requires a
+// client certificate.
+func TestLimendOnEtcdOverMutualTLS(t *testing.T) {
+	certs := etcdtest.NewCerts(t)
+	c := etcdtest.StartTLS(t, 1, &certs)
+	l := limentest.Start(t, func(cfg *daemon.Config) {
+		cfg.Store = daemon.StoreEtcd
+		cfg.Etcd = daemon.Etcd{Endpoints: c.Endpoints(), Cert: certs.ClientCert, Key: certs.ClientKey, CA: certs.CA}
+	})
+	asked := decide(t, l.Client, bash("npm run test"))
+	if asked.GetAskId() == "" {
+		t.Fatalf("Decide over TLS to etcd = %v with no ask id; want a queued ask", asked.GetVerdict())
+	}
+	if _, err := l.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: asked.GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE}); err != nil {
+		t.Fatalf("Answer over TLS to etcd: %v", err)
+	}
+	if !strings.HasPrefix(c.Endpoints()[0], "https://") {
+		t.Errorf("endpoint %s is not TLS", c.Endpoints()[0])
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
@@ -38,9 +39,17 @@ type Member struct {
 // ready, and a lost leader replaced, in a fraction of a second.
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
+	return StartTLS(t, n, nil)
+}
+
+// StartTLS is Start with the members' client URLs served over TLS with
+// certs, requiring a client certificate signed by certs.CA (nil: plain
+// http, as Start).
+func StartTLS(t testing.TB, n int, certs *Certs) *Cluster {
+	t.Helper()
 	var lastErr error
 	for range 3 { // a port picked free may be taken before etcd binds it
-		c, err := start(t, n)
+		c, err := start(t, n, certs)
 		if err == nil {
 			return c
 		}
@@ -50,7 +59,7 @@ func Start(t testing.TB, n int) *Cluster {
 	return nil
 }
 
-func start(t testing.TB, n int) (*Cluster, error) {
+func start(t testing.TB, n int, certs *Certs) (*Cluster, error) {
 	c := &Cluster{t: t}
 	var peers []string
 	cfgs := make([]*embed.Config, n)
@@ -70,6 +79,12 @@ func start(t testing.TB, n int) (*Cluster, error) {
 		cfg.UnsafeNoFsync = true
 		cfg.TickMs, cfg.ElectionMs = 50, 500
 		peer, client := freeURL(t), freeURL(t)
+		if certs != nil {
+			client.Scheme = "https"
+			cfg.ClientTLSInfo = transport.TLSInfo{
+				CertFile: certs.ServerCert, KeyFile: certs.ServerKey, TrustedCAFile: certs.CA, ClientCertAuth: true,
+			}
+		}
 		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 		cfg.InitialClusterToken = t.Name()
