@@ -75,13 +75,18 @@ var _ Backend = (*Store)(nil)
 
 // PendingChange is one change of the pending asks made by another process
 // sharing the state (another limend on the same etcd prefix), as
-// PendingWatcher reports it. Exactly one of its fields is set.
+// PendingWatcher reports it: Added, Resolved (with Answer when it was an
+// answer), or Resync with Pending.
 type PendingChange struct {
 	// Added is an ask that became pending.
 	Added *storev1.PendingAsk
 	// Resolved is the decision of an ask that was answered or expired,
 	// with its outcome.
 	Resolved *storev1.Decision
+	// Answer, with Resolved, is the answer record when the ask was
+	// answered (nil when it expired), so the predictor here can learn
+	// from an answer given on another limend.
+	Answer *storev1.AnswerRecord
 	// Resync, with Pending, says the watch fell behind (etcd compacted
 	// the history it needed) and started again: Pending is every ask
 	// pending now, and changes missed in between are not reported.

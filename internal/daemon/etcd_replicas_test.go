@@ -11,8 +11,8 @@ import (
 
 // TestTwoLimendsShareTheirAsks: two limends on one etcd prefix are one
 // queue of asks. An ask decided on A is listed and watched on B; answered
-// on B, the Await on A returns with B's answer; an answer on A to an ask
-// settled on B is refused.
+// on B, the Await on A returns with B's answer, which A's predictor has
+// learned; an answer on A to an ask settled on B is refused.
 func TestTwoLimendsShareTheirAsks(t *testing.T) {
 	c := etcdtest.Start(t, 1)
 	a, b := onEtcd(t, c, "/team/"), onEtcd(t, c, "/team/")
@@ -62,5 +62,9 @@ func TestTwoLimendsShareTheirAsks(t *testing.T) {
 	}
 	if list, err := a.Client.API.ListPending(t.Context(), &limenv1.ListPendingRequest{}); err != nil || len(list.GetAsks()) != 0 {
 		t.Errorf("pending on A after B's answer = %v, %v; want none", list.GetAsks(), err)
+	}
+	// B's answer taught A's predictor before A's Await returned.
+	if again := decide(t, a.Client, bash("npm run test")); again.GetEvidence().GetDenials() < 0.99 || again.GetP() >= asked.GetP() {
+		t.Errorf("on A after B's deny: p %v (was %v), evidence %v; want one denial seen and p lower", again.GetP(), asked.GetP(), again.GetEvidence())
 	}
 }

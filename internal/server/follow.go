@@ -7,13 +7,15 @@ import (
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // followPending keeps the asks in memory in step with the asks other
 // limends add and settle, when the store is shared (store.PendingWatcher:
 // the etcd store): an ask decided on another replica is listed, watched
-// and answerable here, and its answer there wakes an Await here. It runs
-// until Stop. A store of this process alone has nothing to follow.
+// and answerable here, and its answer there wakes an Await here and
+// teaches the predictor here as it taught the one there. It runs until
+// Stop. A store of this process alone has nothing to follow.
 func (s *Server) followPending() error {
 	w, ok := s.store.Backend.(store.PendingWatcher)
 	if !ok {
@@ -41,9 +43,21 @@ func (s *Server) applyPending(c store.PendingChange) {
 		}
 	case c.Resolved != nil:
 		d := apiDecision(c.Resolved)
-		if id, err := store.ParseID(d.GetDecisionId()); err == nil && d.GetOutcome() != nil {
-			s.asks.resolve(id, finalOf(d.GetOutcome()))
+		id, err := store.ParseID(d.GetDecisionId())
+		if err != nil {
+			return
 		}
+		if d.GetOutcome() == nil { // the store could not read it: look again
+			if d, err = s.store.Decision(id); err != nil || d.GetOutcome() == nil {
+				return
+			}
+		}
+		// Learn first, as Answer does here: once an Await returns, the
+		// next Decide must know the answer.
+		if rec := c.Answer; rec != nil && attributed(rec.GetAnsweredBy()) {
+			s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), rec.GetChoice() == storev1.Choice_CHOICE_APPROVE, rec.GetTime().AsTime())
+		}
+		s.asks.resolve(id, finalOf(d.GetOutcome()))
 	case c.Resync:
 		// Changes were missed: add what is pending now, and settle what
 		// is gone from the list and has an outcome (an ask added here

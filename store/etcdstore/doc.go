@@ -74,19 +74,22 @@
 // WatchPending (store.PendingWatcher) watches pending/ from the revision
 // the last Pending read, so that limend's start (Pending, then the watch)
 // misses nothing: a put is an ask another limend queued, a delete one it
-// answered or expired, reported with the decision and outcome read at the
-// delete's revision. Changes this Store made itself are counted as they
+// answered or expired, reported with the decision, outcome and answer
+// record read at the delete's revision. Changes this Store made itself are counted as they
 // are written and skipped on the watch. A watch that ends (compaction,
 // no leader) is set up again at the present after a Resync that lists the
 // pending asks.
 //
 // # Caveats
 //
-// This is the first part of issue 17. Not here yet: a watch that feeds
-// each replica's estimator (an answer given on another limend teaches
-// this one's predictor only at its next start) and its policy (a policy
-// set on another limend takes effect here at the next start); session
-// grants with leases; a budget and retention for the decision log
+// This is the first part of issue 17. The pending watch also carries each
+// answer record, so limend's predictor learns an answer given on another
+// limend as it is delivered; but nothing yet proves the replicas' counts
+// equal (each applies its own answers when given and the others' in
+// revision order, and a Resync skips the answers it missed until the next
+// start). Not here yet: a watch for the policy (a policy set on another
+// limend takes effect here at the next start); session grants with leases
+// (a session approval given on another limend is not seen here); a budget and retention for the decision log
 // (today it grows without bound in etcd, whose 2 GiB default quota and
 // NOSPACE alarm would then stop answers too: keep the log small, or give
 // it its own cluster, until that budget exists); and freshness checks

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -148,13 +149,47 @@ func (s *Store) deliver(ev *clientv3.Event, fn func(store.PendingChange)) {
 	if s.own.seen(id, true) {
 		return
 	}
-	// The decision with its outcome was written in the same transaction.
+	// The decision with its outcome, and for an answer the answer and
+	// meta/answer_seq, were written in the same transaction: read them as
+	// of its revision.
 	ctx, cancel := s.ctx()
 	defer cancel()
-	resp, err := s.cli.Get(ctx, s.keys.decision(id), clientv3.WithRev(ev.Kv.ModRevision))
-	d := new(storev1.Decision)
-	if err != nil || len(resp.Kvs) == 0 || proto.Unmarshal(resp.Kvs[0].Value, d) != nil {
-		d = &storev1.Decision{DecisionId: store.FormatID(id), AskId: store.FormatID(id)}
+	rev := ev.Kv.ModRevision
+	resp, err := s.cli.Txn(ctx).Then(
+		clientv3.OpGet(s.keys.decision(id), clientv3.WithRev(rev)),
+		clientv3.OpGet(s.keys.answerSeq, clientv3.WithRev(rev)),
+	).Commit()
+	change := store.PendingChange{Resolved: &storev1.Decision{DecisionId: store.FormatID(id), AskId: store.FormatID(id)}}
+	if err != nil {
+		fn(change) // no outcome: the server reads the decision itself
+		return
 	}
-	fn(store.PendingChange{Resolved: d})
+	if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 {
+		d := new(storev1.Decision)
+		if proto.Unmarshal(kvs[0].Value, d) == nil {
+			change.Resolved = d
+		}
+	}
+	if kvs := resp.Responses[1].GetResponseRange().GetKvs(); len(kvs) == 1 && kvs[0].ModRevision == rev {
+		change.Answer = s.answerAt(ctx, kvs[0].Value, rev, id)
+	}
+	fn(change)
+}
+
+// answerAt reads the answer whose seq is the decimal seq, as of revision
+// rev, if it answers ask id.
+func (s *Store) answerAt(ctx context.Context, seq []byte, rev int64, id uint64) *storev1.AnswerRecord {
+	n, err := strconv.ParseUint(string(seq), 10, 64)
+	if err != nil {
+		return nil
+	}
+	resp, err := s.cli.Get(ctx, s.keys.answer(n), clientv3.WithRev(rev))
+	if err != nil || len(resp.Kvs) != 1 {
+		return nil
+	}
+	rec := new(storev1.AnswerRecord)
+	if proto.Unmarshal(resp.Kvs[0].Value, rec) != nil || rec.GetAskId() != store.FormatID(id) {
+		return nil
+	}
+	return rec
 }

@@ -79,6 +79,9 @@ func TestWatchPendingSeesTheOtherLimend(t *testing.T) {
 	if c.Resolved.GetDecisionId() != store.FormatID(id) || c.Resolved.GetOutcome().GetChoice() != storev1.Choice_CHOICE_APPROVE {
 		t.Fatalf("a saw %+v; want ask %d approved", c, id)
 	}
+	if c.Answer.GetAskId() != store.FormatID(id) || c.Answer.GetSeq() == 0 || len(c.Answer.GetLadders()) != 1 {
+		t.Errorf("a saw answer %v with the resolution; want b's answer record, ladders and all", c.Answer)
+	}
 	expired := addAsk(t, b, "bo")
 	if c := next(t, fromA); c.Added.GetAskId() != store.FormatID(expired) {
 		t.Fatalf("a saw %+v; want ask %d added", c, expired)
@@ -86,8 +89,8 @@ func TestWatchPendingSeesTheOtherLimend(t *testing.T) {
 	if _, err := a.Expire(expired, nil); err != nil {
 		t.Fatal(err)
 	}
-	if c := next(t, fromB); c.Resolved.GetOutcome().GetState() != storev1.AskState_ASK_STATE_EXPIRED {
-		t.Fatalf("b saw %+v; want ask %d expired", c, expired)
+	if c := next(t, fromB); c.Resolved.GetOutcome().GetState() != storev1.AskState_ASK_STATE_EXPIRED || c.Answer != nil {
+		t.Fatalf("b saw %+v; want ask %d expired, with no answer", c, expired)
 	}
 	// Neither heard its own changes: the next thing each hears is the
 	// other's next ask.
