@@ -104,3 +104,13 @@ type PendingChange struct {
 type PendingWatcher interface {
 	WatchPending(ctx context.Context, fn func(PendingChange)) error
 }
+
+// PolicyWatcher is a Backend whose policy other processes set too (the
+// etcd store). WatchPolicy calls fn with every policy version stored from
+// about when it is called on, the newest stored version first, so that
+// nothing set meanwhile is missed; a version may come more than once, and
+// the caller keeps the highest. fn runs on one goroutine of the watcher's
+// until ctx ends. WatchPolicy returns once the watch is set up.
+type PolicyWatcher interface {
+	WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
+}

@@ -68,3 +68,35 @@ func TestTwoLimendsShareTheirAsks(t *testing.T) {
 		t.Errorf("on A after B's deny: p %v (was %v), evidence %v; want one denial seen and p lower", again.GetP(), asked.GetP(), again.GetEvidence())
 	}
 }
+
+// TestTwoLimendsShareThePolicy: a policy set on A is in force on B without
+// a restart.
+func TestTwoLimendsShareThePolicy(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	a, b := onEtcd(t, c, "/team/"), onEtcd(t, c, "/team/")
+	cur, err := a.Client.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cur.GetPolicy().GetVersion()
+	a.SetPolicy(t, cur.GetPolicy().GetDocument())
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(5 * time.Second)
+	for {
+		got := decide(t, b.Client, bash("ls")).GetPolicyVersion()
+		if got == v+1 {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("B decides under policy version %d 5s after A set %d", got, v+1)
+		}
+	}
+	// B never goes back: setting on B from the version it follows works.
+	b.SetPolicy(t, cur.GetPolicy().GetDocument())
+	if got := decide(t, a.Client, bash("ls")).GetPolicyVersion(); got != v+2 && got != v+1 {
+		t.Errorf("A decides under policy version %d; want %d or, until the watch delivers, %d", got, v+2, v+1)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/limenhq/limen/policy"
+	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
 	"github.com/limenhq/limen/store/storev1"
@@ -30,7 +32,48 @@ func (s *Server) followPending() error {
 		cancel()
 		return fmt.Errorf("follow the pending asks of the other limends: %w", err)
 	}
+	if pw, ok := s.store.Backend.(store.PolicyWatcher); ok {
+		if err := pw.WatchPolicy(ctx, s.applyPolicy); err != nil {
+			cancel()
+			return fmt.Errorf("follow the policy the other limends set: %w", err)
+		}
+	}
 	return nil
+}
+
+// applyPolicy switches to a policy version set on another limend (or this
+// one: switchPolicy keeps the highest version, so a repeat is a no-op).
+func (s *Server) applyPolicy(sp *storev1.Policy) {
+	msg := apiPolicy(sp)
+	st := &policyState{msg: msg}
+	st.pol, st.err = policy.Parse(msg.GetDocument())
+	if !s.switchPolicy(st) {
+		return
+	}
+	if st.err != nil {
+		s.log.Error("policy set on another limend does not parse; every decision will be ask until a valid one is set",
+			"version", msg.GetVersion(), "err", st.err)
+		return
+	}
+	if est, ok := s.model.(*predictor.Estimator); ok {
+		est.SetHalfLife(st.pol.HalfLife)
+	}
+	s.log.Info("policy changed on another limend", "version", msg.GetVersion(), "author", msg.GetAuthor())
+}
+
+// switchPolicy puts st in force unless a version at least as new already
+// is, and says whether it did: SetPolicy here and the policy watch may
+// race, and the policy in force must never go back a version.
+func (s *Server) switchPolicy(st *policyState) bool {
+	for {
+		cur := s.policy.Load()
+		if cur != nil && cur.msg.GetVersion() >= st.msg.GetVersion() {
+			return false
+		}
+		if s.policy.CompareAndSwap(cur, st) {
+			return true
+		}
+	}
 }
 
 // applyPending applies one change another limend made.

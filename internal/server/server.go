@@ -584,7 +584,7 @@ func (s *Server) SetPolicy(ctx context.Context, req *limenv1.SetPolicyRequest) (
 	if est, ok := s.model.(*predictor.Estimator); ok {
 		est.SetHalfLife(pol.HalfLife)
 	}
-	s.policy.Store(&policyState{pol: pol, msg: msg})
+	s.switchPolicy(&policyState{pol: pol, msg: msg}) // follow.go: never back a version
 	s.log.Info("policy changed", "version", msg.GetVersion(), "author", author)
 	return &limenv1.SetPolicyResponse{Policy: withClasses(msg, pol)}, nil
 }

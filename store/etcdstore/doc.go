@@ -87,8 +87,10 @@
 // limend as it is delivered; but nothing yet proves the replicas' counts
 // equal (each applies its own answers when given and the others' in
 // revision order, and a Resync skips the answers it missed until the next
-// start). Not here yet: a watch for the policy (a policy set on another
-// limend takes effect here at the next start); session grants with leases
+// start). WatchPolicy (store.PolicyWatcher) reports every policy version
+// put on the prefix, the newest first, and limend switches to the highest
+// it has heard of, so a policy set on one limend is in force on all
+// within the watch's delay. Not here yet: session grants with leases
 // (a session approval given on another limend is not seen here); a budget and retention for the decision log
 // (today it grows without bound in etcd, whose 2 GiB default quota and
 // NOSPACE alarm would then stop answers too: keep the log small, or give

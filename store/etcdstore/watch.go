@@ -124,9 +124,14 @@ func (s *Store) follow(ctx context.Context, ch clientv3.WatchChan, stop context.
 
 // watch watches the pending asks after revision rev.
 func (s *Store) watch(ctx context.Context, rev int64, opts ...clientv3.OpOption) (clientv3.WatchChan, context.CancelFunc) {
+	return s.watchFrom(ctx, s.keys.pendingAsks, rev, opts...)
+}
+
+// watchFrom watches the keys under prefix after revision rev.
+func (s *Store) watchFrom(ctx context.Context, prefix string, rev int64, opts ...clientv3.OpOption) (clientv3.WatchChan, context.CancelFunc) {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	opts = append(opts, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
-	return s.cli.Watch(wctx, s.keys.pendingAsks, opts...), cancel
+	return s.cli.Watch(wctx, prefix, opts...), cancel
 }
 
 // deliver reports one event of the watch unless it is this Store's own.
@@ -192,4 +197,68 @@ func (s *Store) answerAt(ctx context.Context, seq []byte, rev int64, id uint64) 
 		return nil
 	}
 	return rec
+}
+
+var _ store.PolicyWatcher = (*Store)(nil)
+
+// WatchPolicy reports the policy versions stored on the prefix, by any
+// limend, as store.PolicyWatcher says: the newest one first, then each
+// one put after the watch began. A watch that ends (compaction, no
+// leader) is set up again, after reporting the newest version again.
+func (s *Store) WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error {
+	rctx, cancel := s.ctx()
+	resp, err := s.cli.Get(rctx, s.keys.policies, clientv3.WithLastKey()...)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("watch policy: %w", err)
+	}
+	ch, stop := s.watchFrom(ctx, s.keys.policies, resp.Header.Revision, clientv3.WithCreatedNotify())
+	first, ok := <-ch
+	if !ok || (first.Err() != nil && first.CompactRevision == 0) {
+		stop()
+		return fmt.Errorf("watch policy: %w", errors.Join(ctx.Err(), first.Err(), errors.New("the watch ended at once")))
+	}
+	policyOf := func(v []byte) {
+		p := new(storev1.Policy)
+		if proto.Unmarshal(v, p) == nil {
+			fn(p)
+		}
+	}
+	go func() {
+		if len(resp.Kvs) == 1 {
+			policyOf(resp.Kvs[0].Value)
+		}
+		for {
+			for wr := range ch {
+				if wr.Err() != nil {
+					break
+				}
+				for _, ev := range wr.Events {
+					if ev.Type == clientv3.EventTypePut {
+						policyOf(ev.Kv.Value)
+					}
+				}
+			}
+			stop()
+			if ctx.Err() != nil {
+				return
+			}
+			p, err := s.Policy()
+			for err != nil && ctx.Err() == nil {
+				p, err = s.Policy()
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			fn(p)
+			rctx, cancel := s.ctx()
+			resp, err := s.cli.Get(rctx, s.keys.schema)
+			cancel()
+			if err != nil {
+				continue // ch is closed: the loop lists and tries again
+			}
+			ch, stop = s.watchFrom(ctx, s.keys.policies, resp.Header.Revision)
+		}
+	}()
+	return nil
 }

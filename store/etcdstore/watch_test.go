@@ -128,3 +128,32 @@ func TestWatchPendingResyncsAfterCompaction(t *testing.T) {
 		t.Fatalf("after compaction b saw %+v; want a resync listing ask %d", c, second)
 	}
 }
+
+// TestWatchPolicySeesEveryVersion: a limend watching the policy hears the
+// newest version at once and every one set after, by anyone.
+func TestWatchPolicySeesEveryVersion(t *testing.T) {
+	cli := etcdtest.Start(t, 1).Client()
+	a, b := open(t, cli), open(t, cli)
+	if _, err := a.SetPolicy(0, &storev1.Policy{Document: "one"}); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan *storev1.Policy, 8)
+	if err := b.WatchPolicy(t.Context(), func(p *storev1.Policy) { seen <- p }); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []uint64{1, 2, 3} {
+		if want > 1 {
+			if _, err := a.SetPolicy(want-1, &storev1.Policy{Document: "next"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case p := <-seen:
+			if p.GetVersion() != want {
+				t.Fatalf("b heard version %d; want %d", p.GetVersion(), want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("b did not hear version %d in 5s", want)
+		}
+	}
+}
