@@ -2,6 +2,7 @@ package etcdstore_test
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,5 +110,72 @@ func TestAnswerSurvivesLosingAMember(t *testing.T) {
 	var n int
 	if err := s2.Answers(func(*storev1.AnswerRecord) error { n++; return nil }); err != nil || n != 2 {
 		t.Errorf("answers on the surviving members = %d, %v; want 2", n, err)
+	}
+}
+
+// TestTwoStoresOnOnePrefix: two limends' stores on one prefix never hand
+// out the same id, and of their racing answers to one ask exactly one
+// wins, with one answer in the log.
+func TestTwoStoresOnOnePrefix(t *testing.T) {
+	cli := etcdtest.Start(t, 1).Client()
+	opts := etcdstore.Options{Client: cli, Prefix: "/shared/"}
+	var stores [2]*etcdstore.Store
+	for i := range stores {
+		s, err := etcdstore.Open(t.Context(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stores[i] = s
+	}
+	var mu sync.Mutex
+	seen := make(map[uint64]int)
+	var wg sync.WaitGroup
+	for i, s := range stores {
+		wg.Go(func() {
+			for range 500 {
+				id, err := s.NextID()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if j, dup := seen[id]; dup {
+					t.Errorf("id %d handed out by store %d and store %d", id, j, i)
+				}
+				seen[id] = i
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+
+	for range 5 {
+		id, err := stores[0].NextID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := storetest.Decision(id, "ana", storev1.Verdict_VERDICT_ASK)
+		if err := stores[0].AddPending(d, &storev1.PendingAsk{AskId: d.AskId}); err != nil {
+			t.Fatal(err)
+		}
+		wins := make(chan int, 4)
+		for r := range 4 {
+			wg.Go(func() {
+				if _, err := stores[r%2].Answer(id, storetest.AnswerRecord(id, storev1.Choice(1+r%2))); err == nil {
+					wins <- r
+				} else if !errors.Is(err, store.ErrResolved) {
+					t.Errorf("losing answer: %v, want ErrResolved", err)
+				}
+			})
+		}
+		wg.Wait()
+		if len(wins) != 1 {
+			t.Fatalf("ask %d: %d answers won across two stores, want 1", id, len(wins))
+		}
+	}
+	n := 0
+	if err := stores[1].Answers(func(*storev1.AnswerRecord) error { n++; return nil }); err != nil || n != 5 {
+		t.Errorf("answers in the log = %d, %v; want 5", n, err)
 	}
 }
