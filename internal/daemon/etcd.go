@@ -41,6 +41,10 @@ type Etcd struct {
 	Cert, Key, CA string
 	// Prefix is where limen's keys live (default etcdstore.DefaultPrefix).
 	Prefix string
+	// Staleness is how long limend may go without reaching a quorum
+	// before every allow is ask and health NOT_SERVING (default
+	// etcdstore's, 5s).
+	Staleness time.Duration
 }
 
 func (e Etcd) tls() bool { return e.Cert != "" || e.Key != "" || e.CA != "" }
@@ -132,7 +136,7 @@ func openEtcd(e Etcd, onHealth func(store.LogHealth)) (store.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to etcd %s: %w", strings.Join(e.Endpoints, ","), err)
 	}
-	st, err := etcdstore.Open(context.Background(), etcdstore.Options{Client: cli, Prefix: e.Prefix, OnLogHealth: onHealth})
+	st, err := etcdstore.Open(context.Background(), etcdstore.Options{Client: cli, Prefix: e.Prefix, OnLogHealth: onHealth, Staleness: e.Staleness})
 	if err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("%w (etcd endpoints %s)", err, strings.Join(e.Endpoints, ","))

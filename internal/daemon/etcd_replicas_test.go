@@ -2,9 +2,14 @@ package daemon_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/limenhq/limen/internal/daemon"
+	"github.com/limenhq/limen/internal/limentest"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store/etcdstore/etcdtest"
 )
@@ -98,5 +103,36 @@ func TestTwoLimendsShareThePolicy(t *testing.T) {
 	b.SetPolicy(t, cur.GetPolicy().GetDocument())
 	if got := decide(t, a.Client, bash("ls")).GetPolicyVersion(); got != v+2 && got != v+1 {
 		t.Errorf("A decides under policy version %d; want %d or, until the watch delivers, %d", got, v+2, v+1)
+	}
+}
+
+// TestLimendWithoutEtcdNeverAllows: when limend cannot reach etcd, what it
+// would allow it asks, and health is NOT_SERVING, within --etcd-staleness.
+func TestLimendWithoutEtcdNeverAllows(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	l := limentest.Start(t, func(cfg *daemon.Config) {
+		cfg.Store = daemon.StoreEtcd
+		cfg.Etcd = daemon.Etcd{Endpoints: c.Endpoints(), Prefix: "/team/", Staleness: 200 * time.Millisecond}
+		cfg.ShutdownTimeout = 500 * time.Millisecond
+	})
+	allowReads(t, l)
+	c.Members[0].Stop()
+	waitHealth(t, l.Client, healthpb.HealthCheckResponse_NOT_SERVING)
+	start := time.Now()
+	if got := decide(t, l.Client, readme()); got.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+		t.Fatalf("Read without etcd = allow (%s); want ask", got.GetReason())
+	} else if got.GetAskId() != "" {
+		t.Errorf("Read without etcd was queued as ask %s; want an ask with no id (nothing can be queued)", got.GetAskId())
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Decide without etcd took %v; want it at once, not after a timeout", took)
+	}
+	// Stopping cannot write the last records; it says so, and soon.
+	start = time.Now()
+	if err := l.Stop(t.Context()); err == nil || !strings.Contains(err.Error(), "etcd not reached") {
+		t.Errorf("Stop without etcd = %v; want it to say etcd is not reached", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Stop without etcd took %v; want it within the shutdown timeout and a staleness or two", took)
 	}
 }

@@ -75,14 +75,16 @@ type health struct {
 	dropped  int  // batcher only
 }
 
-// LogErr returns nil while the decision log is being written, and an error
-// wrapping store.ErrLogUnwritable from a failed commit until one succeeds:
-// limend turns every allow into ask meanwhile. It costs one atomic load.
+// LogErr returns nil while the decision log is being written and etcd is
+// being reached, and an error wrapping store.ErrLogUnwritable from a
+// failed commit until one succeeds, or while no request has reached a
+// quorum for Options.Staleness (fresh.go): limend turns every allow into
+// ask meanwhile. It costs two atomic loads and a clock read.
 func (s *Store) LogErr() error {
 	if p := s.health.err.Load(); p != nil {
 		return *p
 	}
-	return nil
+	return s.staleErr()
 }
 
 func (s *Store) commitFailed(cause error, unwritten, lost int) {
@@ -226,6 +228,9 @@ const (
 // skipped and its error returned. After a failure the whole batch is
 // tried again; the records already written are then skipped by etcd.
 func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
+	if err := s.staleErr(); err != nil {
+		return nil, err // held for a retry once etcd is reached again
+	}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	var ops []clientv3.Op
@@ -236,6 +241,9 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 		}
 		_, err := s.cli.Txn(ctx).Then(ops...).Commit()
 		ops, size = ops[:0], 0
+		if err == nil {
+			s.reached()
+		}
 		return err
 	}
 	for _, item := range batch {

@@ -80,6 +80,21 @@
 // no leader) is set up again at the present after a Resync that lists the
 // pending asks.
 //
+// # Failing closed
+//
+// The store notes when a request last reached a quorum (a commit of the
+// decision log, or a prober's linearizable read every Staleness/5). Past
+// Options.Staleness (5 s) LogErr reports store.ErrLogUnwritable, so
+// limend turns allows into asks and reports NOT_SERVING (through
+// OnLogHealth); meanwhile AddPending, Answer, Expire, SetPolicy and new id
+// blocks fail at once with that error instead of waiting out a timeout:
+// an ask is then an ask without an id, and an answer is refused, never
+// half-written. No request waits longer than Staleness either. Blocks
+// still block: they are decided in memory. What is not yet done is the
+// finer rule of issue 17 (an allow only while the replica's view is
+// provably fresh by a progress notification of its watch): here freshness
+// is the reach of a quorum, not the lag of the watch.
+//
 // # Caveats
 //
 // This is the first part of issue 17. The pending watch also carries each

@@ -30,7 +30,8 @@ type Options struct {
 	// Prefix is prepended to every key; it lets several limens (or tests)
 	// share one etcd cluster. Default DefaultPrefix.
 	Prefix string
-	// Timeout bounds every request to etcd. Default 5s.
+	// Timeout bounds every request to etcd (Staleness too, if shorter).
+	// Default 5s.
 	Timeout time.Duration
 	// FlushInterval is the longest a LogDecision record waits before the
 	// batcher commits it. Default 50ms.
@@ -40,8 +41,15 @@ type Options struct {
 	MaxBatch int
 	// OnLogHealth, if set, hears when the decision log starts failing and
 	// when it recovers, as store.Options.OnLogHealth. It runs on the
-	// batcher's goroutine and must not call back into the store.
+	// batcher's or the prober's goroutine and must not call back into the
+	// store.
 	OnLogHealth func(store.LogHealth)
+	// Staleness is how long the store may go without a request that
+	// reached a quorum before LogErr reports it: limend then turns allows
+	// into asks, as for a decision log that cannot be written. A prober
+	// makes such a request every Staleness/5 when nothing else does.
+	// Default 5s.
+	Staleness time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -56,6 +64,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBatch <= 0 {
 		o.MaxBatch = 512
+	}
+	if o.Staleness <= 0 {
+		o.Staleness = 5 * time.Second
 	}
 	return o
 }
@@ -95,6 +106,13 @@ type Store struct {
 	pendingRev atomic.Int64
 	own        ownChanges
 
+	// lastReached is when (UnixNano) a request last reached a quorum;
+	// the prober keeps it fresh (fresh.go).
+	lastReached atomic.Int64
+	stale       staleness
+	stopProber  chan struct{}
+	proberDone  chan struct{}
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -120,7 +138,11 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := s.checkSchema(ctx); err != nil {
 		return nil, fmt.Errorf("open etcd store %s: %w", opts.Prefix, err)
 	}
+	s.reached()
+	s.proberDone = make(chan struct{})
+	s.stopProber = make(chan struct{})
 	go s.runBatcher()
+	go s.runProber()
 	return s, nil
 }
 
@@ -153,9 +175,12 @@ func (s *Store) checkSchema(ctx context.Context) error {
 	return nil
 }
 
-// ctx returns a context bounded by Options.Timeout.
+// ctx returns a context bounded by Options.Timeout, or Options.Staleness
+// if that is shorter: a request that takes longer leaves the store stale
+// anyway, and what waits on it (Close's last flush, a Decide's ask) should
+// not wait longer.
 func (s *Store) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), s.opts.Timeout)
+	return context.WithTimeout(context.Background(), min(s.opts.Timeout, s.opts.Staleness))
 }
 
 // isClosed reports whether Close has begun.
@@ -175,6 +200,8 @@ func (s *Store) Close() error {
 		close(s.log)
 		s.logMu.Unlock()
 		<-s.batcherDone
+		close(s.stopProber)
+		<-s.proberDone
 		var errs []error
 		if s.batcherErr != nil {
 			errs = append(errs, fmt.Errorf("close etcd store: flush decision log: %w", s.batcherErr))
@@ -210,6 +237,9 @@ func (s *Store) NextID() (uint64, error) {
 
 // reserve takes the next block of ids (idMu held).
 func (s *Store) reserve() error {
+	if err := s.staleErr(); err != nil {
+		return fmt.Errorf("reserve ids: %w", err)
+	}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	k := s.keys.idReserved
@@ -259,6 +289,9 @@ func (s *Store) releaseIDs() error {
 	if s.next >= s.limit {
 		return nil
 	}
+	if err := s.staleErr(); err != nil {
+		return fmt.Errorf("release unused ids: %w", err) // they stay reserved: a gap, never a reuse
+	}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	k := s.keys.idReserved
@@ -298,6 +331,9 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
+	if err := s.staleErr(); err != nil {
+		return fmt.Errorf("add pending %d: %w", id, err) // at once: Decide must not wait out a timeout
+	}
 	dk, pk := s.keys.decision(id), s.keys.pending(id)
 	s.own.mark(id, false)
 	for {
@@ -438,6 +474,9 @@ func (s *Store) unchanged(askID uint64, t *taken) []clientv3.Cmp {
 // with store.ErrResolved. An unknown id fails with store.ErrNotFound.
 // Nothing is stored when it fails.
 func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decision, error) {
+	if err := s.staleErr(); err != nil {
+		return nil, fmt.Errorf("answer ask %d: %w; the answer is not stored, give it again once limend reaches etcd", askID, err)
+	}
 	outcome := store.AnswerOutcome(rec)
 	oldSeq, oldAskID := rec.GetSeq(), rec.GetAskId()
 	ctx, cancel := s.ctx()
@@ -499,6 +538,9 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 // answer log. Any limend's timer may run it: the loser of a race with an
 // answer or another expiry fails with store.ErrResolved.
 func (s *Store) Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Decision, error) {
+	if err := s.staleErr(); err != nil {
+		return nil, fmt.Errorf("expire ask %d: %w", askID, err)
+	}
 	outcome = store.ExpiryOutcome(outcome)
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -771,6 +813,9 @@ func (s *Store) PolicyVersions() ([]*storev1.Policy, error) {
 func (s *Store) SetPolicy(expected uint64, p *storev1.Policy) (*storev1.Policy, error) {
 	if p == nil {
 		return nil, errors.New("set policy: no policy given")
+	}
+	if err := s.staleErr(); err != nil {
+		return nil, fmt.Errorf("set policy: %w", err)
 	}
 	stored := proto.CloneOf(p)
 	stored.Version = expected + 1

@@ -2,6 +2,7 @@ package etcdstore_test
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -177,5 +178,36 @@ func TestTwoStoresOnOnePrefix(t *testing.T) {
 	n := 0
 	if err := stores[1].Answers(func(*storev1.AnswerRecord) error { n++; return nil }); err != nil || n != 5 {
 		t.Errorf("answers in the log = %d, %v; want 5", n, err)
+	}
+}
+
+// TestLosingEtcdStopsAllows: once no request has reached a quorum for
+// Options.Staleness, LogErr says so (limend turns allows into asks and
+// reports NOT_SERVING), and OnLogHealth hears of it.
+func TestLosingEtcdStopsAllows(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	heard := make(chan store.LogHealth, 4)
+	s, err := etcdstore.Open(t.Context(), etcdstore.Options{
+		Client: c.Client(), Timeout: 300 * time.Millisecond, Staleness: 200 * time.Millisecond,
+		OnLogHealth: func(h store.LogHealth) { heard <- h },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.LogErr(); err != nil {
+		t.Fatalf("LogErr with etcd up = %v", err)
+	}
+	c.Members[0].Stop()
+	select {
+	case h := <-heard:
+		if !errors.Is(h.Err, store.ErrLogUnwritable) {
+			t.Errorf("OnLogHealth heard %v; want ErrLogUnwritable", h.Err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("OnLogHealth heard nothing within 5s of losing etcd")
+	}
+	if err := s.LogErr(); !errors.Is(err, store.ErrLogUnwritable) || !strings.Contains(err.Error(), "etcd not reached") {
+		t.Errorf("LogErr without etcd = %v; want ErrLogUnwritable saying etcd is not reached", err)
 	}
 }

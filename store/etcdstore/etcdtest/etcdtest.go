@@ -31,6 +31,7 @@ type Member struct {
 	ClientURL string
 	etcd      *embed.Etcd
 	stopped   bool
+	closed    chan struct{} // closed once Stop's Close is done
 }
 
 // Start starts an n-member cluster and waits until every member is ready
@@ -211,12 +212,18 @@ func (c *Cluster) agree(l *Member) bool {
 }
 
 // Stop stops a member at once: its data stays in its directory, as after a
-// crash of its machine.
+// crash of its machine. Its raft node stops now; its listeners close in
+// the background (etcd waits for its clients' connections to drain), and
+// the cluster's cleanup waits for that.
 func (m *Member) Stop() {
 	if !m.stopped {
 		m.stopped = true
 		m.etcd.Server.HardStop()
-		m.etcd.Close()
+		m.closed = make(chan struct{})
+		go func() {
+			defer close(m.closed)
+			m.etcd.Close()
+		}()
 	}
 }
 
@@ -224,6 +231,11 @@ func (c *Cluster) stop() {
 	for _, m := range c.Members {
 		if m.etcd != nil {
 			m.Stop()
+		}
+	}
+	for _, m := range c.Members {
+		if m.closed != nil {
+			<-m.closed
 		}
 	}
 }
