@@ -136,3 +136,37 @@ func TestLimendWithoutEtcdNeverAllows(t *testing.T) {
 		t.Errorf("Stop without etcd took %v; want it within the shutdown timeout and a staleness or two", took)
 	}
 }
+
+// TestSessionApprovalHoldsOnEveryLimend: approved for the session on B,
+// the same action in the same session is allowed on A.
+func TestSessionApprovalHoldsOnEveryLimend(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	a, b := onEtcd(t, c, "/team/"), onEtcd(t, c, "/team/")
+	asked := decide(t, a.Client, bash("terraform apply"))
+	if asked.GetAskId() == "" {
+		t.Fatalf("terraform apply on A = %v; want a queued ask", asked.GetVerdict())
+	}
+	awaited := make(chan *limenv1.AwaitResponse, 1)
+	go func() {
+		resp, _ := a.Client.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: asked.GetAskId()})
+		awaited <- resp
+	}()
+	if _, err := b.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: asked.GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE, Scope: limenv1.Scope_SCOPE_SESSION}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-awaited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Await on A did not return within 5s of the answer on B")
+	}
+	// Allowed by the grant (DECIDER_HUMAN), not by what the predictor
+	// learned from the one approval.
+	if got := decide(t, a.Client, bash("terraform apply")); got.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW || got.GetDecidedBy() != limenv1.Decider_DECIDER_HUMAN {
+		t.Errorf("terraform apply on A in the session B approved = %v by %v (%s); want allow by the session grant", got.GetVerdict(), got.GetDecidedBy(), got.GetReason())
+	}
+	other := bash("terraform apply")
+	other.Session = "s2"
+	if got := decide(t, a.Client, other); got.GetDecidedBy() == limenv1.Decider_DECIDER_HUMAN {
+		t.Errorf("terraform apply on A in another session = %v by the grant; want the grant to hold for its session only", got.GetVerdict())
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -15,9 +17,9 @@ import (
 // followPending keeps the asks in memory in step with the asks other
 // limends add and settle, when the store is shared (store.PendingWatcher:
 // the etcd store): an ask decided on another replica is listed, watched
-// and answerable here, and its answer there wakes an Await here and
-// teaches the predictor here as it taught the one there. It runs until
-// Stop. A store of this process alone has nothing to follow.
+// and answerable here, and its answer there wakes an Await here, teaches
+// the predictor here as it taught the one there, and grants its session
+// here too. It runs until Stop. A store of this process alone has nothing to follow.
 func (s *Server) followPending() error {
 	w, ok := s.store.Backend.(store.PendingWatcher)
 	if !ok {
@@ -97,8 +99,19 @@ func (s *Server) applyPending(c store.PendingChange) {
 		}
 		// Learn first, as Answer does here: once an Await returns, the
 		// next Decide must know the answer.
-		if rec := c.Answer; rec != nil && attributed(rec.GetAnsweredBy()) {
-			s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), rec.GetChoice() == storev1.Choice_CHOICE_APPROVE, rec.GetTime().AsTime())
+		if rec := c.Answer; rec != nil {
+			approved := rec.GetChoice() == storev1.Choice_CHOICE_APPROVE
+			if attributed(rec.GetAnsweredBy()) {
+				s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
+			}
+			// An approval for the session holds on every limend the
+			// session's agent may reach (in memory, as here; issue 17
+			// wants it in etcd with a lease).
+			if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
+				if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
+					s.grants.Approve(act.User, act.Session, action.Parts(act))
+				}
+			}
 		}
 		s.asks.resolve(id, finalOf(d.GetOutcome()))
 	case c.Resync:

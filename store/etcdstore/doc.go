@@ -105,8 +105,10 @@
 // start). WatchPolicy (store.PolicyWatcher) reports every policy version
 // put on the prefix, the newest first, and limend switches to the highest
 // it has heard of, so a policy set on one limend is in force on all
-// within the watch's delay. Not here yet: session grants with leases
-// (a session approval given on another limend is not seen here); a budget and retention for the decision log
+// within the watch's delay. A session approval travels in its answer
+// record, and every limend grants it in memory as it is delivered. Not
+// here yet: session grants stored in etcd with leases (a limend started
+// after the approval does not know it); a budget and retention for the decision log
 // (today it grows without bound in etcd, whose 2 GiB default quota and
 // NOSPACE alarm would then stop answers too: keep the log small, or give
 // it its own cluster, until that budget exists); and freshness checks
