@@ -33,8 +33,16 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 	if err != nil {
 		return fmt.Errorf("add pending %d: %w", id, err)
 	}
+	// An answer's outcome reaches its decision record behind the answer
+	// (outcomes.go): look in memory too, under the lock Answer holds while
+	// it puts the outcome there, or an answered ask could be pending again.
+	s.answerMu.Lock()
+	defer s.answerMu.Unlock()
 	err = s.update(func(tx *bolt.Tx) error {
 		key := u64(id)
+		if s.outcomes.get(id) != nil {
+			return ErrResolved
+		}
 		decisions := tx.Bucket(bucketDecisions)
 		decisions.FillPercent = appendFill
 		if old := decisions.Get(key); old != nil {

@@ -433,6 +433,19 @@ func TestAddPendingRefusesResolved(t *testing.T) {
 	if err := s.AddPending(d, &storev1.PendingAsk{AskId: d.AskId}); !errors.Is(err, ErrResolved) {
 		t.Errorf("AddPending of a resolved ask = %v, want ErrResolved", err)
 	}
+	// An answered one too, while its outcome is still on its way to the
+	// decision record (it used to be accepted, and pending again).
+	answered := addAsk(t, s, "ana")
+	if _, err := s.Answer(answered, answerRecord(answered, storev1.Choice_CHOICE_APPROVE)); err != nil {
+		t.Fatal(err)
+	}
+	d = decision(answered, "ana", storev1.Verdict_VERDICT_ASK)
+	if err := s.AddPending(d, &storev1.PendingAsk{AskId: d.AskId}); !errors.Is(err, ErrResolved) {
+		t.Errorf("AddPending of an answered ask = %v, want ErrResolved", err)
+	}
+	if p, _ := s.Pending(); len(p) != 0 {
+		t.Errorf("answered ask pending again: %v", p)
+	}
 	if err := s.AddPending(d, &storev1.PendingAsk{AskId: "7"}); err == nil {
 		t.Error("AddPending with an ask id unlike the decision id succeeded")
 	}

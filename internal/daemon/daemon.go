@@ -38,6 +38,10 @@ type Config struct {
 	Socket string
 	// DB is the bbolt database file.
 	DB string
+	// Store is StoreBolt (the default when empty) or StoreEtcd.
+	Store string
+	// Etcd is how to reach etcd when Store is StoreEtcd.
+	Etcd Etcd
 	// TCP is an optional loopback address (such as 127.0.0.1:7411) served
 	// in addition to the socket.
 	TCP string
@@ -95,7 +99,7 @@ func DefaultConfig() (Config, error) {
 type Daemon struct {
 	cfg    Config
 	log    *slog.Logger
-	store  *store.Store
+	store  store.Backend
 	svc    *server.Server
 	grpc   *grpc.Server
 	health *health.Server
@@ -180,7 +184,17 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	newDB := errors.Is(statErr, fs.ErrNotExist)
 	d := &Daemon{cfg: cfg, log: log, serveErr: make(chan error, 4), health: health.NewServer()}
 	d.updateHealth(func() {})
-	st, err := store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout, OnLogHealth: d.logHealth, WriteFault: cfg.LogWriteFault})
+	var st store.Backend
+	var err error
+	switch cfg.Store {
+	case "", StoreBolt:
+		st, err = store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout, OnLogHealth: d.logHealth, WriteFault: cfg.LogWriteFault})
+	case StoreEtcd:
+		newDB = false // no file of ours to remove on a refused start
+		st, err = openEtcd(cfg.Etcd, d.logHealth)
+	default:
+		err = fmt.Errorf("--store %q: limend runs on %q (a file, the default) or %q (a team's cluster)", cfg.Store, StoreBolt, StoreEtcd)
+	}
 	if err != nil {
 		return nil, err // store.Open names the operation and the file
 	}
@@ -302,8 +316,15 @@ func (d *Daemon) Addrs() []net.Addr {
 	return out
 }
 
-// Store returns the daemon's store (tests and benchmarks look inside it).
-func (d *Daemon) Store() *store.Store { return d.store }
+// Store returns the daemon's bbolt store (tests and benchmarks look inside
+// it), or nil when it runs on another (see Backend).
+func (d *Daemon) Store() *store.Store {
+	s, _ := d.store.(*store.Store)
+	return s
+}
+
+// Backend returns the daemon's store, whichever it is.
+func (d *Daemon) Backend() store.Backend { return d.store }
 
 // Stop stops serving: health turns NOT_SERVING, waiting Await and
 // WatchPending calls are told the daemon is going away, open calls get until

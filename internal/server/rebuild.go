@@ -18,7 +18,7 @@ import (
 // answers cost a few thousand allocations rather than twenty per answer,
 // and start takes a third of the time. An answer stored under another key
 // scheme is decoded in full and has its ladders derived again.
-func rebuild(est *predictor.Estimator, st *store.Store) error {
+func rebuild(est *predictor.Estimator, st store.Backend) error {
 	rec := new(storev1.AnswerRecord)
 	return st.AnswerViews(func(v *store.AnswerView) error {
 		if !attributed(string(v.AnsweredBy)) {

@@ -39,7 +39,7 @@ type Model interface {
 
 // Options configure a Server.
 type Options struct {
-	Store *store.Store
+	Store store.Backend
 	// Model is the predictor; nil means a new estimator rebuilt from the
 	// store's answers.
 	Model  Model
@@ -124,7 +124,7 @@ func New(opts Options) (*Server, error) {
 		if pol := s.policy.Load().pol; pol != nil {
 			est.SetHalfLife(pol.HalfLife)
 		}
-		if err := rebuild(est, s.store.Store); err != nil {
+		if err := rebuild(est, s.store.Backend); err != nil {
 			return nil, err
 		}
 		s.model = est
@@ -139,6 +139,9 @@ func New(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("load pending asks: %w", err)
 		}
 		s.asks.add(id, p, s.untilExpiry(p), s.expire)
+	}
+	if err := s.followPending(); err != nil { // follow.go
+		return nil, err
 	}
 	return s, nil
 }
@@ -595,7 +598,7 @@ func (s *Server) SetPolicy(ctx context.Context, req *limenv1.SetPolicyRequest) (
 	if est, ok := s.model.(*predictor.Estimator); ok {
 		est.SetHalfLife(pol.HalfLife)
 	}
-	s.policy.Store(&policyState{pol: pol, msg: msg})
+	s.switchPolicy(&policyState{pol: pol, msg: msg}) // follow.go: never back a version
 	s.log.Info("policy changed", "version", msg.GetVersion(), "author", author)
 	return &limenv1.SetPolicyResponse{Policy: withClasses(msg, pol)}, nil
 }

@@ -19,74 +19,74 @@ import (
 // The conversions copy every field, nested messages included, so a record
 // handed to the store shares nothing with the response that carries the
 // same decision (TestStoreConversionCopiesEveryField).
-type apiStore struct{ *store.Store }
+type apiStore struct{ store.Backend }
 
 // AddPending is store.Store.AddPending.
 func (s apiStore) AddPending(d *limenv1.Decision, p *limenv1.PendingAsk) error {
-	return s.Store.AddPending(storeDecision(d), storePending(p))
+	return s.Backend.AddPending(storeDecision(d), storePending(p))
 }
 
 // Pending is store.Store.Pending.
 func (s apiStore) Pending() ([]*limenv1.PendingAsk, error) {
-	ps, err := s.Store.Pending()
+	ps, err := s.Backend.Pending()
 	return convertAll(ps, apiPending), err
 }
 
 // Answer is store.Store.Answer. The answer record is the store's own
 // message: the API has none.
 func (s apiStore) Answer(askID uint64, rec *storev1.AnswerRecord) (*limenv1.Decision, error) {
-	d, err := s.Store.Answer(askID, rec)
+	d, err := s.Backend.Answer(askID, rec)
 	return apiDecision(d), err
 }
 
 // Expire is store.Store.Expire.
 func (s apiStore) Expire(askID uint64, o *limenv1.AskOutcome) (*limenv1.Decision, error) {
-	d, err := s.Store.Expire(askID, storeOutcome(o))
+	d, err := s.Backend.Expire(askID, storeOutcome(o))
 	return apiDecision(d), err
 }
 
 // LogDecision is store.Store.LogDecision. The store keeps a copy, so the
 // caller may go on changing d.
-func (s apiStore) LogDecision(d *limenv1.Decision) { s.Store.LogDecision(storeDecision(d)) }
+func (s apiStore) LogDecision(d *limenv1.Decision) { s.Backend.LogDecision(storeDecision(d)) }
 
 // History is store.Store.History.
 func (s apiStore) History(q store.HistoryQuery) ([]*limenv1.Decision, error) {
-	ds, err := s.Store.History(q)
+	ds, err := s.Backend.History(q)
 	return convertAll(ds, apiDecision), err
 }
 
 // Decision is store.Store.Decision.
 func (s apiStore) Decision(id uint64) (*limenv1.Decision, error) {
-	d, err := s.Store.Decision(id)
+	d, err := s.Backend.Decision(id)
 	return apiDecision(d), err
 }
 
 // Decisions is store.Store.Decisions.
 func (s apiStore) Decisions(fn func(d *limenv1.Decision) error) error {
-	return s.Store.Decisions(func(d *storev1.Decision) error { return fn(apiDecision(d)) })
+	return s.Backend.Decisions(func(d *storev1.Decision) error { return fn(apiDecision(d)) })
 }
 
 // Policy is store.Store.Policy.
 func (s apiStore) Policy() (*limenv1.Policy, error) {
-	p, err := s.Store.Policy()
+	p, err := s.Backend.Policy()
 	return apiPolicy(p), err
 }
 
 // PolicyVersion is store.Store.PolicyVersion.
 func (s apiStore) PolicyVersion(v uint64) (*limenv1.Policy, error) {
-	p, err := s.Store.PolicyVersion(v)
+	p, err := s.Backend.PolicyVersion(v)
 	return apiPolicy(p), err
 }
 
 // PolicyVersions is store.Store.PolicyVersions.
 func (s apiStore) PolicyVersions() ([]*limenv1.Policy, error) {
-	ps, err := s.Store.PolicyVersions()
+	ps, err := s.Backend.PolicyVersions()
 	return convertAll(ps, apiPolicy), err
 }
 
 // SetPolicy is store.Store.SetPolicy.
 func (s apiStore) SetPolicy(expected uint64, p *limenv1.Policy) (*limenv1.Policy, error) {
-	stored, err := s.Store.SetPolicy(expected, storePolicy(p))
+	stored, err := s.Backend.SetPolicy(expected, storePolicy(p))
 	return apiPolicy(stored), err
 }
 

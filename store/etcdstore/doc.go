@@ -1,0 +1,124 @@
+// Package etcdstore is limen's durable state in etcd, for a team: several
+// limend servers share one prefix of one etcd cluster, so an ask, an
+// answer, a policy version and an id mean the same on every one of them,
+// and the loss of any one etcd member (of three) loses nothing
+// acknowledged. It implements store.Backend and passes the same
+// conformance suite as the bbolt file (store/storetest); the bbolt file
+// stays the zero-configuration default.
+//
+// # Schema
+//
+// Version 1, drawn as key -> value under Options.Prefix (default
+// "/limen/"); <n> is a number as 16 lower-case hex digits, so that etcd's
+// byte order of keys is numeric order, which for ids and sequence numbers
+// is time order (bbolt's big-endian keys, spelled so that etcdctl can
+// show them):
+//
+//	meta/schema_version   -> decimal: the version of this schema
+//	meta/id_reserved      -> decimal: ids below this may have been handed out
+//	meta/answer_seq       -> decimal: the seq of the last answer in answers/
+//	decisions/<id>        -> storev1.Decision
+//	pending/<id>          -> storev1.PendingAsk
+//	answers/<seq>         -> storev1.AnswerRecord  (append-only; seq = answer_seq + 1)
+//	policies/<version>    -> storev1.Policy
+//
+// The records are the bbolt store's messages (store/storev1), encoded the
+// same way, so a record copied from one store to the other means the same.
+// Open writes meta/schema_version on a new prefix and refuses a prefix
+// whose version is newer than SchemaVersion (store.ErrSchemaTooNew) or
+// not a number (store.ErrCorrupt). A migration, when one is needed, will
+// be an ordered list like store/schema.go's, run by whichever limend first
+// takes a lease on the prefix.
+//
+// # Transactions
+//
+// Every write that must be durable is one etcd transaction, acknowledged
+// only once a majority of members has it in its log:
+//
+//   - Answer reads the pending ask, the decision and meta/answer_seq, then
+//     commits, if none of the three changed (their mod revisions), the
+//     deletion of the pending ask, the decision with its outcome, the
+//     answer under the next seq and the new meta/answer_seq. Of two
+//     answers to one ask, on any limends, exactly one commits; the other
+//     reads again and fails with store.ErrResolved. Answers to different
+//     asks meet only at meta/answer_seq, and the loser reads again: at a
+//     person's rate of answers that costs nothing, and it makes seq order
+//     the etcd revision order of the answers, with no gaps, so a replica
+//     can apply them in order from a watch. Unlike the bbolt store there is
+//     no outcome written behind: one etcd transaction costs the same for
+//     one key or four.
+//   - Expire is the same without the answer: any limend's timer may run
+//     it, and the one that loses a race fails with store.ErrResolved.
+//   - AddPending puts the decision and the pending ask if the decision has
+//     not changed since it read it without an outcome.
+//   - SetPolicy puts policies/<expected+1> if it does not exist and
+//     policies/<expected> does (versions are only written there, one after
+//     another, so that is "the newest version is expected").
+//   - NextID takes a block of 4096 ids by compare-and-set on
+//     meta/id_reserved; a Store hands out its block with a mutex, and a
+//     clean Close gives back the unused rest if no one reserved after it.
+//     Ids are unique across limends and increasing within each, not
+//     globally ordered between them.
+//
+// The decision log (LogDecision) is written behind, as in the bbolt
+// store: a batcher commits every Options.FlushInterval or
+// Options.MaxBatch records, in transactions of at most 64 records and
+// 512 KiB (etcd takes 128 operations and 1.5 MiB a request by default),
+// each record a nested transaction that puts it only if its id has none,
+// so an ask's record and outcome are never overwritten. A failed commit
+// is kept for a retry and makes LogErr report store.ErrLogUnwritable, so
+// limend turns allows into asks meanwhile.
+//
+// # Watching the others
+//
+// WatchPending (store.PendingWatcher) watches pending/ from the revision
+// the last Pending read, so that limend's start (Pending, then the watch)
+// misses nothing: a put is an ask another limend queued, a delete one it
+// answered or expired, reported with the decision, outcome and answer
+// record read at the delete's revision. Changes this Store made itself are counted as they
+// are written and skipped on the watch. A watch that ends (compaction,
+// no leader) is set up again at the present after a Resync that lists the
+// pending asks.
+//
+// # Failing closed
+//
+// The store notes when a request last reached a quorum (a commit of the
+// decision log, or a prober's linearizable read every Staleness/5). Past
+// Options.Staleness (5 s) LogErr reports store.ErrLogUnwritable, so
+// limend turns allows into asks and reports NOT_SERVING (through
+// OnLogHealth); meanwhile AddPending, Answer, Expire, SetPolicy and new id
+// blocks fail at once with that error instead of waiting out a timeout:
+// an ask is then an ask without an id, and an answer is refused, never
+// half-written. No request waits longer than Staleness either. Blocks
+// still block: they are decided in memory. What is not yet done is the
+// finer rule of issue 17 (an allow only while the replica's view is
+// provably fresh by a progress notification of its watch): here freshness
+// is the reach of a quorum, not the lag of the watch.
+//
+// # Caveats
+//
+// This is the first part of issue 17. The pending watch also carries each
+// answer record, so limend's predictor learns an answer given on another
+// limend as it is delivered; but nothing yet proves the replicas' counts
+// equal (each applies its own answers when given and the others' in
+// revision order, and a Resync skips the answers it missed until the next
+// start). WatchPolicy (store.PolicyWatcher) reports every policy version
+// put on the prefix, the newest first, and limend switches to the highest
+// it has heard of, so a policy set on one limend is in force on all
+// within the watch's delay. A session approval travels in its answer
+// record, and every limend grants it in memory as it is delivered. Not
+// here yet: session grants stored in etcd with leases (a limend started
+// after the approval does not know it); a budget and retention for the decision log
+// (today it grows without bound in etcd, whose 2 GiB default quota and
+// NOSPACE alarm would then stop answers too: keep the log small, or give
+// it its own cluster, until that budget exists); and freshness checks
+// that turn allows into asks when the replica cannot reach a quorum.
+//
+// Every request is bounded by Options.Timeout (5 s). A write in flight
+// when the etcd leader is lost waits out that deadline, since etcd does
+// not retry it: Answer then returns an error without saying whether it
+// committed, and a retry of the same answer fails with store.ErrResolved
+// if it had. Walks (Answers, History, Decisions) read in pages at the
+// revision of their first page, so a compaction during a long walk fails
+// it rather than mixing two states.
+package etcdstore
