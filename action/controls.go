@@ -30,6 +30,11 @@ type Self struct {
 	// Files are other files limen depends on: a policy or configuration
 	// file, a runtime's hook settings installed outside the usual places.
 	Files []string
+	// Keys are files whose reading is as good as holding limen's state:
+	// limend's client key and certificate for a team's etcd, with which
+	// anyone can write answers and policy past limend. Reading one is a
+	// secret read, changing one a control (they are in Files too).
+	Keys []string
 	// PID is limend's process id; 0 when unknown.
 	PID int
 }
@@ -40,13 +45,23 @@ type Self struct {
 // every answer, a secret as the default location's is (secrets.go). With
 // tree, a directory above it counts too (grep -r allow ..).
 func (s *Self) holdsRecords(t, cwd, home string, tree bool) bool {
-	if s == nil || s.DB == "" || t == "" {
+	if s == nil || t == "" {
 		return false
 	}
 	sc := &controlScope{self: s, cwd: cwd, home: home}
-	dir := splitPath(globQuote(path.Dir(s.DB)))
-	gap, ok := segmentsMatch(append(dir, "*"), splitPath(sc.resolve(t)), false)
-	return ok && (gap == 0 || tree)
+	target := splitPath(sc.resolve(t))
+	if s.DB != "" {
+		dir := splitPath(globQuote(path.Dir(s.DB)))
+		if gap, ok := segmentsMatch(append(dir, "*"), target, false); ok && (gap == 0 || tree) {
+			return true
+		}
+	}
+	for _, k := range s.Keys {
+		if gap, ok := segmentsMatch(splitPath(globQuote(k)), target, false); ok && (gap == 0 || tree) {
+			return true
+		}
+	}
+	return false
 }
 
 // holdsRecords is [Self.holdsRecords] of limend's Self in every

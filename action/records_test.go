@@ -54,3 +54,24 @@ func TestReadOfRecords(t *testing.T) {
 		t.Errorf("Read with no Self: a secret read (%v)", parts)
 	}
 }
+
+// TestReadOfEtcdKeys: limend's client key for a team's etcd (Self.Keys)
+// is a secret to read and a control to change: with it an agent could
+// write answers and policy past limend.
+func TestReadOfEtcdKeys(t *testing.T) {
+	self := &Self{Keys: []string{"/etc/limen/etcd-identity"}, Files: []string{"/etc/limen/etcd-identity"}}
+	parts := func(cmd string) []Part {
+		return Parts(Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/ana/shop", Self: self})
+	}
+	for _, cmd := range []string{"cat /etc/limen/etcd-identity", "cat /etc/limen/etcd-identit?", "grep -r BEGIN /etc/limen", "base64 /etc/limen/*"} {
+		if !hasMark(parts(cmd), "secret-file") {
+			t.Errorf("%s: no secret-file mark (%v)", cmd, ladders(parts(cmd)))
+		}
+	}
+	if p := parts("rm /etc/limen/etcd-identity"); p[0].Control == "" {
+		t.Errorf("rm of the etcd key is no control: %v", p)
+	}
+	if hasMark(parts("cat /etc/hosts"), "secret-file") {
+		t.Error("cat /etc/hosts reads a secret")
+	}
+}

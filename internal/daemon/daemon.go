@@ -221,8 +221,20 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		}
 		return nil, err
 	}
+	self := server.NewSelf([]string{cfg.Socket, cfg.HTTPSocket}, cfg.DB, os.Getpid())
+	if cfg.Store == StoreEtcd {
+		// With limend's etcd client key an agent could write answers and
+		// policy past limend: reading it is a secret read, changing it a
+		// control.
+		for _, f := range []string{cfg.Etcd.Cert, cfg.Etcd.Key, cfg.Etcd.CA} {
+			if a, err := filepath.Abs(f); f != "" && err == nil {
+				self.Keys = append(self.Keys, a)
+				self.Files = append(self.Files, a)
+			}
+		}
+	}
 	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways,
-		Self: server.NewSelf([]string{cfg.Socket, cfg.HTTPSocket}, cfg.DB, os.Getpid())})
+		Self: self})
 	if err != nil {
 		return fail(err)
 	}
