@@ -284,9 +284,11 @@ func TestOversizedInput(t *testing.T) {
 		{"150 KB Edit in the workspace", "Edit", map[string]any{"file_path": filepath.Join(cwd, "data.csv"), "old_string": content, "new_string": content + "x"}, "allow", "Edit(./**)"},
 		{"150 KB Write to Claude Code's settings", "Write", map[string]any{"file_path": filepath.Join(me.HomeDir, ".claude", "settings.json"), "content": content}, "deny", "Edit(~/.claude/settings*.json)"},
 		{"150 KB Write outside the workspace", "Write", map[string]any{"file_path": "/opt/data.csv", "content": content}, "ask", "limen asks a person"},
-		// "<" is six bytes in JSON as Go writes it: a 20 KiB command that
-		// Parts reads whole, in 120 KiB of input.
-		{"120 KiB command a rule allows", "Bash", map[string]any{"command": "echo '" + strings.Repeat("<", 20<<10) + "'"}, "ask", "more than the 64 KiB limen learns from"},
+		// "<" is six bytes in JSON as Go writes it: a 25 KB command that
+		// Parts reads whole, in 75 KB of input. (Short words: a single
+		// word longer than limen matches against credential patterns is
+		// read as naming a secret, and no wildcard rule covers it.)
+		{"75 KB command a rule allows", "Bash", map[string]any{"command": "echo " + strings.Repeat("'<<' ", 5000)}, "ask", "more than the 64 KiB limen learns from"},
 		{"70 KiB description of a command a rule allows", "Bash", map[string]any{"command": "echo hi", "description": strings.Repeat("x", 70<<10)}, "ask", "more than the 64 KiB limen learns from"},
 		{"70 KiB MCP call", "mcp__db__query", map[string]any{"sql": strings.Repeat("x", 70<<10)}, "ask", ""},
 	} {
