@@ -92,17 +92,46 @@ type hookInput struct {
 // would be what limen decides on and not what the runtime runs.
 var inputKeys = []string{"hook_event_name", "session_id", "cwd", "tool_name", "tool_use_id", "permission_mode", "tool_input", "mcp_context"}
 
-// exactKeys refuses an input with a key that differs from one of
-// inputKeys only in case.
-func exactKeys(data []byte) error {
-	k, want, err := caseTwin(data, inputKeys)
-	if err != nil {
-		return fmt.Errorf("hook input is not a JSON object: %w", err)
+// decodeInput reads a hook input in one pass, each field by its exact
+// key as the runtimes read them (encoding/json alone would take
+// "Tool_Input" for "tool_input"), and refuses a key that differs from one
+// of inputKeys only in case: limen does not decide on a spelling the
+// runtime would not run. One parse of the object, not two: this runs on
+// every tool call (BenchmarkStart).
+func decodeInput(data []byte) (hookInput, error) {
+	var in hookInput
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return in, err
 	}
-	if k != "" {
-		return fmt.Errorf("hook input has the key %q beside or instead of %q: the runtime reads %q exactly, so limen does not decide on a spelling it would not run", k, want, want)
+	if top == nil {
+		return in, errors.New("it is null, not an object")
 	}
-	return nil
+	for k := range top {
+		for _, want := range inputKeys {
+			if k != want && strings.EqualFold(k, want) {
+				return in, fmt.Errorf("it has the key %q beside or instead of %q: the runtime reads %q exactly, so limen does not decide on a spelling it would not run", k, want, want)
+			}
+		}
+	}
+	field := func(key string, v any) error {
+		raw, ok := top[key]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		return nil
+	}
+	for key, v := range map[string]any{"hook_event_name": &in.Event, "session_id": &in.Session, "cwd": &in.Cwd,
+		"tool_name": &in.Tool, "tool_use_id": &in.ToolUseID, "permission_mode": &in.PermissionMode, "mcp_context": &in.MCPContext} {
+		if err := field(key, v); err != nil {
+			return in, err
+		}
+	}
+	in.Input = top["tool_input"]
+	return in, nil
 }
 
 // ExactKeys refuses a JSON object with a key that differs from one of
@@ -158,12 +187,9 @@ func Parse(f Format, data []byte) (Call, error) {
 	if len(data) > hookout.MaxInput {
 		return Call{}, ErrTooLarge
 	}
-	var in hookInput
-	if err := json.Unmarshal(data, &in); err != nil {
+	in, err := decodeInput(data)
+	if err != nil {
 		return Call{}, fmt.Errorf("hook input is not the JSON object %s sends: %w", f, err)
-	}
-	if err := exactKeys(data); err != nil {
-		return Call{}, err
 	}
 	if in.Tool == nil || *in.Tool == "" {
 		return Call{}, errors.New("hook input has no tool_name")
