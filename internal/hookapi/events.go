@@ -33,6 +33,9 @@ type Observer interface {
 	// person about ask askID instead of limen (--on-ask dialog): only an
 	// ask the prediction made, not one a rule or a failure made.
 	DialogMayAsk(askID string) bool
+	// Tracks reports whether session has asks being tracked: a decided
+	// PreToolUse that opened no ask concerns limen only then.
+	Tracks(session string) bool
 }
 
 // registerEvents adds the events route when the service observes.
@@ -69,14 +72,19 @@ func (h *Handler) registerEvents() {
 // there, and the PreToolUse of a new prompt closes the last one's asks.
 // It reports whether the hook should give no decision rather than ask
 // (onAsk "dialog", see dialogMayAsk).
-func (h *Handler) observeDecided(ctx context.Context, f hookout.Format, event string, body []byte, resp hookfmt.DecideResponse, onAsk string) bool {
+func (h *Handler) observeDecided(ctx context.Context, f hookout.Format, call hookfmt.Call, body []byte, resp hookfmt.DecideResponse, onAsk string) bool {
 	obs, ok := h.svc.(Observer)
-	if !ok || f != hookout.ClaudeCode || event != hookout.PreToolUse {
+	if !ok || f != hookout.ClaudeCode || call.Event != hookout.PreToolUse {
 		return false
 	}
 	askID := ""
 	if resp.Verdict == "ask" && resp.State == "pending" {
 		askID = resp.AskID
+	}
+	if askID == "" && !obs.Tracks(call.Session) {
+		// Most tool calls: allowed, in a session with nothing open. The
+		// session is known from the parse already; nothing to tell.
+		return false
 	}
 	err := obs.ObserveHook(ctx, body, askID)
 	if err != nil {

@@ -203,7 +203,7 @@ func (h *Handler) hook(w http.ResponseWriter, r *http.Request) {
 		answer(hookout.FailClosed(f, event, errors.New("limend refused the call: "+client.Message(err))))
 		return
 	}
-	if h.observeDecided(r.Context(), f, event, body, resp, r.URL.Query().Get("on_ask")) { // events.go
+	if h.observeDecided(r.Context(), f, call, body, resp, r.URL.Query().Get("on_ask")) { // events.go
 		writeNoDecision(w)
 		return
 	}

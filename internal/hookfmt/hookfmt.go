@@ -92,46 +92,77 @@ type hookInput struct {
 // would be what limen decides on and not what the runtime runs.
 var inputKeys = []string{"hook_event_name", "session_id", "cwd", "tool_name", "tool_use_id", "permission_mode", "tool_input", "mcp_context"}
 
-// decodeInput reads a hook input in one pass, each field by its exact
-// key as the runtimes read them (encoding/json alone would take
-// "Tool_Input" for "tool_input"), and refuses a key that differs from one
-// of inputKeys only in case: limen does not decide on a spelling the
-// runtime would not run. One parse of the object, not two: this runs on
-// every tool call (BenchmarkStart).
+// decodeInput reads a hook input and refuses a key that differs from one
+// of inputKeys only in case: encoding/json would take "Tool_Input" for
+// "tool_input", and the runtimes read their keys exactly, so limen must
+// not decide on a spelling the runtime would not run. The keys are found
+// by a scan of the object's top level (topKeys), not a second decode:
+// this runs on every tool call (BenchmarkStart).
 func decodeInput(data []byte) (hookInput, error) {
 	var in hookInput
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
+	if err := json.Unmarshal(data, &in); err != nil {
 		return in, err
 	}
-	if top == nil {
-		return in, errors.New("it is null, not an object")
-	}
-	for k := range top {
+	var err error
+	topKeys(data, func(k string) bool {
 		for _, want := range inputKeys {
 			if k != want && strings.EqualFold(k, want) {
-				return in, fmt.Errorf("it has the key %q beside or instead of %q: the runtime reads %q exactly, so limen does not decide on a spelling it would not run", k, want, want)
+				err = fmt.Errorf("it has the key %q beside or instead of %q: the runtime reads %q exactly, so limen does not decide on a spelling it would not run", k, want, want)
+				return false
+			}
+		}
+		return true
+	})
+	return in, err
+}
+
+// topKeys calls key with each key of the JSON object in data (valid JSON,
+// as json.Unmarshal found it) at its top level, until key returns false.
+// A key is passed as written between its quotes; escapes in keys are
+// decoded (a "\u0054ool_input" is Tool_input).
+func topKeys(data []byte, key func(string) bool) {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			start := i
+			esc := false
+			for i++; i < len(data); i++ {
+				if data[i] == '\\' {
+					esc = true
+					i++
+					continue
+				}
+				if data[i] == '"' {
+					break
+				}
+			}
+			if depth != 1 {
+				continue
+			}
+			// A key is a string followed by a colon.
+			j := i + 1
+			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+				j++
+			}
+			if j >= len(data) || data[j] != ':' {
+				continue
+			}
+			k := string(data[start+1 : i])
+			if esc {
+				if err := json.Unmarshal(data[start:i+1], &k); err != nil {
+					continue
+				}
+			}
+			if !key(k) {
+				return
 			}
 		}
 	}
-	field := func(key string, v any) error {
-		raw, ok := top[key]
-		if !ok {
-			return nil
-		}
-		if err := json.Unmarshal(raw, v); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		return nil
-	}
-	for key, v := range map[string]any{"hook_event_name": &in.Event, "session_id": &in.Session, "cwd": &in.Cwd,
-		"tool_name": &in.Tool, "tool_use_id": &in.ToolUseID, "permission_mode": &in.PermissionMode, "mcp_context": &in.MCPContext} {
-		if err := field(key, v); err != nil {
-			return in, err
-		}
-	}
-	in.Input = top["tool_input"]
-	return in, nil
 }
 
 // ExactKeys refuses a JSON object with a key that differs from one of

@@ -3,7 +3,9 @@ package hookfmt
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,5 +148,31 @@ func TestKeysInAnotherCase(t *testing.T) {
 	}
 	if _, err := Parse(hookout.ClaudeCode, []byte(`{"tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/x"}`)); err != nil {
 		t.Errorf("exact keys refused: %v", err)
+	}
+}
+
+// TestTopKeys: the scan finds exactly the top-level keys that a decode
+// into a map finds, escapes, nesting and strings that look like keys
+// included.
+func TestTopKeys(t *testing.T) {
+	for _, in := range []string{
+		`{}`,
+		`{"a":1,"b":{"c":2,"d":[{"e":3}]},"f":"g:h"}`,
+		`{ "tool_input" : {"Tool_Input":"x"}, "x" : ["\"tool_name\":", "y"] }`,
+		`{"\u0054ool_input":{},"tool_input":{"command":"ls"}}`,
+		`{"s":"a\\\"b:","t":"\\","u":{}}`,
+		"{\n\t\"k\"\n:\n1\n}",
+	} {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(in), &m); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		var got []string
+		topKeys([]byte(in), func(k string) bool { got = append(got, k); return true })
+		want := slices.Sorted(maps.Keys(m))
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("topKeys(%s) = %q; want %q", in, got, want)
+		}
 	}
 }

@@ -173,6 +173,15 @@ func (s *Server) ObserveHook(ctx context.Context, body []byte, askID string) err
 	return openErr
 }
 
+// Tracks reports whether session has asks the tracker follows (hookapi
+// skips telling it of a decided call that opened no ask otherwise).
+func (s *Server) Tracks(session string) bool {
+	o := s.outcomes()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return session != "" && o.tracker.Knows(session)
+}
+
 // DialogMayAsk reports whether the runtime's own dialog may ask the person
 // about ask askID instead of limen (limen-hook --on-ask dialog): the ask is
 // pending and tracked, and the prediction made it. An ask a rule or a
