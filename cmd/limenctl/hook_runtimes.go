@@ -146,14 +146,6 @@ func (t *hookTarget) entry(e targetEvent, bin, onAsk string, wait time.Duration,
 // format is limen-hook's --format for the runtime.
 func (t *hookTarget) format() string { return t.name }
 
-func (t *hookTarget) eventNames() string {
-	var names []string
-	for _, e := range t.events {
-		names = append(names, e.event)
-	}
-	return strings.Join(names, ", ")
-}
-
 // installTarget adds limen's entries to doc. It reports false, with doc
 // unchanged, when they are there already; other is true when limen's
 // entry is there with other flags than these.
