@@ -219,7 +219,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		if r.Verdict == policy.Allow {
 			if why := unvouched(part.Part, pred); why != "" {
 				r.Verdict = policy.Ask
-				r.Reason = "p=" + f3(pred.P) + " is above the " + class.Name + " allow threshold " + f3(th.AllowAbove) + ", but " + why
+				r.Reason = "p=" + pText(pred.P, th.AllowAbove) + " is above the " + class.Name + " allow threshold " + f3(th.AllowAbove) + ", but " + why
 			}
 		}
 		if r.Verdict == policy.Block && part.Opaque && pred.Level != part.Keys.Exact() {
@@ -227,7 +227,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			// refusals of other unreadable commands do not make this one
 			// refused.
 			r.Verdict = policy.Ask
-			r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+			r.Reason = "p=" + pText(pred.P, th.BlockBelow) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
 				", but limen cannot read this command and you have not answered it yourself, so a person decides"
 		}
 		if r.Verdict == policy.Block && !pred.Specific {
@@ -236,13 +236,13 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			// action, never on general rates alone (a new person who
 			// denied one command must not see every new command blocked).
 			r.Verdict = policy.Ask
-			r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+			r.Reason = "p=" + pText(pred.P, th.BlockBelow) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
 				", but nobody has answered anything of this kind yet, so a person decides rather than limen blocking"
 		}
 		if r.Verdict == policy.Block {
 			if why := unrefused(pred, blockFloor(part.Keys)); why != "" {
 				r.Verdict = policy.Ask
-				r.Reason = "p=" + f3(pred.P) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
+				r.Reason = "p=" + pText(pred.P, th.BlockBelow) + " is below the " + class.Name + " block threshold " + f3(th.BlockBelow) +
 					", but " + why + ", so a person decides rather than limen blocking"
 			}
 		}
@@ -396,16 +396,32 @@ func explain(r Result) string {
 	}
 	switch r.Verdict {
 	case policy.Allow:
-		return "p=" + f3(p.P) + " is above the " + r.Class + " allow threshold " + f3(r.Thresholds.AllowAbove) + " (" + seen + ")"
+		return "p=" + pText(p.P, r.Thresholds.AllowAbove) + " is above the " + r.Class + " allow threshold " + f3(r.Thresholds.AllowAbove) + " (" + seen + ")"
 	case policy.Block:
-		return "p=" + f3(p.P) + " is below the " + r.Class + " block threshold " + f3(r.Thresholds.BlockBelow) + " (" + seen + ")"
+		return "p=" + pText(p.P, r.Thresholds.BlockBelow) + " is below the " + r.Class + " block threshold " + f3(r.Thresholds.BlockBelow) + " (" + seen + ")"
 	default:
-		return "p=" + f3(p.P) + " is between the " + r.Class + " thresholds " + f3(r.Thresholds.BlockBelow) + " and " +
+		return "p=" + pText(p.P, r.Thresholds.BlockBelow, r.Thresholds.AllowAbove) + " is between the " + r.Class + " thresholds " + f3(r.Thresholds.BlockBelow) + " and " +
 			f3(r.Thresholds.AllowAbove) + ", so a person decides (" + seen + ")"
 	}
 }
 
 func f3(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+
+// pText is p to three decimals, or to as many as it takes to differ from
+// a threshold it is compared with: "p=0.950 is above the threshold 0.950"
+// reads as a contradiction (a new user's trial), "p=0.95031" does not.
+func pText(p float64, thresholds ...float64) string {
+	for _, th := range thresholds {
+		if p != th && f3(p) == f3(th) {
+			for d := 4; d <= 8; d++ {
+				if t := strconv.FormatFloat(p, 'f', d, 64); t != strconv.FormatFloat(th, 'f', d, 64) {
+					return t
+				}
+			}
+		}
+	}
+	return f3(p)
+}
 func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
 
 // ControlRule is the Rule of a Result that blocked one of limen's own

@@ -327,3 +327,16 @@ func TestWildcardRulesStopAtWhatItDoesBeyond(t *testing.T) {
 		t.Errorf("the block rule no longer applies: %v (%s)", r.Verdict, r.Reason)
 	}
 }
+
+// TestPText: p is printed to as many decimals as it takes to differ from
+// the threshold it is compared with.
+func TestPText(t *testing.T) {
+	for _, c := range []struct {
+		p, th float64
+		want  string
+	}{{0.9503, 0.95, "0.9503"}, {0.95000012, 0.95, "0.9500001"}, {0.97, 0.95, "0.970"}, {0.4999, 0.5, "0.4999"}, {0.95, 0.95, "0.950"}} {
+		if got := pText(c.p, c.th); got != c.want {
+			t.Errorf("pText(%v, %v) = %s, want %s", c.p, c.th, got, c.want)
+		}
+	}
+}
