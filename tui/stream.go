@@ -213,7 +213,7 @@ func (w *watch) failed(err error) tea.Cmd {
 		// Once per outage: the header counts down the retries, and a
 		// later message (an answer that failed) must stay readable.
 	case !w.synced:
-		w.c.setStatus(true, "cannot reach limend at %s (%s): start it with limend, or pass --socket", dash(w.c.opts.Socket), describeErr(err))
+		w.c.setStatus(true, "cannot reach limend at %s (%s): start it with limend (or for good: limenctl service install), or pass --socket", dash(w.c.opts.Socket), describeErr(err))
 	default:
 		w.c.setStatus(true, "lost limend (%s); answers can be sent once it is back", describeErr(err))
 	}
