@@ -216,7 +216,7 @@ func execRows() map[string]execRule {
 		"rg":    {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
 		"socat": {keep: true, see: seeSocat},
 		// A config file or command sets any option, the output file too.
-		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
+		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config", "--engine"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
 		"wget":    {keep: true, code: []string{"-e", "--execute", "--config", "--use-askpass"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
 		"aria2c":  {keep: true, script: []string{"--on-download-complete", "--on-download-start", "--on-download-error", "--on-download-stop", "--on-download-pause", "--on-bt-download-complete"}},
 		"ag":      {keep: true, script: []string{"--pager"}},
@@ -2188,6 +2188,9 @@ func seePytest(w walker, c *execCall) (int, bool) {
 			i++
 		case strings.HasPrefix(t, "-p") && !strings.HasPrefix(t, "--"):
 			v = t[2:]
+		case t == "--pdbcls" || strings.HasPrefix(t, "--pdbcls="):
+			// --pdbcls=module:Class imports the module, as -p does.
+			return 0, w.opaqueCall(c, "its --pdbcls imports a module of code limen does not read")
 		case t == "-o" || t == "--override-ini" || strings.HasPrefix(t, "--override-ini=") || strings.HasPrefix(t, "-o") && !strings.HasPrefix(t, "--"):
 			// -o addopts=-pevil: an ini setting given here
 			ini := strings.TrimPrefix(strings.TrimPrefix(t, "--override-ini="), "-o")

@@ -36,7 +36,10 @@ import (
 // module and rg --pre of a program are opaque.
 // 8: the exact key is always last, after the marks' level, also when the
 // command is its own subcommand (git prune, git stash drop).
-const KeyScheme = 8
+// 9: the eighth pass: raw disk and memory devices are secrets, pytest's
+// report and log options and touch/mkdir outside the project are writes
+// outside, dd if= is read.
+const KeyScheme = 9
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the

@@ -230,6 +230,20 @@ func teeMarks(args []word) []string {
 // copiers write to their last operand.
 var copiers = set("cp", "mv", "install", "ln", "rsync")
 
+// creators make every operand (touch ~/.bashrc, mkdir -p /etc/x).
+var creators = set("touch", "mkdir", "mkfifo", "mknod")
+
+// anyOutside reports whether an operand lies outside the working
+// directory and /tmp.
+func (w walker) anyOutside(args []word) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a.text, "-") && (!a.lit || w.outside(a.text)) {
+			return true
+		}
+	}
+	return false
+}
+
 // remoteCopiers reach another machine through a host:path operand.
 var remoteCopiers = set("scp", "rsync", "sftp")
 
@@ -260,6 +274,12 @@ func (w walker) argMarks(prog string, args []word) []string {
 		}
 		t := a.text
 		last = t
+		if prog == "dd" {
+			// dd if=FILE reads FILE (of= is an output, outputs.go).
+			if v, ok := strings.CutPrefix(t, "if="); ok {
+				t = v
+			}
+		}
 		// A read of limend's own database, where this limend keeps it
 		// (a change of it is a control instead, which changes no key).
 		if !secret && (w.secretAt(t) || !treeWriters[prog] && w.holdsRecords(t, readsTrees(prog, args))) {
@@ -271,7 +291,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 			marks = append(marks, "remote-host")
 		}
 	}
-	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) {
+	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) || creators[prog] && w.anyOutside(args) {
 		marks = append(marks, "write-outside")
 	}
 	if copiers[prog] && last != "" && w.writesConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {

@@ -28,6 +28,9 @@ type outputOpt struct {
 	// dir says the value is a directory the command writes into (tar -C,
 	// unzip -d): what it writes there can be any file below it.
 	dir bool
+	// covReport says the value is pytest-cov's TYPE[:PATH]: the path after
+	// the colon is written (a directory for html).
+	covReport bool
 }
 
 // outputRule is one row of outputRows.
@@ -85,8 +88,8 @@ var outputRows = map[string]outputRule{
 	"install":          {opts: dirs("-t", "--target-directory")},
 	"ln":               {opts: dirs("-t", "--target-directory")},
 	"shuf":             {opts: outs("-o", "--output")},
-	"pytest":           {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--debug")...)},
-	"py.test":          {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, outs("--junitxml", "--junit-xml")...)},
+	"pytest":           {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, pytestOutputs...)},
+	"py.test":          {opts: append([]outputOpt{{name: "--basetemp", removes: true, dir: true}}, pytestOutputs...)},
 	"curl":             {opts: append(dirs("--output-dir"), outs("-o", "--output", "-c", "--cookie-jar", "--hsts", "--alt-svc", "--ssl-sessions", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--etag-save", "--libcurl")...)},
 	"wget":             {opts: append(dirs("-P", "--directory-prefix"), outs("-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "--save-cookies")...)},
 	"tar":              {opts: dirs("-C", "--directory"), when: tarExtracts},
@@ -309,6 +312,14 @@ func outputsOf(prog string, args []word) []written {
 		}
 		for _, o := range r.opts {
 			if v, ok := outputValue(args, i, o.name); ok {
+				if o.covReport {
+					kind, p, ok := strings.Cut(v.text, ":")
+					if !ok || p == "" {
+						continue // term, xml: pytest-cov's default file in the working directory
+					}
+					out = append(out, written{w: word{text: p, lit: v.lit, glob: v.glob}, dir: kind == "html" || kind == "annotate"})
+					continue
+				}
 				out = append(out, written{w: v, removes: o.removes, dir: o.dir})
 			}
 		}
@@ -695,6 +706,14 @@ func asModule(prog string, args []word) (string, []word) {
 
 // outputModules are the Python modules that are also rows of outputRows.
 var outputModules = set("pytest", "py.test", "pip", "pip3")
+
+// pytestOutputs are pytest's and its common plugins' options that write
+// a file: the junit and log files, pytest-html, pytest-reportlog,
+// pytest-json-report, allure, and pytest-cov's reports (whose
+// TYPE:PATH values are read by outputsOf's coverage rule).
+var pytestOutputs = append(outs("--junitxml", "--junit-xml", "--resultlog", "--result-log", "--debug", "--log-file",
+	"--report-log", "--html", "--json-report-file", "--md-report-output", "--self-contained-html"),
+	append(dirs("--alluredir"), outputOpt{name: "--cov-report", covReport: true})...)
 
 // blockDevice reports whether a written path is a device other than the
 // harmless sinks: a disk (/dev/sda, /dev/nvme0n1, /dev/disk2,

@@ -103,6 +103,11 @@ var credentialFiles = []credentialFile{
 	{kind: "limen's records", patterns: []string{"~/.local/share/limen/", "~/.local/state/limen/", "~/library/application support/limen/limen.db"},
 		example: "~/.local/share/limen/limen.db"},
 	{kind: "process environment", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem"}, example: "/proc/self/environ"},
+	// A disk or memory device holds every file and key on it: cat
+	// /dev/sda reads them all (the eighth red-team pass).
+	{kind: "raw disks and memory", patterns: []string{"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*",
+		"/dev/mapper/*", "/dev/dm-*", "/dev/md*", "/dev/loop*", "/dev/disk/**", "/dev/mem", "/dev/kmem", "/dev/port",
+		"/proc/kcore", "/dev/block/*", "/dev/disk*", "/dev/rdisk*"}, example: "/dev/nvme0n1p1"},
 	{kind: "maven, gradle, composer, nuget", patterns: []string{"~/.m2/settings.xml", "~/.m2/settings-security.xml", "**/gradle.properties",
 		"~/.composer/auth.json", "~/.config/composer/auth.json", "**/auth.json", "~/.nuget/nuget/nuget.config"}, example: "~/.gradle/gradle.properties"},
 	// Shell and REPL history holds the tokens people typed or exported.
