@@ -225,7 +225,7 @@ func (c *Client) DecideAndWait(ctx context.Context, a *limenv1.Action, opts Wait
 	if wait <= 0 {
 		return fallback(v, otherwise, errors.New("no time left to wait for a person"))
 	}
-	resp, err := c.API.Await(ctx, &limenv1.AwaitRequest{AskId: askID, Timeout: durationpb.New(wait)})
+	resp, err := c.AwaitAcross(ctx, askID, wait)
 	if err != nil {
 		return fallback(v, otherwise, fmt.Errorf("waiting for a person failed: %w", err))
 	}
@@ -262,7 +262,36 @@ func (c *Client) Await(ctx context.Context, askID string, wait time.Duration) (*
 	}
 	ctx, cancel := withDeadline(ctx, DefaultTimeout+wait)
 	defer cancel()
-	return c.API.Await(ctx, &limenv1.AwaitRequest{AskId: askID, Timeout: durationpb.New(wait)})
+	return c.AwaitAcross(ctx, askID, wait)
+}
+
+// AwaitAcross waits up to wait for a person's answer to askID, across
+// restarts of limend: an ask is kept when limend stops, so when a wait
+// ends because limend went away, it waits again, once limend serves
+// again, for the time that is left. Each attempt is bounded by the wait
+// (and a second for the reply), so a limend that does not come back ends
+// it with an error the caller turns into ask.
+func (c *Client) AwaitAcross(ctx context.Context, askID string, wait time.Duration) (*limenv1.AwaitResponse, error) {
+	end := time.Now().Add(wait)
+	for {
+		left := max(time.Until(end), time.Millisecond)
+		actx, cancel := context.WithDeadline(ctx, end.Add(time.Second))
+		resp, err := c.API.Await(actx, &limenv1.AwaitRequest{AskId: askID, Timeout: durationpb.New(left)}, grpc.WaitForReady(true))
+		cancel()
+		if err == nil || ProblemOf(err) != Unreachable || ctx.Err() != nil || time.Until(end) <= 0 {
+			return resp, err
+		}
+		// limend is stopping or gone: the next attempt waits for it to
+		// serve (WaitForReady), after a pause so a limend that refuses
+		// at once is not asked in a tight loop.
+		pause := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			pause.Stop()
+			return nil, err
+		case <-pause.C:
+		}
+	}
 }
 
 func failClosed(err error) Verdict {

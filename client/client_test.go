@@ -219,3 +219,53 @@ func TestRelativeSocket(t *testing.T) {
 		t.Fatalf("Decide over a relative socket path: %v", got.Err)
 	}
 }
+
+// TestAwaitSurvivesARestart: a wait for a person's answer goes on across
+// a restart of limend (the ask is kept on disk): limend stops while the
+// wait runs, starts again on the same socket and database, a person
+// answers there, and the waiter gets the approval, not an error.
+func TestAwaitSurvivesARestart(t *testing.T) {
+	dir := t.TempDir()
+	cfg := daemon.Config{Socket: filepath.Join(dir, "run", "limend.sock"), DB: filepath.Join(dir, "limen.db"),
+		ShutdownTimeout: 2 * time.Second, LockTimeout: time.Second}
+	d, err := daemon.Start(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, cfg.Socket)
+	defer c.Close()
+	v := c.Decide(t.Context(), bash("make deploy"))
+	id := v.Decision.GetAskId()
+	if id == "" {
+		t.Fatalf("make deploy = %v; want a queued ask", v.Verdict)
+	}
+	type result struct {
+		resp *limenv1.AwaitResponse
+		err  error
+	}
+	waited := make(chan result, 1)
+	go func() {
+		resp, err := c.AwaitAcross(t.Context(), id, 20*time.Second)
+		waited <- result{resp, err}
+	}()
+	// Whether the waiter's Await is in limend when it stops (woken with
+	// the stopping error) or reaches it while it is down (waiting for it
+	// to serve), the wait must go on.
+	if err := d.Stop(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	d, err = daemon.Start(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Stop(context.Background())
+	person := dial(t, cfg.Socket)
+	defer person.Close()
+	if _, err := person.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: id, Choice: limenv1.Choice_CHOICE_APPROVE}); err != nil {
+		t.Fatalf("answer after the restart: %v", err)
+	}
+	r := <-waited
+	if r.err != nil || r.resp.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
+		t.Fatalf("the wait across the restart = %v, %v; want the approval", r.resp, r.err)
+	}
+}

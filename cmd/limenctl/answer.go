@@ -3,12 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/limenhq/limen/internal/describe"
 	"strconv"
 	"time"
 
+	"github.com/limenhq/limen/internal/describe"
+
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -103,7 +103,7 @@ func runAwait(cmd *cobra.Command, a *app, wait time.Duration, args []string) err
 		return err
 	}
 	defer c.Close()
-	resp, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: args[0], Timeout: durationpb.New(wait)})
+	resp, err := c.AwaitAcross(cmd.Context(), args[0], wait) // survives a restart of limend
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/limenhq/limen/internal/describe"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/limenhq/limen/internal/describe"
+
 	"github.com/spf13/cobra"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"mvdan.cc/sh/v3/syntax"
 
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -113,7 +113,7 @@ func runDecide(cmd *cobra.Command, a *app, o decideOptions, args []string) error
 		printDecision(a, d)
 		fmt.Fprintf(a.out, "\nwaiting for a person to answer ask %s (limenctl answer %s --approve)…\n", d.GetAskId(), d.GetAskId())
 	}
-	aw, err := c.API.Await(cmd.Context(), &limenv1.AwaitRequest{AskId: d.GetAskId(), Timeout: durationpb.New(o.waitFor)})
+	aw, err := c.AwaitAcross(cmd.Context(), d.GetAskId(), o.waitFor) // survives a restart of limend
 	if err != nil {
 		return err
 	}
