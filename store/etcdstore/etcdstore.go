@@ -408,6 +408,22 @@ type taken struct {
 
 // take reads ask askID, the decision and the answer counter in one
 // snapshot, or explains why it is not pending.
+// takeWith is take, with the ask's decision given outcome and encoded:
+// what an answer and an expiry both write in place of the pending ask.
+func (s *Store) takeWith(ctx context.Context, askID uint64, outcome *storev1.AskOutcome) (*taken, *storev1.Decision, []byte, error) {
+	t, err := s.take(ctx, askID)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	d := proto.CloneOf(t.d)
+	d.Outcome = outcome
+	dv, err := proto.Marshal(d)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("encode decision: %w", err)
+	}
+	return t, d, dv, nil
+}
+
 func (s *Store) take(ctx context.Context, askID uint64) (*taken, error) {
 	resp, err := s.cli.Txn(ctx).Then(
 		clientv3.OpGet(s.keys.pending(askID)),
@@ -483,17 +499,10 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 	defer cancel()
 	s.own.mark(askID, true)
 	for {
-		t, err := s.take(ctx, askID)
+		t, d, dv, err := s.takeWith(ctx, askID, outcome)
 		if err != nil {
 			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("answer ask %d: %w", askID, err)
-		}
-		d := proto.CloneOf(t.d)
-		d.Outcome = outcome
-		dv, err := proto.Marshal(d)
-		if err != nil {
-			s.own.unmark(askID, true)
-			return nil, fmt.Errorf("answer ask %d: encode decision: %w", askID, err)
 		}
 		seq := t.seq + 1
 		rec.Seq = seq
@@ -546,17 +555,10 @@ func (s *Store) Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Deci
 	defer cancel()
 	s.own.mark(askID, true)
 	for {
-		t, err := s.take(ctx, askID)
+		t, d, dv, err := s.takeWith(ctx, askID, outcome)
 		if err != nil {
 			s.own.unmark(askID, true)
 			return nil, fmt.Errorf("expire ask %d: %w", askID, err)
-		}
-		d := proto.CloneOf(t.d)
-		d.Outcome = outcome
-		dv, err := proto.Marshal(d)
-		if err != nil {
-			s.own.unmark(askID, true)
-			return nil, fmt.Errorf("expire ask %d: encode decision: %w", askID, err)
 		}
 		resp, err := s.cli.Txn(ctx).If(s.unchanged(askID, t)...).Then(
 			clientv3.OpDelete(s.keys.pending(askID)),
