@@ -102,13 +102,35 @@ func lookupHome(name string) (string, bool) {
 	return home, home != ""
 }
 
+// pairs is a table between an API enum and a domain one, read both ways;
+// a value in neither column maps to the caller's fail-closed default.
+type pairs[A, D comparable] []struct {
+	api    A
+	domain D
+}
+
+func (t pairs[A, D]) toDomain(v A, otherwise D) D {
+	for _, e := range t {
+		if e.api == v {
+			return e.domain
+		}
+	}
+	return otherwise
+}
+
+func (t pairs[A, D]) toAPI(v D, otherwise A) A {
+	for _, e := range t {
+		if e.domain == v {
+			return e.api
+		}
+	}
+	return otherwise
+}
+
 // verdicts is the one table between the API's verdicts and the policy's.
 // Their names ("allow", "ask", "block") are policy.Verdict's String, so an
 // API verdict is named, and read back from a name, through the policy.
-var verdicts = [...]struct {
-	api    limenv1.Verdict
-	domain policy.Verdict
-}{
+var verdicts = pairs[limenv1.Verdict, policy.Verdict]{
 	{limenv1.Verdict_VERDICT_ASK, policy.Ask},
 	{limenv1.Verdict_VERDICT_ALLOW, policy.Allow},
 	{limenv1.Verdict_VERDICT_BLOCK, policy.Block},
@@ -117,24 +139,12 @@ var verdicts = [...]struct {
 // Verdict is the policy verdict of an API verdict. VERDICT_UNSPECIFIED and
 // any value this build does not know are Ask: an unknown verdict never
 // allows and never blocks without a person.
-func Verdict(v limenv1.Verdict) policy.Verdict {
-	for _, e := range verdicts {
-		if e.api == v {
-			return e.domain
-		}
-	}
-	return policy.Ask
-}
+func Verdict(v limenv1.Verdict) policy.Verdict { return verdicts.toDomain(v, policy.Ask) }
 
 // APIVerdict is the API verdict of a policy verdict; an unknown one is
 // VERDICT_ASK.
 func APIVerdict(v policy.Verdict) limenv1.Verdict {
-	for _, e := range verdicts {
-		if e.domain == v {
-			return e.api
-		}
-	}
-	return limenv1.Verdict_VERDICT_ASK
+	return verdicts.toAPI(v, limenv1.Verdict_VERDICT_ASK)
 }
 
 // VerdictName is "allow", "ask" or "block"; "ask" for an unspecified or
@@ -149,10 +159,7 @@ func ParseVerdictName(s string) limenv1.Verdict {
 }
 
 // deciders is the one table between the API's deciders and the engine's.
-var deciders = [...]struct {
-	api    limenv1.Decider
-	domain engine.DecidedBy
-}{
+var deciders = pairs[limenv1.Decider, engine.DecidedBy]{
 	{limenv1.Decider_DECIDER_FAILSAFE, engine.ByFailsafe},
 	{limenv1.Decider_DECIDER_RULE, engine.ByRule},
 	{limenv1.Decider_DECIDER_PREDICTION, engine.ByPrediction},
@@ -162,22 +169,10 @@ var deciders = [...]struct {
 // DecidedBy is the engine's name for what settled a verdict;
 // DECIDER_UNSPECIFIED and unknown values are ByFailsafe, which claims
 // nothing was weighed.
-func DecidedBy(d limenv1.Decider) engine.DecidedBy {
-	for _, e := range deciders {
-		if e.api == d {
-			return e.domain
-		}
-	}
-	return engine.ByFailsafe
-}
+func DecidedBy(d limenv1.Decider) engine.DecidedBy { return deciders.toDomain(d, engine.ByFailsafe) }
 
 // APIDecider is the API's name for what settled a verdict; an unknown
 // value is DECIDER_FAILSAFE.
 func APIDecider(d engine.DecidedBy) limenv1.Decider {
-	for _, e := range deciders {
-		if e.domain == d {
-			return e.api
-		}
-	}
-	return limenv1.Decider_DECIDER_FAILSAFE
+	return deciders.toAPI(d, limenv1.Decider_DECIDER_FAILSAFE)
 }
