@@ -23,6 +23,9 @@ type evalOptions struct {
 	policyFile string
 	seed       uint64
 	usersHalf  string
+	// interrupted, when set, adds limen learning through a dialog in
+	// which these shares of answers arrive as interruptions.
+	interrupted string
 }
 
 func newEvalCmd(a *app) *cobra.Command {
@@ -50,7 +53,8 @@ second and per-decision p50/p99.`,
   limenctl eval dev.jsonl --costs allow=20,block=2,ask=1 --json > report.json
   limenctl eval dev.jsonl --policy my-policy.toml --seed 7
   limenctl eval dev.jsonl --users-half a   # tune on these users …
-  limenctl eval dev.jsonl --users-half b   # … and check on the others`,
+  limenctl eval dev.jsonl --users-half b   # … and check on the others
+  limenctl eval dev.jsonl --interrupted deny=0.5,approve=0.02   # what should Esc teach?`,
 		Args: needArgs(1, "the labelled stream to replay (a .jsonl file, such as eval/testdata/smoke.jsonl)", "limenctl eval STREAM.jsonl"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runEvalStream(a, o, args[0]) },
 	}
@@ -61,6 +65,9 @@ second and per-decision p50/p99.`,
 	f.Uint64Var(&o.seed, "seed", 1, "seed of limen's exploration draws")
 	f.StringVar(&o.usersHalf, "users-half", "", "replay only half of the stream's users, a or b, split by a fixed hash of the user id\n"+
 		"(the other half's lines are skipped: they neither count nor teach), to tune on one half and check on the other")
+	f.StringVar(&o.interrupted, "interrupted", "", "also replay limen learning from a runtime's dialog in which these shares of answers come only as an\n"+
+		"interruption (No without a note, Esc, or Yes then Esc while it ran), once per way of teaching one:\n"+
+		"nothing, a weak deny (the exact action only) and a deny; as deny=0.5,approve=0.02")
 	return cmd
 }
 
@@ -91,6 +98,13 @@ func runEvalStream(a *app, o evalOptions, stream string) error {
 	default:
 		return usagef("--users-half %q: give a or b (each user id falls in one half, by a fixed hash)", o.usersHalf)
 	}
+	var interrupted eval.Interruptions
+	if o.interrupted != "" {
+		var err error
+		if interrupted, err = parseInterruptions(o.interrupted); err != nil {
+			return err
+		}
+	}
 	f, err := os.Open(stream)
 	if err != nil {
 		return fmt.Errorf("eval: %w\nhint: give the path of a .jsonl stream, such as eval/testdata/smoke.jsonl in limen's source tree", err)
@@ -104,6 +118,9 @@ func runEvalStream(a *app, o evalOptions, stream string) error {
 	strategies := []eval.Strategy{
 		eval.NewLimen(pol, predictor.DefaultConfig(), o.seed),
 		eval.AlwaysAsk{}, eval.NewRememberExact(), eval.NewRememberPrefix(),
+	}
+	if o.interrupted != "" {
+		strategies = append(strategies, interruptedStrategies(pol, interrupted, o.seed)...)
 	}
 	start := time.Now()
 	rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: o.perUser, Users: users})
