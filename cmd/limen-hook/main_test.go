@@ -47,16 +47,23 @@ type limend struct {
 	c    *client.Client
 }
 
-func start(t testing.TB) limend {
+func start(t testing.TB) limend { return startWith(t, nil) }
+
+// startWith is start with the configuration changed by with.
+func startWith(t testing.TB, with func(*daemon.Config)) limend {
 	t.Helper()
 	dir := t.TempDir()
-	d, err := daemon.Start(daemon.Config{
+	cfg := daemon.Config{
 		Socket:          filepath.Join(dir, "g.sock"),
 		HTTPSocket:      filepath.Join(dir, "h.sock"),
 		DB:              filepath.Join(dir, "limen.db"),
 		ShutdownTimeout: 2 * time.Second,
 		LockTimeout:     200 * time.Millisecond,
-	}, nil)
+	}
+	if with != nil {
+		with(&cfg)
+	}
+	d, err := daemon.Start(cfg, nil)
 	if err != nil {
 		t.Fatalf("start limend: %v", err)
 	}
