@@ -155,15 +155,16 @@ func TestReplayClaudeCode(t *testing.T) {
 		// No, with a note (Tab).
 		{"c_deny_reason", replayOpts{}, []want{{Denied, true, "PostToolBatch", "use a different file please", ""}}},
 		// No without a note, Esc, Yes then Esc while it ran: nothing
-		// comes for the call until the next prompt.
-		{"c_deny", replayOpts{}, []want{{Interrupted, false, "UserPromptSubmit", "", ""}}},
-		{"d_esc", replayOpts{}, []want{{Interrupted, false, "UserPromptSubmit", "", ""}}},
-		{"g_interrupt_running", replayOpts{}, []want{{Interrupted, false, "UserPromptSubmit", "", ""}}},
+		// comes for the call until the next prompt, which is the
+		// person's No.
+		{"c_deny", replayOpts{}, []want{{Interrupted, true, "UserPromptSubmit", "", ""}}},
+		{"d_esc", replayOpts{}, []want{{Interrupted, true, "UserPromptSubmit", "", ""}}},
+		{"g_interrupt_running", replayOpts{}, []want{{Interrupted, true, "UserPromptSubmit", "", ""}}},
 		// Two calls in one message: Yes to the first, No to the second,
 		// whose batch never ends; the session does.
 		{"h_parallel", replayOpts{}, []want{
 			{Approved, true, "PostToolUse", "", ""},
-			{Interrupted, false, "SessionEnd", "", ""},
+			{Interrupted, true, "SessionEnd", "", ""},
 		}},
 		// The same command twice in one message: Yes, then No with a note;
 		// each PermissionRequest binds to its own call.

@@ -20,9 +20,14 @@ const (
 	Refused
 	// Interrupted: the session moved on with no word on the tool (No
 	// without a note, Esc, or Esc while an approved tool ran: Claude
-	// Code's events cannot tell these apart), or the tool was
-	// interrupted while it ran.
+	// Code's events cannot tell these apart). From a dialog, it is taken
+	// as the person's No: most people refuse without a note, and a limen
+	// that heard only approvals would drift to allowing what they refuse
+	// (measured with limenctl eval --interrupted, docs/integrations.md).
 	Interrupted
+	// CutShort: the tool ran and the runtime says the person interrupted
+	// it while it ran: approved, then stopped, which says neither.
+	CutShort
 )
 
 // String names the result as limen's notes word it.
@@ -36,6 +41,8 @@ func (r Result) String() string {
 		return "refused"
 	case Interrupted:
 		return "interrupted"
+	case CutShort:
+		return "cut short"
 	}
 	return "unknown"
 }
@@ -76,12 +83,16 @@ type Outcome struct {
 	Scope string
 }
 
-// Person reports whether the outcome is a person's answer: approved or
-// denied in a dialog the runtime asked for, which no hook of limen's
-// answered.
+// Person reports whether the outcome is a person's answer: approved,
+// denied or interrupted in a dialog the runtime asked for, which no hook
+// of limen's answered. An interruption is the person's No (see
+// Interrupted).
 func (o Outcome) Person() bool {
-	return o.Dialog && o.HookAnswer == "" && o.Approver == "" && (o.Result == Approved || o.Result == Denied)
+	return o.Dialog && o.HookAnswer == "" && o.Approver == "" && (o.Result == Approved || o.Result == Denied || o.Result == Interrupted)
 }
+
+// Approves reports whether the person's answer is an approval.
+func (o Outcome) Approves() bool { return o.Result == Approved }
 
 // MaxOpen bounds the asks a Tracker holds, so that a runtime that never
 // sends what closes its asks cannot grow limend's memory without end: past
@@ -248,7 +259,7 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 	case PostToolUseFailure:
 		if k := mine(e.ToolUseID); k != nil {
 			if e.IsInterrupt {
-				settle(k, Interrupted, "", "PostToolUseFailure (interrupted)")
+				settle(k, CutShort, "", "PostToolUseFailure (interrupted)")
 			} else {
 				settle(k, Approved, "", "PostToolUseFailure")
 			}

@@ -87,9 +87,9 @@ func TestTrackerEdges(t *testing.T) {
 		{"a new prompt closes the last prompt's asks, not its own", []Ask{ask("1", "s", "p1", inA), ask("2", "s", "p2", inB)}, []step{
 			{e: func() Event { e := ev(PreToolUse, "s", "3"); e.PromptID = "p2"; return e }(), want: "1:interrupted:false"},
 		}, 1},
-		{"an interrupted run is interrupted", []Ask{ask("1", "s", "p", inA)}, []step{
+		{"a run interrupted while it ran is cut short, no one's answer", []Ask{ask("1", "s", "p", inA)}, []step{
 			{e: permReq("s", inA)},
-			{e: func() Event { e := ev(PostToolUseFailure, "s", "1"); e.IsInterrupt = true; return e }(), want: "1:interrupted:false"},
+			{e: func() Event { e := ev(PostToolUseFailure, "s", "1"); e.IsInterrupt = true; return e }(), want: "1:cut short:false"},
 		}, 0},
 		{"session end closes every ask of the session", []Ask{ask("1", "s", "p", inA), ask("2", "s", "p", inB), ask("3", "t", "p", inB)}, []step{
 			{e: ev(SessionEnd, "s", ""), want: "1:interrupted:false 2:interrupted:false"},

@@ -238,10 +238,13 @@ func (s *Server) settleOutcome(d outcome.Outcome) {
 	proof := fmt.Sprintf("%s, inferred from %s of %s (session %s)", Channel, d.Proof, d.Ask.ToolUseID, d.Ask.Session)
 	if d.Person() {
 		choice := limenv1.Choice_CHOICE_APPROVE
-		if d.Result == outcome.Denied {
+		if !d.Approves() {
 			choice = limenv1.Choice_CHOICE_DENY
 		}
 		note := proof
+		if d.Result == outcome.Interrupted {
+			note += "; interrupted: no answer reached the model (No without a note, Esc, or Esc while it ran, which the runtime's events do not tell apart), taken as a No"
+		}
 		if d.Scope != "" {
 			note += "; don't ask again: " + d.Scope + " saved in .claude/settings.local.json"
 		}
@@ -257,10 +260,12 @@ func (s *Server) settleOutcome(d outcome.Outcome) {
 	switch {
 	case d.HookAnswer != "":
 		why += ", answered by limen's PermissionRequest hook (" + d.HookAnswer + "), not by a person"
-	case !d.Dialog && (d.Result == outcome.Approved || d.Result == outcome.Denied):
+	case d.Approver != "":
+		why += " by " + d.Approver + ", not known to be a person, so it teaches nothing"
+	case !d.Dialog:
 		why += " with no dialog limen saw (a rule, a mode or another hook decided), not by a person"
-	case d.Result == outcome.Interrupted:
-		why += ": no answer reached the model (No without a note, Esc, or Esc while it ran), which teaches nothing"
+	case d.Result == outcome.CutShort:
+		why += ": approved, then stopped while it ran, which teaches nothing"
 	case d.Result == outcome.Refused:
 		why += ": the runtime did not run it, for a reason other than the person's No"
 	}

@@ -131,8 +131,8 @@ func TestDialogAnswersAreLearned(t *testing.T) {
 			[]string{"inferred from PostToolBatch", "the person said: not there"}},
 		{"esc", func(f, id string) [][]byte {
 			return [][]byte{hookEvent("PermissionRequest", "", cwd, f, nil), hookEvent("UserPromptSubmit", "", cwd, f, nil)}
-		}, "", limenv1.AskState_ASK_STATE_EXPIRED, limenv1.Choice_CHOICE_UNSPECIFIED,
-			[]string{"interrupted", "teaches nothing"}},
+		}, "", limenv1.AskState_ASK_STATE_ANSWERED, limenv1.Choice_CHOICE_DENY,
+			[]string{"inferred from UserPromptSubmit", "interrupted", "taken as a No"}},
 		{"ran with no dialog", func(f, id string) [][]byte {
 			return [][]byte{hookEvent("PostToolUse", id, cwd, f, nil)}
 		}, "", limenv1.AskState_ASK_STATE_EXPIRED, limenv1.Choice_CHOICE_UNSPECIFIED,
