@@ -172,9 +172,11 @@ var (
 		"mamba":   {long: []string{"cwd"}},
 	}
 	programChdir = map[string]chdirSpec{
-		"git":       {short: 'C', long: []string{"git-dir", "work-tree"}, valueShort: "c", beforeOperand: true},
-		"make":      {short: 'C', long: []string{"directory"}, valueShort: "fIjloW"},
-		"gmake":     {short: 'C', long: []string{"directory"}, valueShort: "fIjloW"},
+		"git": {short: 'C', long: []string{"git-dir", "work-tree"}, valueShort: "c", beforeOperand: true},
+		// -j and -l take a number only when one follows (make -j -C DIR):
+		// they are not among the options whose value is the next word.
+		"make":      {short: 'C', long: []string{"directory"}, valueShort: "fIoW"},
+		"gmake":     {short: 'C', long: []string{"directory"}, valueShort: "fIoW"},
 		"go":        {single: []string{"-C"}, beforeOperand: true},
 		"ninja":     {short: 'C', valueShort: "fjklt"},
 		"npm":       {short: 'C', long: []string{"prefix"}},

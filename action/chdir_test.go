@@ -23,7 +23,7 @@ var chdirCases = map[string][]struct {
 	"git":       {{"git -C /tmp/evil log", true}, {"git -C sub -C .. status", false}, {"git -c x.y=1 -C /srv status", true}, {"git --git-dir=/srv/x/.git log", true}, {"git --work-tree /srv status", true}, {"git log -C", false}},
 	"make":      {{"make -C /tmp/evil", true}, {"make --directory=/srv test", true}, {"make -C sub test", false}, {"make -j4 -C/srv", true}},
 	"gmake":     {{"gmake -C /srv", true}},
-	"go":        {{"go -C /tmp/evil test ./...", true}, {"go -C=/srv build", true}, {"go test -C /srv", false}},
+	"go":        {{"go -C /tmp/evil test ./...", true}, {"go -C=/srv build", true}, {"go test -C /srv", true}, {"go vet -C /srv ./...", true}},
 	"ninja":     {{"ninja -C /srv", true}, {"ninja -C build", false}},
 	"npm":       {{"npm --prefix /srv test", true}, {"npm -C /srv run build", true}, {"npm --prefix web test", false}},
 	"pnpm":      {{"pnpm --dir /srv test", true}, {"pnpm -C /srv build", true}},

@@ -49,16 +49,18 @@ func (s *Self) holdsRecords(t, cwd, home string, tree bool) bool {
 		return false
 	}
 	sc := &controlScope{self: s, cwd: cwd, home: home}
-	target := splitPath(sc.resolve(t))
-	if s.DB != "" {
-		dir := splitPath(globQuote(path.Dir(s.DB)))
-		if gap, ok := segmentsMatch(append(dir, "*"), target, false); ok && (gap == 0 || tree) {
-			return true
+	for _, p := range sc.resolveAll(t) {
+		target := splitPath(p)
+		if s.DB != "" {
+			dir := splitPath(globQuote(path.Dir(s.DB)))
+			if gap, ok := segmentsMatch(append(dir, "*"), target, false); ok && (gap == 0 || tree) {
+				return true
+			}
 		}
-	}
-	for _, k := range s.Keys {
-		if gap, ok := segmentsMatch(splitPath(globQuote(k)), target, false); ok && (gap == 0 || tree) {
-			return true
+		for _, k := range s.Keys {
+			if gap, ok := segmentsMatch(splitPath(globQuote(k)), target, false); ok && (gap == 0 || tree) {
+				return true
+			}
 		}
 	}
 	return false
@@ -465,12 +467,33 @@ func (s *controlScope) resolve(t string) string {
 	return path.Clean(procThrough(t, s.cwd))
 }
 
+// resolveAll is resolve and, for a path through another process's
+// working directory (/proc/1/cwd/…), also the path it names when that
+// process runs in / (as pid 1 and most daemons do): limen cannot know
+// which, so both are checked.
+func (s *controlScope) resolveAll(t string) []string {
+	p := s.resolve(t)
+	if !strings.HasPrefix(p, "/proc/") && !strings.Contains(t, "/proc/") {
+		return []string{p}
+	}
+	q := s.resolve(strings.Replace(t, "/cwd/", "/cwd/"+otherCwdMarker, 1))
+	q = path.Clean(strings.Replace(q, otherCwdMarker, "", 1))
+	if q == p {
+		return []string{p}
+	}
+	return []string{p, q}
+}
+
+// otherCwdMarker asks procThrough to take another process's working
+// directory for / (see resolveAll).
+const otherCwdMarker = "\x00root-cwd\x00/"
+
 // procThrough sees through /proc/<pid>/root, a process's root directory
 // (/proc/self/root/home/ana/.claude is /home/ana/.claude), and
 // /proc/<pid>/cwd, its working directory (taken to be cwd: for another
-// process it could be anywhere, and cwd is the likeliest). It runs before
-// the path is cleaned: /proc/self/cwd/.. is the parent of the working
-// directory, not /proc/self.
+// process it could be anywhere, and cwd is the likeliest; resolveAll
+// checks / too). It runs before the path is cleaned: /proc/self/cwd/.. is
+// the parent of the working directory, not /proc/self.
 func procThrough(p, cwd string) string {
 	for i := 0; i < 4; i++ {
 		rest, ok := strings.CutPrefix(p, "/proc/")
@@ -485,6 +508,8 @@ func procThrough(p, cwd string) string {
 		switch {
 		case dir == "root":
 			p = "/" + below
+		case dir == "cwd" && strings.HasPrefix(below, otherCwdMarker):
+			p = "/" + strings.TrimPrefix(below, otherCwdMarker)
 		case dir == "cwd" && cwd != "":
 			p = cwd + "/" + below
 		default:
@@ -983,7 +1008,12 @@ func (s *controlScope) wordHit(w word, above bool) (pathHit, bool) {
 	if !above && s.cannotReach(t) {
 		return pathHit{}, false
 	}
-	return s.protectedAt(s.resolve(t), above)
+	for _, p := range s.resolveAll(t) {
+		if hit, ok := s.protectedAt(p, above); ok {
+			return hit, true
+		}
+	}
+	return pathHit{}, false
 }
 
 // pathControl checks the paths a command names.

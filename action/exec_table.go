@@ -812,7 +812,10 @@ var execEnv = map[string]envHow{
 	"GIT_SSH_COMMAND": envScript, "GIT_SSH": envScript, "GIT_PAGER": envScript, "PAGER": envScript, "MANPAGER": envScript,
 	"GIT_EDITOR": envScript, "EDITOR": envScript, "VISUAL": envScript, "GIT_SEQUENCE_EDITOR": envScript,
 	"GIT_EXTERNAL_DIFF": envScript, "GIT_ASKPASS": envScript, "SSH_ASKPASS": envScript, "GIT_PROXY_COMMAND": envScript,
-	"RSYNC_RSH": envScript, "LESSOPEN": envScript, "LESSCLOSE": envScript, "PROMPT_COMMAND": envScript, "SUDO_ASKPASS": envScript,
+	"RSYNC_RSH": envScript, "LESSOPEN": envScript, "LESSCLOSE": envScript, "PROMPT_COMMAND": envScript,
+	// With xtrace on (SHELLOPTS=xtrace), a shell expands PS4 before every
+	// command it traces: PS4='$(curl … | sh)' runs it.
+	"PS4": envCode, "SHELLOPTS": envCode, "BASHOPTS": envCode, "PS0": envCode, "SUDO_ASKPASS": envScript,
 	"LD_PRELOAD": envCode, "LD_AUDIT": envCode, "LD_LIBRARY_PATH": envCode, "DYLD_INSERT_LIBRARIES": envCode,
 	"BASH_ENV": envCode, "ENV": envCode, "ZDOTDIR": envCode, "PERL5OPT": envCode, "NODE_OPTIONS": envCode,
 	"PYTHONSTARTUP": envCode, "PYTHONINSPECT": envCode, "RUBYOPT": envCode, "GIT_CONFIG_GLOBAL": envCode,

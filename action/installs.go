@@ -31,7 +31,10 @@ var registryFlags = set("--registry", "--index-url", "-i", "--extra-index-url", 
 // refreshers fetch new versions of what the project depends on, or run
 // its packages' install scripts again, with no package named.
 var refreshers = set("npm update", "npm up", "npm upgrade", "npm rebuild", "npm rb", "pnpm update", "pnpm up", "yarn upgrade", "yarn up",
-	"bun update", "cargo update", "go get", "pip install -U", "poetry update", "uv lock", "composer update", "bundle update", "gem update")
+	"bun update", "cargo update", "go get", "pip install -U", "poetry update", "uv lock", "composer update", "bundle update", "gem update",
+	// npm link installs the project (or a package) into the global
+	// prefix, scripts and all, for every shell of the machine
+	"npm link", "npm ln", "yarn link", "pnpm link", "pnpm ln", "bun link")
 
 // installValueFlags take a value that is a file or option, not a package.
 var installValueFlags = set("-r", "--requirement", "-c", "--constraint", "-e", "--editable", "--prefix", "--target", "-t",

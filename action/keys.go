@@ -39,7 +39,12 @@ import (
 // 9: the eighth pass: raw disk and memory devices are secrets, pytest's
 // report and log options and touch/mkdir outside the project are writes
 // outside, dd if= is read.
-const KeyScheme = 9
+// 10: the ninth pass: a task runner's targets and scripts (make deploy,
+// npm run publish, git's and cargo's external commands) are marks of
+// their own (tasks.go); go, pytest, cargo and make given code or include
+// directories from outside the project run outside (runs_elsewhere.go);
+// gofmt -cpuprofile writes; more apps' credential stores are secrets.
+const KeyScheme = 10
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the

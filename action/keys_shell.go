@@ -701,6 +701,9 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	marks = append(marks, w.argMarks(prog, cmd[1:])...)
 	marks = append(marks, installMarks(prog, sub, cmd[1:])...)
 	marks = append(marks, w.outputMarks(prog, cmd[1:])...)
+	marks = append(marks, taskMarks(prog, sub, cmd[1:])...)        // tasks.go
+	marks = append(marks, w.elsewhereMarks(prog, sub, cmd[1:])...) // runs_elsewhere.go
+	marks = append(marks, hostMarks(prog, cmd[1:])...)             // network.go
 	marks = append(marks, ctx.marks...)
 	if ctx.input || computedArgs(cmd[1:]) {
 		marks = append(marks, computedMark)

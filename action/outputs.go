@@ -123,9 +123,11 @@ var outputRows = map[string]outputRule{
 	"less":          {opts: outs("-o", "-O", "--log-file", "--LOG-FILE")},
 	"node":          {opts: nodeOutputs},
 	"nodejs":        {opts: nodeOutputs},
-	"gofmt":         inPlace("-w"),
-	"goimports":     inPlace("-w"),
-	"gofumpt":       inPlace("-w"),
+	// gofmt and its kin also write a CPU profile where -cpuprofile says
+	// (the ninth red-team pass: gofmt -cpuprofile ~/.bashrc main.go).
+	"gofmt":         {rewrites: []string{"-w"}, opts: outs("-cpuprofile")},
+	"goimports":     {rewrites: []string{"-w"}, opts: outs("-cpuprofile", "-memprofile")},
+	"gofumpt":       {rewrites: []string{"-w"}, opts: outs("-cpuprofile")},
 	"golines":       inPlace("-w", "--write-output"),
 	"prettier":      inPlace("-w", "--write"),
 	"eslint":        inPlace("--fix"),

@@ -38,7 +38,7 @@ func TestPathEnv(t *testing.T) {
 		want      bool
 	}{
 		{"GIT_INDEX_FILE=/tmp/x git add -A", "config-env", true},
-		{"GIT_INDEX_FILE=.git/config git add -A", "config-env", true},
+		{"GIT_INDEX_FILE=.git/index.lock git add -A", "config-env", true},
 		{"GIT_ALTERNATE_OBJECT_DIRECTORIES=/tmp/o git log", "config-env", true},
 		{"GIT_TRACE_PACK_ACCESS=~/.bashrc git log", "config-env", true},
 		{"GIT_TRACE2_PERF=/tmp/p git status", "config-env", true},

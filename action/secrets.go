@@ -102,7 +102,9 @@ var credentialFiles = []credentialFile{
 	// through.
 	{kind: "limen's records", patterns: []string{"~/.local/share/limen/", "~/.local/state/limen/", "~/library/application support/limen/limen.db"},
 		example: "~/.local/share/limen/limen.db"},
-	{kind: "process environment", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem"}, example: "/proc/self/environ"},
+	{kind: "process environment and open files", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem",
+		// A process's open files: limend's database at /proc/<its pid>/fd/5.
+		"/proc/*/fd/", "/proc/*/task/*/fd/", "/proc/*/map_files/"}, example: "/proc/self/environ"},
 	// A disk or memory device holds every file and key on it: cat
 	// /dev/sda reads them all (the eighth red-team pass).
 	{kind: "raw disks and memory", patterns: []string{"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*",
@@ -114,6 +116,40 @@ var credentialFiles = []credentialFile{
 	{kind: "shell history", patterns: []string{"~/.bash_history", "~/.zsh_history", "~/.histfile", "~/.sh_history", "~/.python_history",
 		"~/.psql_history", "~/.mysql_history", "~/.node_repl_history", "~/.local/share/fish/fish_history", "~/.lesshst"},
 		example: "~/.zsh_history"},
+	// Apps' stores of logins, sessions and keys (the ninth red-team
+	// pass): their settings directories are read as secrets, the
+	// editors' and shells' own settings are not.
+	{kind: "app stores", patterns: []string{"~/.config/configstore/", "~/.local/share/atuin/", "~/.config/code/user/globalstorage/",
+		"~/.config/code - insiders/user/globalstorage/", "~/.config/cursor/user/globalstorage/", "~/.cursor/mcp.json", "~/.codeium/",
+		"~/.config/bitwarden cli/", "~/.config/bitwarden/", "~/.config/filezilla/", "~/.local/share/remmina/", "~/.config/remmina/",
+		"~/.config/networkmanager/", "~/.local/share/keyrings/", "~/.config/keepassxc/", "~/.config/1password/", "~/.config/discord/",
+		"~/.config/slack/", "~/.config/signal/", "~/.config/telegram-desktop/", "~/.local/share/telegramdesktop/", "~/.thunderbird/",
+		"~/.config/evolution/", "~/.local/share/evolution/", "~/.purple/", "~/.irssi/", "~/.weechat/", "~/.config/weechat/",
+		"~/.config/transmission/", "~/.dbeaver4/", "~/.local/share/dbeaverdata/", "~/.config/dbeaver/", "~/.dbshell", "~/.mongorc.js",
+		"~/.config/rclone/", "~/.config/syncthing/", "~/.local/state/syncthing/", "~/.mozilla/", "~/.config/mcp/", "~/.claude/mcp*.json",
+		"~/.config/claude/", "~/.aider*", "~/.continue/", "~/.config/zed/", "~/.local/share/zed/", "~/.config/jetbrains/", "~/.local/share/jetbrains/",
+		"~/.android/adbkey", "~/.android/adbkey.pub", "~/.vagrant.d/insecure_private_key", "~/.vagrant.d/insecure_private_keys/", "~/.config/tailscale/",
+		"~/.local/share/tailscale/", "~/.cloudflared/", "~/.config/ngrok/", "~/.pulumi/credentials.json", "~/.config/gcloud/", "~/.terraform.d/"},
+		example: "~/.config/filezilla/sitemanager.xml"},
+	{kind: "wallets, tokens and keys of more tools", patterns: []string{"~/.bitcoin/", "~/.ethereum/keystore/", "~/.config/solana/", "~/.electrum/",
+		"~/.monero/", "~/.xauthority", "~/.iceauthority", "~/.supabase/", "~/.config/supabase/", "~/.kaggle/", "~/.dbt/profiles.yml", "~/.config/openstack/",
+		"/etc/openstack/", "~/.aliyun/", "~/.tccli/", "~/.bluemix/", "~/.scw/", "~/.config/scw/", "~/.config/flyctl/", "~/.config/railway/", "~/.sfdx/",
+		"~/.sf/", "~/.qwen/", "~/.vscode-server/data/user/globalstorage/", "~/.claude/settings*.json", "~/.codex/config.toml", "~/.gemini/settings.json",
+		"~/.config/linode-cli", "~/.config/exoscale/", "~/.ovh.conf", "~/.config/hetzner/", "~/.config/vultr-cli.yaml", "~/.expo/state.json",
+		"~/.config/configstore/", "~/.circleci/cli.yml", "~/.travis/config.yml", "~/.config/gitlab-runner/", "/etc/gitlab-runner/",
+		"/var/lib/kubelet/pods/", "/var/lib/kubelet/kubeconfig", "/etc/kubernetes/", "/var/lib/tailscale/", "/var/log/auth.log*", "/var/log/secure*",
+		"/var/lib/docker/", "/var/lib/containerd/", "/var/lib/rancher/", "/var/lib/jenkins/secrets/", "/var/lib/jenkins/credentials.xml",
+		"**/.vagrant/machines/*/*/private_key", "**/*.tfvars", "**/*.tfvars.json", "**/client_secret*.json", "**/*firebase-adminsdk*.json",
+		"**/*serviceaccount*.json", "**/{,*[-_.]}deploy_key{,.pub}", "**/{,*[-_]}passwords{,.json}", "**/{,*[-_]}api[-_]key{,s}{,.json}",
+		"**/wp-config.php", "**/kubeconfig{.yaml,.yml,.json}", "**/local.settings.json",
+		"**/appsettings.{production,development,staging}.json", "**/.s3cfg", "**/id_token", "**/token.json"},
+		example: "~/.config/solana/id.json"},
+	{kind: "network, Kerberos and system credentials", patterns: []string{"/etc/NetworkManager/system-connections/", "/etc/wpa_supplicant/",
+		"/etc/security/opasswd", "**/*.keytab", "/tmp/krb5cc_{0,500,501,502,1000,1001,1002,1003,1004,1005}", "/etc/letsencrypt/live/", "/etc/letsencrypt/archive/", "/etc/letsencrypt/keys/",
+		"/etc/ipsec.secrets", "/etc/ipsec.d/private/", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/postfix/sasl_passwd", "/etc/mysql/debian.cnf",
+		"/etc/samba/smbpasswd", "/var/lib/samba/private/", "/etc/pki/tls/private/", "/etc/wireguard/", "/etc/openvpn/", "/var/lib/NetworkManager/",
+		"**/.docker/config.json", "**/.kube/config"},
+		example: "/etc/NetworkManager/system-connections/home.nmconnection"},
 	{kind: "system", patterns: []string{"/etc/ssl/private/", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sudoers", "/run/secrets/", "/var/run/secrets/", "**/.htpasswd"}, example: "/var/run/secrets/kubernetes.io/serviceaccount/token"},
 	{kind: "keys and certificate stores", patterns: []string{"**/*.pem", "**/*.key", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore", "**/master.key"}, example: "/home/u/shop/certs/server.key"},
 	{kind: "named secrets", patterns: []string{
@@ -332,7 +368,26 @@ func isSecretPath(p string) bool { return secretAt(p, "", "") }
 // secretAt is [isSecretPath] for a path seen from the working directory
 // cwd, in the home directory home (either may be "" when unknown).
 func secretAt(p, cwd, home string) bool {
-	return matchSecrets(p, cwd, home, allSecrets, false)
+	return namedSecret(p) || matchSecrets(p, cwd, home, allSecrets, false)
+}
+
+// namedSecretFiles are names of files that hold secrets by what people
+// call them, matched only when a path names one exactly (cat
+// passwords.txt, the ninth red-team pass): as patterns they would meet
+// every *.txt or *.sql glob, and no such command could be learned.
+var namedSecretFiles = set("passwords.txt", "password.txt", "passwords.csv", "api_key.txt", "api_keys.txt", "apikey.txt", "apikeys.txt",
+	"api-key.txt", "secrets.txt", "secret.txt", "credentials.txt", "tokens.txt", "token.txt", "access_token.txt", "dump.sql", "db.sql",
+	"database.sql", "backup.sql", "db_dump.sql", "users.sql", "dump.sql.gz", "backup.sql.gz", "wp-config.php", "config.inc.php", "id_token")
+
+// namedSecret reports whether the literal path p names one of
+// namedSecretFiles, or the repository configuration .git/config, where
+// remote URLs carry tokens (https://x:ghp_…@github.com).
+func namedSecret(p string) bool {
+	if !isLiteral(p) {
+		return false
+	}
+	lower := strings.ToLower(p)
+	return namedSecretFiles[path.Base(lower)] || lower == ".git/config" || strings.HasSuffix(lower, "/.git/config")
 }
 
 // dotGlobSecretAt is [secretAt] for a glob whose wildcards also match the
@@ -483,7 +538,11 @@ func candidates(p, cwd, home string) []candidate {
 				case "root":
 					out = append(out, candidate{path: homeRelative(cleanPattern("/"+below), home)})
 				case "cwd":
+					// Another process's working directory, which may be
+					// anywhere: / for pid 1 (/proc/1/cwd/etc/shadow).
 					out = append(out, candidates(below, cwd, home)...)
+					out = append(out, candidates(below, "", home)...)
+					out = append(out, candidate{path: homeRelative(cleanPattern("/"+below), home)})
 				}
 			}
 		}

@@ -29,6 +29,7 @@ func TestReadsTreeOutside(t *testing.T) {
 		"ls":     {"ls -R /root", "ls -la /root"},
 		"cp":     {"cp -r ../other/src vendored", "cp ../a.txt ."},
 		"rsync":  {"rsync -a ~/ backup/", "rsync -a src/ backup/"},
+		"diff":   {"diff -r . ~", "diff -r src vendor/src"},
 	}
 	for prog := range outsideTreeReaders {
 		c, ok := rows[prog]
