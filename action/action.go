@@ -73,6 +73,11 @@ type Part struct {
 	Opaque bool
 	// Why says, for an opaque part, what limen could not read in it.
 	Why string
+	// Writes are the files a shell part writes (its redirections and
+	// outputs) and Runs the files it runs as code (a script, a program
+	// named by its path), as absolute paths (dataflow.go). A file tool's
+	// written path is its Subject: see WrittenBy.
+	Writes, Runs []string
 }
 
 // MarkLevel returns the index of the level of a ladder that holds its risk

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -109,6 +110,8 @@ type shellCtx struct {
 	// input says the command gets more arguments from its input (the
 	// command xargs runs): what it acts on is only known when it runs.
 	input bool
+	// writes are the files enclosing redirections write (dataflow.go).
+	writes []string
 }
 
 // parse parses src as a script and walks it; false means it did not parse.
@@ -159,7 +162,7 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		w.call(c, s.Redirs, ctx)
 		return
 	}
-	inner := ctx.with(w.redirects(s.Redirs))
+	inner := ctx.with(w.redirects(s.Redirs)).withWrites(w.redirectWrites(s.Redirs))
 	if readsStdin(s.Redirs) {
 		inner.stdin = true
 	}
@@ -536,7 +539,7 @@ func harmlessSink(p string) bool {
 // an assignment, a declaration, a test, a bare redirection.
 func (w walker) pseudo(prog, text string, rs []*syntax.Redirect, ctx shellCtx) {
 	texts, marks := w.redirects(rs)
-	ctx = ctx.with(texts, marks)
+	ctx = ctx.with(texts, marks).withWrites(w.redirectWrites(rs))
 	l := ladder{"Bash"}
 	l.add("Bash:" + prog)
 	if len(ctx.marks) > 0 {
@@ -547,7 +550,7 @@ func (w walker) pseudo(prog, text string, rs []*syntax.Redirect, ctx shellCtx) {
 		exact = joinSpace(exact, t)
 	}
 	l.add("Bash:" + ctx.prefix + exact)
-	w.out.add(Part{Tool: "Bash", Subject: exact, Keys: l.done(),
+	w.out.add(Part{Tool: "Bash", Subject: exact, Keys: l.done(), Writes: ctx.writes,
 		Control: w.commandControl([]word{{text: prog, lit: true}}, 0, ctx.redirs)})
 }
 
@@ -579,7 +582,7 @@ func (w walker) call(c *syntax.CallExpr, rs []*syntax.Redirect, ctx shellCtx) {
 		words = w.fields(a, words)
 	}
 	texts, marks := w.redirects(rs)
-	ctx = ctx.with(texts, marks)
+	ctx = ctx.with(texts, marks).withWrites(w.redirectWrites(rs))
 	if len(c.Args) == 0 {
 		// Plain assignments: the values are known after them, unless they
 		// run only sometimes or could not be read.
@@ -752,6 +755,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	}
 	l.exact("Bash:" + ctx.prefix + exact)
 	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done(),
+		Writes: append(slices.Clip(ctx.writes), w.commandWrites(prog, cmd[1:])...), Runs: w.runsFiles(cmd[0], prog, cmd[1:]),
 		Control: w.commandControl(words, start, ctx.redirs)})
 }
 

@@ -103,6 +103,9 @@ func TestCodeFromElsewhere(t *testing.T) {
 		{"make V=1 CFLAGS=-O2 build", "write-outside", false},
 		{"gofmt -cpuprofile ~/.bashrc main.go", "write-outside", true},
 		{"gofmt -l .", "write-outside", false},
+		{"go test -gcflags=-cpuprofile=/root/.bashrc ./...", "write-outside", true},
+		{"go build -ldflags='-X main.version=1.2' ./...", "write-outside", false},
+		{"pytest --pastebin=all", "uploads", true},
 	} {
 		checkMark(t, c.cmd, c.mark, c.want)
 	}

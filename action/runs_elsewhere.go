@@ -60,6 +60,14 @@ func (w walker) goElsewhere(args []word) []string {
 		if a.lit && strings.HasPrefix(t, "-") {
 			name, v, hasValue := strings.Cut(strings.Replace(t, "--", "-", 1), "=")
 			switch name {
+			case "-gcflags", "-asmflags", "-ldflags":
+				// -gcflags=-cpuprofile=/root/.bashrc: the compiler writes it
+				if !hasValue && i+1 < len(args) {
+					v = args[i+1].text
+				}
+				if strings.Contains(v, "profile=") || strings.Contains(v, "trace=") || !args[i].lit {
+					marks = append(marks, "write-outside")
+				}
 			case "-C":
 				marks = append(marks, elsewhereMark)
 			case "-modfile":
@@ -118,6 +126,8 @@ func pytestElsewhere(args []word) []string {
 		switch name {
 		case "--tx", "--rsyncdir", "--pyargs":
 			return []string{"runs-outside"}
+		case "--pastebin":
+			return []string{"uploads"} // sends the test session's output to bpaste.net
 		}
 		if a.lit && a.text == "-d" {
 			return []string{"runs-outside"} // --dist=load over the --tx given

@@ -24,6 +24,11 @@ type Limen struct {
 	// counts exactly the keys the decision saw.
 	lastSeq     int
 	lastLadders []action.Ladder
+	lastParts   []action.Part
+
+	// written is what each user's agents wrote and no approval has run
+	// since, as limend keeps it (engine.Input.Wrote).
+	written map[string]map[string]bool
 }
 
 // NewLimen returns limen's strategy under pol with a fresh estimator of
@@ -37,6 +42,7 @@ func NewLimen(pol *policy.Policy, cfg predictor.Config, seed uint64) *Limen {
 		rng:     rand.New(rand.NewPCG(seed, 0x6c696d656e)), // "limen"
 		ctx:     context.Background(),
 		lastSeq: -1,
+		written: make(map[string]map[string]bool),
 	}
 }
 
@@ -47,16 +53,28 @@ func (*Limen) Name() string { return "limen" }
 func (s *Limen) Decide(a Action) Decision {
 	pa := a.Predictor()
 	parts := action.Parts(pa)
+	w := s.written[a.User]
+	if w == nil {
+		w = make(map[string]bool)
+		s.written[a.User] = w
+	}
+	for _, p := range parts {
+		for _, path := range action.WrittenBy(p) {
+			w[path] = true
+		}
+	}
 	in := engine.Input{
 		Parts:  parts,
 		Env:    policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
 		Policy: s.pol,
+		Wrote:  func(path string) bool { return w[path] },
 		Draw:   s.rng.Float64(),
 	}
 	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.est.PredictEach(a.User, ls, a.Time), nil
 	})
 	s.lastSeq = a.Seq
+	s.lastParts = parts
 	s.lastLadders = s.lastLadders[:0]
 	for _, p := range parts {
 		s.lastLadders = append(s.lastLadders, p.Keys)
@@ -79,6 +97,13 @@ func (s *Limen) Learn(a Action, approved bool) {
 		}
 	}
 	s.est.Observe(a.User, ladders, approved, a.Time)
+	if approved && a.Seq == s.lastSeq {
+		for _, p := range s.lastParts {
+			for _, path := range p.Runs {
+				delete(s.written[a.User], path) // the person allowed running it
+			}
+		}
+	}
 }
 
 // Estimator returns the strategy's estimator, for inspection after a run.

@@ -45,6 +45,10 @@ type Input struct {
 	Granted func(key string) bool
 	// Draw is a uniform random number in [0, 1) for exploration.
 	Draw float64
+	// Wrote, if set, reports whether an agent wrote the file at an
+	// absolute path since a person last allowed running it: a part that
+	// runs such a file is asked (written.go).
+	Wrote func(path string) bool
 	// Plan, if set, is NewPlan(Policy, Parts, Env), made earlier and
 	// reused: the rules and classes of an action depend only on the
 	// action and the policy, and matching them is most of Decide's work.
@@ -155,6 +159,9 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	}
 	if askRule != nil {
 		return *askRule
+	}
+	if r := runsWritten(plan, in.Wrote); r != nil {
+		return *r
 	}
 	if len(open) == 0 {
 		last := plan.parts[len(plan.parts)-1]

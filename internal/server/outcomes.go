@@ -312,6 +312,9 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 	if attributed(by) {
 		s.model.Observe(act.User, ls, choice == limenv1.Choice_CHOICE_APPROVE, now)
 	}
+	if choice == limenv1.Choice_CHOICE_APPROVE {
+		s.written.approved(act.User, parts)
+	}
 	s.asks.resolve(id, finalOf(answered.GetOutcome()))
 	return nil
 }

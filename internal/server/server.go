@@ -73,6 +73,8 @@ type Server struct {
 	asks   *asks
 	guard  *guard
 	grants engine.Grants // session-scoped approvals, in memory only
+	// written is what agents wrote, so that running it asks (written.go).
+	written *written
 	plans  planCache     // what Decide works out from an action and the policy alone
 	seen   outcomes      // what the runtimes' hook events said about asks (outcomes.go)
 
@@ -98,6 +100,7 @@ func New(opts Options) (*Server, error) {
 		log:      opts.Logger,
 		now:      opts.Now,
 		asks:     newAsks(),
+		written:  newWritten(),
 		plans:    planCache{self: opts.Self},
 		stopping: make(chan struct{}),
 	}
@@ -237,10 +240,13 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		Plan:    pl.plan,
 		Policy:  ps.pol,
 		Granted: s.grants.For(user, session),
+		Wrote:   s.written.wrote(user, pl.parts),
 		Draw:    rand.Float64(),
 	}
 	if req.GetDryRun() {
 		in.Draw = 1 // no exploration: explain what the policy and the evidence say
+	} else {
+		s.written.record(user, pl.parts) // what it writes, a later action may run
 	}
 	res := engine.Decide(ctx, in, func(ctx context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.model.PredictEach(user, ls, start), nil
@@ -522,6 +528,9 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	if approved && scope == limenv1.Scope_SCOPE_SESSION {
 		s.grants.Approve(act.User, act.Session, parts)
+	}
+	if approved {
+		s.written.approved(act.User, parts) // the person allowed running them as they are
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)
