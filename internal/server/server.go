@@ -75,8 +75,8 @@ type Server struct {
 	grants engine.Grants // session-scoped approvals, in memory only
 	// written is what agents wrote, so that running it asks (written.go).
 	written *written
-	plans  planCache     // what Decide works out from an action and the policy alone
-	seen   outcomes      // what the runtimes' hook events said about asks (outcomes.go)
+	plans   planCache // what Decide works out from an action and the policy alone
+	seen    outcomes  // what the runtimes' hook events said about asks (outcomes.go)
 
 	stopping chan struct{}
 	stopOnce sync.Once
