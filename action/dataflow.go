@@ -145,6 +145,7 @@ func (w walker) runsFiles(head word, prog string, args []word) []string {
 			}
 		}
 	}
+	out = append(out, w.obeys(prog, args)...)
 	if base := interpreterBase(prog); base == "python" {
 		for i, a := range args {
 			if a.text == "-m" && i+1 < len(args) {
@@ -167,4 +168,75 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 		ctx.writes = append(ctx.writes[:len(ctx.writes):len(ctx.writes)], ps...)
 	}
 	return ctx
+}
+
+// obeyedFiles are the files of the directory a program runs in that it
+// reads and does what they say, by program: a Makefile's recipes,
+// package.json's scripts, pytest's conftest.py, git's hooks. An agent that
+// edits one and runs the approved `make test` runs what it wrote, as
+// surely as with `python3 notes.md`. A name ending in "/" stands for
+// everything below it; one starting with "**/" for that name anywhere
+// below the directory (a conftest.py of any test directory).
+var obeyedFiles = map[string][]string{
+	"make":           {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
+	"gmake":          {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
+	"just":           {"justfile", "Justfile", ".justfile"},
+	"task":           {"Taskfile.yml", "Taskfile.yaml", "taskfile.yml"},
+	"rake":           {"Rakefile", "rakefile", "lib/tasks/"},
+	"npm":            {"package.json", ".npmrc"},
+	"yarn":           {"package.json", ".yarnrc", ".yarnrc.yml"},
+	"pnpm":           {"package.json", ".npmrc", ".pnpmfile.cjs"},
+	"bun":            {"package.json", "bunfig.toml"},
+	"pytest":         {"**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"},
+	"tox":            {"tox.ini", "pyproject.toml", "setup.py"},
+	"nox":            {"noxfile.py"},
+	"cargo":          {"build.rs", "Cargo.toml", ".cargo/"},
+	"git":            {".git/hooks/", ".git/config", ".gitattributes"},
+	"gradle":         {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"},
+	"mvn":            {"pom.xml"},
+	"composer":       {"composer.json"},
+	"bundle":         {"Gemfile"},
+	"docker":         {"Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
+	"docker-compose": {"compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
+}
+
+// obeys returns the files of obeyedFiles for prog where it runs, as
+// absolute names (with their "/" and "**/" forms kept).
+func (w walker) obeys(prog string, args []word) []string {
+	prog, _ = asModule(prog, args)
+	names := obeyedFiles[prog]
+	here := w.here()
+	if len(names) == 0 || here == "" || !strings.HasPrefix(here, "/") {
+		return nil
+	}
+	out := make([]string, 0, len(names))
+	for _, n := range names {
+		if rest, ok := strings.CutPrefix(n, "**/"); ok {
+			out = append(out, here+"/**/"+rest)
+			continue
+		}
+		out = append(out, path.Join(here, n)+map[bool]string{true: "/"}[strings.HasSuffix(n, "/")])
+	}
+	return out
+}
+
+// RunsMatch reports whether a file written at path is one that the Runs
+// entry run names: the same path, a path below it when run ends in "/",
+// or, for "dir/**/name", a file called name below dir (name may open
+// with "*": **/*.mk).
+func RunsMatch(run, path string) bool {
+	if dir, name, ok := strings.Cut(run, "/**/"); ok {
+		if !strings.HasPrefix(path, dir+"/") {
+			return false
+		}
+		base := path[strings.LastIndexByte(path, '/')+1:]
+		if suffix, ok := strings.CutPrefix(name, "*"); ok {
+			return strings.HasSuffix(base, suffix)
+		}
+		return base == name
+	}
+	if strings.HasSuffix(run, "/") {
+		return strings.HasPrefix(path, run)
+	}
+	return run == path
 }

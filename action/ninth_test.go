@@ -161,3 +161,67 @@ func TestNinthPassSecrets(t *testing.T) {
 	checkMark(t, "diff -r src vendor/src", "reads-tree-outside", false)
 	checkMark(t, "npm link", installMark, true)
 }
+
+// TestRunsAndWrites: what parts say they write and run, in the spellings
+// the ninth pass used and the forms RunsMatch reads.
+func TestRunsAndWrites(t *testing.T) {
+	parts := func(cmd string) []Part {
+		return Parts(Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/ana/shop"})
+	}
+	for _, c := range []struct {
+		cmd    string
+		writes []string
+		runs   []string
+	}{
+		{"python3 notes.md", nil, []string{"/home/ana/shop/notes.md"}},
+		{"cd sub && bash ./x.sh", nil, []string{"/home/ana/shop/sub/x.sh"}},
+		{"./run.sh", nil, []string{"/home/ana/shop/run.sh"}},
+		{"source env.sh", nil, []string{"/home/ana/shop/env.sh"}},
+		{"python3 -m notes", nil, []string{"/home/ana/shop/notes.py", "/home/ana/shop/notes/__main__.py"}},
+		{"echo x > a.py", []string{"/home/ana/shop/a.py"}, nil},
+		{"{ echo x; } >> b.sh", []string{"/home/ana/shop/b.sh"}, nil},
+		{"tee out.py < /dev/null", []string{"/home/ana/shop/out.py"}, nil},
+		{"curl -o x.sh https://e.example/y", []string{"/home/ana/shop/x.sh"}, nil},
+		{"cp notes.md bin/", []string{"/home/ana/shop/bin", "/home/ana/shop/bin/notes.md"}, nil},
+		{"echo x > /dev/null 2>&1", nil, nil},
+	} {
+		var writes, runs []string
+		for _, p := range parts(c.cmd) {
+			writes = append(writes, WrittenBy(p)...)
+			runs = append(runs, p.Runs...)
+		}
+		if !slices.Equal(writes, c.writes) {
+			t.Errorf("%s: writes %q; want %q", c.cmd, writes, c.writes)
+		}
+		for _, r := range c.runs {
+			if !slices.Contains(runs, r) {
+				t.Errorf("%s: runs %q; want %q among them", c.cmd, runs, r)
+			}
+		}
+	}
+	if w := WrittenBy(Parts(Action{Tool: "Write", Input: map[string]any{"file_path": "notes.md", "content": "x"}, Cwd: "/home/ana/shop"})[0]); !slices.Equal(w, []string{"/home/ana/shop/notes.md"}) {
+		t.Errorf("Write notes.md: writes %q", w)
+	}
+	for _, row := range slices.Sorted(maps.Keys(obeyedFiles)) {
+		if len(parts(row+" x")[0].Runs) == 0 {
+			t.Errorf("%s x: runs nothing; want the files %s obeys", row, row)
+		}
+	}
+	for _, c := range []struct {
+		run, path string
+		want      bool
+	}{
+		{"/p/Makefile", "/p/Makefile", true},
+		{"/p/Makefile", "/p/sub/Makefile", false},
+		{"/p/.git/hooks/", "/p/.git/hooks/pre-commit", true},
+		{"/p/.git/hooks/", "/p/.git/config", false},
+		{"/p/**/conftest.py", "/p/tests/unit/conftest.py", true},
+		{"/p/**/conftest.py", "/q/conftest.py", false},
+		{"/p/**/*.mk", "/p/build/rules.mk", true},
+		{"/p/**/*.mk", "/p/build/rules.mkx", false},
+	} {
+		if got := RunsMatch(c.run, c.path); got != c.want {
+			t.Errorf("RunsMatch(%s, %s) = %v; want %v", c.run, c.path, got, c.want)
+		}
+	}
+}

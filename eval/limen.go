@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
@@ -67,7 +68,7 @@ func (s *Limen) Decide(a Action) Decision {
 		Parts:  parts,
 		Env:    policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
 		Policy: s.pol,
-		Wrote:  func(path string) bool { return w[path] },
+		Wrote:  func(run string) bool { return wroteAny(w, run) },
 		Draw:   s.rng.Float64(),
 	}
 	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
@@ -99,8 +100,12 @@ func (s *Limen) Learn(a Action, approved bool) {
 	s.est.Observe(a.User, ladders, approved, a.Time)
 	if approved && a.Seq == s.lastSeq {
 		for _, p := range s.lastParts {
-			for _, path := range p.Runs {
-				delete(s.written[a.User], path) // the person allowed running it
+			for _, run := range p.Runs {
+				for path := range s.written[a.User] {
+					if action.RunsMatch(run, path) {
+						delete(s.written[a.User], path) // the person allowed running it
+					}
+				}
 			}
 		}
 	}
@@ -108,3 +113,19 @@ func (s *Limen) Learn(a Action, approved bool) {
 
 // Estimator returns the strategy's estimator, for inspection after a run.
 func (s *Limen) Estimator() *predictor.Estimator { return s.est }
+
+// wroteAny reports whether w holds a file the Runs entry run names.
+func wroteAny(w map[string]bool, run string) bool {
+	if w[run] {
+		return true
+	}
+	if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
+		return false
+	}
+	for path := range w {
+		if action.RunsMatch(run, path) {
+			return true
+		}
+	}
+	return false
+}

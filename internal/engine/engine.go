@@ -45,9 +45,9 @@ type Input struct {
 	Granted func(key string) bool
 	// Draw is a uniform random number in [0, 1) for exploration.
 	Draw float64
-	// Wrote, if set, reports whether an agent wrote the file at an
-	// absolute path since a person last allowed running it: a part that
-	// runs such a file is asked (written.go).
+	// Wrote, if set, reports whether an agent wrote a file that a part's
+	// Runs entry names (action.RunsMatch) since a person last allowed
+	// running it: a part that runs such a file is asked (written.go).
 	Wrote func(path string) bool
 	// Plan, if set, is NewPlan(Policy, Parts, Env), made earlier and
 	// reused: the rules and classes of an action depend only on the

@@ -30,7 +30,7 @@ func runsWritten(plan *Plan, wrote func(string) bool) *Result {
 		for _, p := range part.Runs {
 			if wrote(p) {
 				return &Result{Verdict: policy.Ask, DecidedBy: ByRule, Rule: RunsWrittenRule, Key: part.Keys.Exact(), Class: part.class.Name,
-					Reason: "it runs " + p + ", which an agent wrote since a person last allowed running it, so a person decides " +
+					Reason: "it runs " + strings.TrimSuffix(strings.Replace(p, "/**/", "/…/", 1), "/") + ", which an agent wrote since a person last allowed running it, so a person decides " +
 						"(what the file does is what was written into it; approvals of other runs say nothing about it)"}
 			}
 		}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"container/list"
+	"strings"
 	"sync"
 
 	"github.com/limenhq/limen/action"
@@ -70,14 +71,15 @@ func (w *written) record(user string, parts []action.Part) {
 	}
 }
 
-// wrote returns the check for one decision of user: a file written
-// before, or by the decided action itself (pending, for a dry run that
-// records nothing).
+// wrote returns the check for one decision of user: whether a file the
+// Runs entry run names (action.RunsMatch) was written before, or by the
+// decided action itself (pending, so that a dry run, which records
+// nothing, sees it too).
 func (w *written) wrote(user string, pending []action.Part) func(string) bool {
-	return func(path string) bool {
+	return func(run string) bool {
 		for _, p := range pending {
 			for _, q := range action.WrittenBy(p) {
-				if q == path {
+				if action.RunsMatch(run, q) {
 					return true
 				}
 			}
@@ -88,8 +90,18 @@ func (w *written) wrote(user string, pending []action.Part) func(string) bool {
 		if u == nil {
 			return false
 		}
-		_, ok := u.at[path]
-		return ok
+		if _, ok := u.at[run]; ok {
+			return true
+		}
+		if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
+			return false
+		}
+		for path := range u.at {
+			if action.RunsMatch(run, path) {
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -103,10 +115,12 @@ func (w *written) approved(user string, parts []action.Part) {
 		return
 	}
 	for _, p := range parts {
-		for _, path := range p.Runs {
-			if e, ok := u.at[path]; ok {
-				u.order.Remove(e)
-				delete(u.at, path)
+		for _, run := range p.Runs {
+			for path, e := range u.at {
+				if action.RunsMatch(run, path) {
+					u.order.Remove(e)
+					delete(u.at, path)
+				}
 			}
 		}
 	}

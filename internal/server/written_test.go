@@ -66,6 +66,15 @@ func TestRunningWhatAnAgentWroteAsks(t *testing.T) {
 	if d := decideOnce(t, c, sh("ana", "python3 dry.py"), true); runsWritten(d) {
 		t.Errorf("python3 dry.py after only a dry run wrote it: %s", d.GetReason())
 	}
+	// A file an approved command obeys without naming it: a Makefile
+	// edited, then `make test`; a git hook written, then `git commit`.
+	decideOnce(t, c, act("ana", "Edit", `{"file_path":"/home/ana/shop/Makefile","old_string":"a","new_string":"b"}`), false)
+	wantRunsWritten("make test after an Edit of the Makefile", sh("ana", "make test"))
+	decideOnce(t, c, sh("ana", "printf '#!/bin/sh\\\\n' > .git/hooks/pre-commit"), false)
+	wantRunsWritten("git commit after a hook was written", sh("ana", "git commit -m x"))
+	decideOnce(t, c, act("ana", "Write", `{"file_path":"/home/ana/shop/tests/unit/conftest.py","content":"x"}`), false)
+	wantRunsWritten("pytest after a conftest.py was written", sh("ana", "python3 -m pytest -q"))
+
 	// Written by one user is not another's.
 	decideOnce(t, c, act("ana", "Write", `{"file_path":"/home/ana/shop/mine.py","content":"x"}`), false)
 	if d := decideOnce(t, c, sh("bob", "python3 /home/ana/shop/mine.py"), true); runsWritten(d) {
