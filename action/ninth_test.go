@@ -203,7 +203,7 @@ func TestRunsAndWrites(t *testing.T) {
 		t.Errorf("Write notes.md: writes %q", w)
 	}
 	for _, row := range slices.Sorted(maps.Keys(obeyedFiles)) {
-		if len(parts(row+" x")[0].Runs) == 0 {
+		if len(parts(row + " x")[0].Runs) == 0 {
 			t.Errorf("%s x: runs nothing; want the files %s obeys", row, row)
 		}
 	}
