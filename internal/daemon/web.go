@@ -1,0 +1,38 @@
+package daemon
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/limenhq/limen/internal/web"
+)
+
+// startWeb starts the web app when cfg.Web.Addr is set, keeping its
+// certificate and session key beside the database unless told otherwise,
+// and connects it to the service's pairing calls.
+func (d *Daemon) startWeb() error {
+	wc := d.cfg.Web
+	if wc.Addr == "" {
+		return nil
+	}
+	if wc.Dir == "" {
+		wc.Dir = filepath.Dir(d.cfg.DB)
+	}
+	wc.Logger = d.log.With("component", "web")
+	app, err := web.Start(wc, d.svc, d.store)
+	if err != nil {
+		return err
+	}
+	d.web = app
+	d.svc.SetDevices(app)
+	return nil
+}
+
+// Web returns the web app, or nil when it is off.
+func (d *Daemon) Web() *web.App { return d.web }
+
+func (d *Daemon) stopWeb(ctx context.Context) {
+	if d.web != nil {
+		d.web.Shutdown(ctx)
+	}
+}
