@@ -65,8 +65,8 @@ type Config struct {
 	// always needs one.
 	SignClasses []string
 	// Push sends a notification when an ask is queued (push.go).
-	Push PushConfig
-	Logger   *slog.Logger
+	Push   PushConfig
+	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

@@ -11,7 +11,7 @@ import (
 )
 
 var funcs = template.FuncMap{
-	"prob": func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"prob":    func(f float64) string { return fmt.Sprintf("%.3f", f) },
 	"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"short": func(s string) string {
 		if len(s) > 12 {

@@ -26,7 +26,7 @@ const pairingTTL = 5 * time.Minute
 type pairing struct {
 	user, name string
 	expires    time.Time
-	device     string               // the id the registration gives the device
+	device     string                // the id the registration gives the device
 	session    *webauthn.SessionData // set by pairBegin
 }
 
