@@ -73,7 +73,7 @@ func viewOf(p *limenv1.PendingAsk, pol *policy.Policy, rev uint64, sign map[stri
 		v.HasThresholds, v.BlockBelow, v.AllowAbove = true, th.GetBlockBelow(), th.GetAllowAbove()
 	}
 	if ev := d.GetEvidence(); ev != nil && ev.GetLevel() != "" {
-		v.Evidence = fmt.Sprintf("%g approved, %g denied at %s (weight %.1f)", ev.GetApprovals(), ev.GetDenials(), ev.GetLevel(), ev.GetEffectiveCount())
+		v.Evidence = fmt.Sprintf("%.1f approved, %.1f denied at %s (weight %.1f)", ev.GetApprovals(), ev.GetDenials(), ev.GetLevel(), ev.GetEffectiveCount())
 	}
 	if a, err := convert.Action(act, now); err == nil {
 		env := convert.Env(a)

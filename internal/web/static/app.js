@@ -112,11 +112,18 @@ function show(queue, id, html) {
   updateEmpty(queue);
 }
 
-function gone(queue, id, how) {
+// gone ends a card: it says how the ask ended for a few seconds (so the
+// person sees their answer land, or someone else's), then goes.
+function gone(queue, id, how, now) {
   const card = document.getElementById("ask-" + id);
   if (!card) return;
-  card.remove();
-  updateEmpty(queue);
+  const remove = () => { card.remove(); updateEmpty(queue); };
+  if (now) { remove(); return; }
+  card.dataset.gone = how;
+  card.classList.add("ended");
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  card.querySelector(".status").textContent = "Ask " + id + " " + how + ".";
+  setTimeout(remove, 4000);
 }
 
 function wire(card) {
@@ -143,8 +150,8 @@ async function answer(card, form, choice) {
     status.textContent = "Sending…";
     const r = await post(form.action, fields);
     if (!r.ok) throw Object.assign(new Error(r.body.error || r.status), { status: r.status });
-    status.textContent = "Answered: " + r.body.verdict;
     card.dataset.answered = r.body.verdict;
+    if (!card.dataset.gone) status.textContent = "Answered: " + r.body.verdict;
   } catch (e) {
     status.textContent = (e.status ? e.status + ": " : "") + e.message + " (the ask stays pending unless it says otherwise)";
     card.dataset.error = String(e.status || "");
@@ -163,7 +170,7 @@ function setupQueue(queue) {
   es.addEventListener("sync", (ev) => {
     const ids = new Set(JSON.parse(ev.data).ids);
     for (const card of queue.querySelectorAll("article.ask")) {
-      if (!ids.has(card.dataset.id)) gone(queue, card.dataset.id, "ended");
+      if (!ids.has(card.dataset.id)) gone(queue, card.dataset.id, "ended", true);
     }
     queue.dataset.synced = String(Number(queue.dataset.synced || 0) + 1);
   });
