@@ -18,7 +18,9 @@ func (d *Daemon) startWeb() error {
 	if wc.Dir == "" {
 		wc.Dir = filepath.Dir(d.cfg.DB)
 	}
-	wc.Logger = d.log.With("component", "web")
+	if wc.Logger == nil {
+		wc.Logger = d.log.With("component", "web")
+	}
 	app, err := web.Start(wc, d.svc, d.store)
 	if err != nil {
 		return err
