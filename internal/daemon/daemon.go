@@ -237,6 +237,8 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 			}
 		}
 	}
+	self.Keys = append(self.Keys, webKeys(cfg)...) // web.go
+	self.Files = append(self.Files, webKeys(cfg)...)
 	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways,
 		Self: self})
 	if err != nil {

@@ -38,3 +38,27 @@ func (d *Daemon) stopWeb(ctx context.Context) {
 		d.web.Shutdown(ctx)
 	}
 }
+
+// webKeys are the web app's secrets: the session key (with it, anyone can
+// make a session cookie) and the certificate's private key. Reading one
+// is a secret read and changing one a control, as for etcd's client key.
+func webKeys(cfg Config) []string {
+	if cfg.Web.Addr == "" {
+		return nil
+	}
+	dir := cfg.Web.Dir
+	if dir == "" {
+		dir = filepath.Dir(cfg.DB)
+	}
+	files := []string{filepath.Join(dir, "web-session.key"), filepath.Join(dir, "web-key.pem"), filepath.Join(dir, "web-cert.pem")}
+	if cfg.Web.KeyFile != "" {
+		files = append(files, cfg.Web.KeyFile)
+	}
+	var out []string
+	for _, f := range files {
+		if a, err := filepath.Abs(f); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}

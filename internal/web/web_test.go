@@ -411,3 +411,19 @@ func TestSecurityHeaders(t *testing.T) {
 		t.Errorf("cross-site POST = %d; want 403", resp.StatusCode)
 	}
 }
+
+// TestAgentCannotReadTheSessionKey: reading the key that signs session
+// cookies (or the certificate's key) is a secret read, never allowed.
+func TestAgentCannotReadTheSessionKey(t *testing.T) {
+	l := startWeb(t)
+	for _, f := range []string{"web-session.key", "web-key.pem"} {
+		path := filepath.Join(filepath.Dir(l.Config.DB), f)
+		d, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{Tool: "Bash", InputJson: fmt.Sprintf(`{"command":"cat %s"}`, path)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := d.GetDecision().GetVerdict(); v == limenv1.Verdict_VERDICT_ALLOW || d.GetDecision().GetRiskClass() != "secrets" {
+			t.Errorf("cat %s = %v (%s); want a secrets read, not allowed", f, v, d.GetDecision().GetRiskClass())
+		}
+	}
+}
