@@ -59,7 +59,10 @@ func (a *App) lookup(ctx context.Context, id string) (*limenv1.PendingAsk, int, 
 			return p, http.StatusOK, ""
 		}
 	}
-	aw, err := a.svc.Await(ctx, &limenv1.AwaitRequest{AskId: id, Timeout: durationpb.New(time.Millisecond)})
+	// Not pending for this caller: Await says why at once (it flushes the
+	// decision log first, which may take a moment on a busy disk, so the
+	// bound is generous; an ask pending for the caller was listed above).
+	aw, err := a.svc.Await(ctx, &limenv1.AwaitRequest{AskId: id, Timeout: durationpb.New(2 * time.Second)})
 	switch status.Code(err) {
 	case codes.OK:
 	case codes.PermissionDenied:

@@ -222,6 +222,22 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("an expired ask is 410", func(t *testing.T) {
+		doc := defaultDoc(t, l)
+		l.SetPolicy(t, strings.Replace(doc, `timeout = "10m"`, `timeout = "1s"`, 1))
+		defer l.SetPolicy(t, doc)
+		within(t, ctx, 10*time.Second, "back to the queue", chromedp.Navigate(strings.TrimSuffix(pr.GetUrl(), "/pair?code="+pr.GetCode())+"/"),
+			chromedp.WaitReady(chromedp.CSS(`#live[data-on="1"]`)))
+		id := decide(t, l, user, "git status --short")
+		within(t, ctx, 5*time.Second, "ask in the page", chromedp.WaitVisible(chromedp.ID("ask-"+id)))
+		if a := await(t, l, id); a.GetState() != limenv1.AskState_ASK_STATE_EXPIRED {
+			t.Fatalf("Await = %v; want expired", a)
+		}
+		if st := fetchStatus(t, ctx, id, "approve"); st != 410 {
+			t.Errorf("answering an expired ask = %d; want 410", st)
+		}
+	})
+
 	t.Run("the live queue resumes after limend restarts", func(t *testing.T) {
 		within(t, ctx, 10*time.Second, "back to the queue", chromedp.Navigate(strings.TrimSuffix(pr.GetUrl(), "/pair?code="+pr.GetCode())+"/"),
 			chromedp.WaitReady(chromedp.CSS(`#live[data-on="1"]`)))

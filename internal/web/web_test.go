@@ -63,6 +63,12 @@ func pair(t *testing.T, l *limentest.Limend) *phone {
 	if err != nil {
 		t.Fatalf("CreatePairing: %v", err)
 	}
+	return pairWith(t, l, pr)
+}
+
+// pairWith pairs a new phone with the code of pr.
+func pairWith(t *testing.T, l *limentest.Limend, pr *limenv1.CreatePairingResponse) *phone {
+	t.Helper()
 	u, _ := url.Parse(pr.GetUrl())
 	base := u.Scheme + "://" + u.Host
 	p := &phone{t: t, c: newClient(t, l), base: base, key: newAuthenticator(t, base, u.Hostname())}
@@ -280,6 +286,30 @@ func TestRefusals(t *testing.T) {
 		id := decide(t, l, user, "ls -la")
 		if st, _ := p.post("/asks/"+id+"/answer", url.Values{"choice": {"deny"}, "digest": {strings.Repeat("0", 64)}}); st != http.StatusConflict {
 			t.Errorf("answer with a stale digest = %d; want 409", st)
+		}
+	})
+	t.Run("a second user's device sees and answers only that user's asks", func(t *testing.T) {
+		// One OS user runs the tests, so the kernel cannot name a second
+		// one on the socket: the server's side of CreatePairing (which
+		// checked the caller) is called with the second user injected.
+		pr, err := l.Web().CreatePairing(t.Context(), "bo", "bo-phone")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bo := pairWith(t, l, pr)
+		mine, bos := decide(t, l, user, "git log"), decide(t, l, "bo", "git log --stat")
+		_, page := bo.get("/")
+		if strings.Contains(page, "ask-"+mine+`"`) || !strings.Contains(page, "ask-"+bos+`"`) {
+			t.Errorf("bo's queue shows ask %s of %s, or not his own %s:\n%s", mine, user, bos, page)
+		}
+		if st, b := bo.answer2(mine, "deny"); st != http.StatusForbidden {
+			t.Errorf("bo answering %s's ask = %d %s; want 403", user, st, b)
+		}
+		if st, b := bo.answer(bos, "approve", false); st != 200 {
+			t.Errorf("bo answering his own = %d %s", st, b)
+		}
+		if a := await(t, l, bos); a.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW || !strings.Contains(a.GetReason(), "bo") {
+			t.Errorf("Await = %v; want allow by bo", a)
 		}
 	})
 	t.Run("no session is 401", func(t *testing.T) {
