@@ -56,7 +56,7 @@ one at once.`,
 }
 
 func printPairing(a *app, resp *limenv1.CreatePairingResponse, qr bool) error {
-	left := time.Until(resp.GetExpiresAt().AsTime())
+	left := time.Until(resp.GetExpiresAt().AsTime()).Round(time.Minute) // 4m59.9s reads as 5m
 	fmt.Fprintf(a.out, "Open this link on your phone within %s (it works once), or scan the code:\n\n", describe.Age(left))
 	if qr {
 		q, err := qrcode.New(resp.GetUrl(), qrcode.Medium)
