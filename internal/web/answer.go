@@ -23,6 +23,10 @@ import (
 // challengeTTL is how long a passkey challenge may wait for its answer.
 const challengeTTL = 2 * time.Minute
 
+// maxOpenChallenges bounds the challenges one device may hold at once, so
+// that a session cannot fill limend's memory with them.
+const maxOpenChallenges = 16
+
 // challenge is one issued passkey challenge, used at most once.
 type challenge struct {
 	device  string
@@ -114,10 +118,19 @@ func (a *App) challengeHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	key := base64.RawURLEncoding.EncodeToString(nonce)
 	a.mu.Lock()
+	open := 0
 	for n, c := range a.challenges {
-		if a.now().After(c.expires) {
+		switch {
+		case a.now().After(c.expires):
 			delete(a.challenges, n)
+		case c.device == d.dev.GetId():
+			open++
 		}
+	}
+	if open >= maxOpenChallenges {
+		a.mu.Unlock()
+		a.problem(w, r, http.StatusTooManyRequests, "too many passkey checks wait for an answer from this device: answer one, or wait two minutes")
+		return
 	}
 	a.challenges[key] = &challenge{device: d.dev.GetId(), binding: b, session: *sess, expires: a.now().Add(challengeTTL)}
 	a.mu.Unlock()

@@ -210,7 +210,7 @@ func (a *App) pushAnswer(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this notification's action is used, expired or unknown", http.StatusGone)
 		return
 	}
-	ctx := server.WithWebCaller(r.Context(), server.WebCaller{User: t.user, Device: "push", Channel: "push"})
+	ctx := server.WithWebCaller(r.Context(), server.WebCaller{User: t.user, Channel: "push"})
 	if _, rev := a.policyNow(ctx); rev != t.revision {
 		http.Error(w, "the policy changed since the notification was sent: answer in the web app", http.StatusConflict)
 		return

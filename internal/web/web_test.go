@@ -312,6 +312,17 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("Await = %v; want allow by bo", a)
 		}
 	})
+	t.Run("open challenges are bounded per device", func(t *testing.T) {
+		id := decide(t, l, user, "rm -rf tmp")
+		form := url.Values{"choice": {"approve"}, "digest": {p.digest(id)}}
+		last := 0
+		for range 20 {
+			last, _ = p.post("/asks/"+id+"/challenge", form)
+		}
+		if last != http.StatusTooManyRequests {
+			t.Errorf("the 20th open challenge = %d; want 429", last)
+		}
+	})
 	t.Run("no session is 401", func(t *testing.T) {
 		stranger := &phone{t: t, c: newClient(t, l), base: p.base}
 		if st, _ := stranger.get("/"); st != http.StatusUnauthorized {
