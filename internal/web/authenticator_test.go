@@ -66,10 +66,11 @@ func (a *authenticator) authData(attested bool) []byte {
 		out = append(out, make([]byte, 16)...) // AAGUID
 		out = binary.BigEndian.AppendUint16(out, uint16(len(a.credID)))
 		out = append(out, a.credID...)
-		pub := a.key.PublicKey
-		x, y := make([]byte, 32), make([]byte, 32)
-		pub.X.FillBytes(x)
-		pub.Y.FillBytes(y)
+		raw, err := a.key.PublicKey.Bytes() // 0x04 ‖ x ‖ y
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		x, y := raw[1:33], raw[33:65]
 		cose, err := cbor.Marshal(map[int]any{1: 2, 3: -7, -1: 1, -2: x, -3: y})
 		if err != nil {
 			a.t.Fatal(err)
