@@ -282,6 +282,21 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("Await = %v; want block with the note", a)
 		}
 	})
+	t.Run("approve for the session needs the passkey, then allows the same action", func(t *testing.T) {
+		id := decide(t, l, user, "make test")
+		if st, b := p.answer(id, "session", false); st != http.StatusUnauthorized {
+			t.Fatalf("unsigned approval for the session = %d %s; want 401", st, b)
+		}
+		if st, b := p.answer(id, "session", true); st != 200 {
+			t.Fatalf("signed approval for the session = %d %s", st, b)
+		}
+		d, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{
+			User: user, Agent: "claude-code", Session: "s1", Tool: "Bash", Cwd: "/home/ana/shop", InputJson: `{"command":"make test"}`}})
+		// Allowed by the person's grant, not by what the answer taught.
+		if err != nil || d.GetDecision().GetVerdict() != limenv1.Verdict_VERDICT_ALLOW || d.GetDecision().GetDecidedBy() != limenv1.Decider_DECIDER_HUMAN {
+			t.Errorf("the same action in the same session = %v, %v; want allow by the person's grant", d, err)
+		}
+	})
 	t.Run("a changed digest is 409", func(t *testing.T) {
 		id := decide(t, l, user, "ls -la")
 		if st, _ := p.post("/asks/"+id+"/answer", url.Values{"choice": {"deny"}, "digest": {strings.Repeat("0", 64)}}); st != http.StatusConflict {
