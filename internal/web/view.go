@@ -88,11 +88,12 @@ func viewOf(p *limenv1.PendingAsk, pol *policy.Policy, rev uint64, sign map[stri
 			v.Parts = append(v.Parts, pv)
 		}
 	}
-	// Fail closed: an action limen cannot split into parts, or whose
-	// parts it cannot class, needs the signature too.
-	v.SignApprove = sign[v.Class] || len(v.Parts) == 0
+	// Fail closed: an action limen cannot split into parts, a part it
+	// cannot read (opaque), or a policy it cannot parse (nothing is
+	// classed) needs the signature too.
+	v.SignApprove = sign[v.Class] || len(v.Parts) == 0 || pol == nil
 	for _, pv := range v.Parts {
-		v.SignApprove = v.SignApprove || sign[pv.Class] || pv.Class == policy.UnknownClass && sign[policy.UnknownClass]
+		v.SignApprove = v.SignApprove || sign[pv.Class] || pv.Opaque
 	}
 	v.Digest = v.digest()
 	return v
