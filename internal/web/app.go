@@ -161,6 +161,7 @@ func Start(cfg Config, svc Service, st store.DeviceStore) (*App, error) {
 		Handler:           a.Handler(),
 		TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute, // no WriteTimeout: the event stream stays open
 		ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelDebug),
 	}
 	go func() {

@@ -268,5 +268,10 @@ func TestBrowser(t *testing.T) {
 		if n := value[int](t, ctx, `document.querySelectorAll("#ask-`+before+`").length`); n != 1 {
 			t.Errorf("ask %s shows %d times after the stream resumed; want once", before, n)
 		}
+		// Revoking the device ends the live queue in the page, which says so.
+		if _, err := c.API.RevokeDevice(t.Context(), &limenv1.RevokeDeviceRequest{Id: ds.GetDevices()[0].GetId()}); err != nil {
+			t.Fatal(err)
+		}
+		within(t, ctx, 10*time.Second, "the page says the session ended", chromedp.WaitVisible(chromedp.ID("ended")))
 	})
 }

@@ -166,7 +166,16 @@ function setupQueue(queue) {
   const live = document.getElementById("live");
   const es = new EventSource("/events?after=" + encodeURIComponent(queue.dataset.last || "0"));
   es.addEventListener("open", () => { live.dataset.on = "1"; });
-  es.addEventListener("error", () => { live.dataset.on = ""; });
+  es.addEventListener("error", () => {
+    live.dataset.on = "";
+    // A refused stream (the device was revoked, the session ended) is
+    // not retried by the browser: say so rather than show a stale queue.
+    if (es.readyState === EventSource.CLOSED) {
+      const note = document.getElementById("ended");
+      note.hidden = false;
+      for (const b of queue.querySelectorAll("button")) b.disabled = true;
+    }
+  });
   es.addEventListener("sync", (ev) => {
     const ids = new Set(JSON.parse(ev.data).ids);
     for (const card of queue.querySelectorAll("article.ask")) {
