@@ -155,15 +155,15 @@ func (m outcomeMark) advance(set []uint64) (outcomeMark, bool) {
 // outcomeOf is the outcome an answer record describes.
 func outcomeOf(rec *storev1.AnswerRecord) *storev1.AskOutcome {
 	return &storev1.AskOutcome{
-		State:        storev1.AskState_ASK_STATE_ANSWERED,
-		Choice:       rec.GetChoice(),
-		Scope:        rec.GetScope(),
-		Note:         rec.GetNote(),
-		AnsweredBy:   rec.GetAnsweredBy(),
-		Time:         rec.GetTime(),
-		Channel:      rec.GetChannel(),
-		DeviceId:     rec.GetDeviceId(),
-		ActionDigest: rec.GetActionDigest(),
+		State:      storev1.AskState_ASK_STATE_ANSWERED,
+		Choice:     rec.GetChoice(),
+		Scope:      rec.GetScope(),
+		Note:       rec.GetNote(),
+		AnsweredBy: rec.GetAnsweredBy(),
+		Time:       rec.GetTime(),
+
+		// Where it was given: the socket, the web app, a notification.
+		Channel: rec.GetChannel(), DeviceId: rec.GetDeviceId(), ActionDigest: rec.GetActionDigest(),
 	}
 }
 
