@@ -180,19 +180,20 @@ func rpHost(addr, host string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("--web-addr %q: %w (give host:port, such as 127.0.0.1:7443)", addr, err)
 	}
-	if host == "" {
-		ip := net.ParseIP(h)
-		switch {
-		case h == "" || h == "localhost" || ip != nil && (ip.IsLoopback() || ip.IsUnspecified()):
-			host = "localhost"
-		default:
-			host = h
+	if host != "" {
+		if net.ParseIP(host) != nil {
+			return "", fmt.Errorf("--web-host %q is an IP address, which passkeys refuse: name limend's machine by a DNS name (or use localhost on the same machine)", host)
 		}
+		return host, nil
 	}
-	if net.ParseIP(host) != nil {
-		return "", fmt.Errorf("--web-host %q is an IP address, which passkeys refuse: name limend's machine by a DNS name (or use localhost on the same machine)", host)
+	ip := net.ParseIP(h)
+	switch {
+	case h == "" || h == "localhost" || ip != nil && (ip.IsLoopback() || ip.IsUnspecified()):
+		return "localhost", nil
+	case ip != nil:
+		return "", fmt.Errorf("--web-addr %q has an IP address, which passkeys refuse as a site's name: give --web-host with the DNS name browsers reach it by", addr)
 	}
-	return host, nil
+	return h, nil
 }
 
 // URL is where the web app is reached, such as https://localhost:7443.
