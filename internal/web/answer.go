@@ -247,4 +247,4 @@ func (a *App) verify(r *http.Request, d *deviceInfo, v AskView, choice string) s
 	return ""
 }
 
-const notPaired = "this browser is not paired with limen, or its device was revoked: run limenctl pair in your own terminal and open the link it shows"
+const notPaired = "This browser is not paired with limen, or its device was revoked: run limenctl pair in your own terminal and open the link it shows"

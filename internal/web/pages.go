@@ -26,7 +26,7 @@ func (a *App) queuePage(w http.ResponseWriter, r *http.Request) {
 	d := a.who(r)
 	if d == nil {
 		w.WriteHeader(http.StatusUnauthorized)
-		a.render(w, "message.html", map[string]any{"Title": "Not paired", "Message": notPaired})
+		a.render(w, "message.html", map[string]any{"Title": "Not paired", "Message": notPaired, "Unpaired": true})
 		return
 	}
 	ctx := a.as(r.Context(), d, "")
@@ -51,7 +51,7 @@ func (a *App) askPage(w http.ResponseWriter, r *http.Request) {
 	d := a.who(r)
 	if d == nil {
 		w.WriteHeader(http.StatusUnauthorized)
-		a.render(w, "message.html", map[string]any{"Title": "Not paired", "Message": notPaired})
+		a.render(w, "message.html", map[string]any{"Title": "Not paired", "Message": notPaired, "Unpaired": true})
 		return
 	}
 	ctx := a.as(r.Context(), d, "")
