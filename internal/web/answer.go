@@ -43,11 +43,12 @@ var choices = map[string]struct {
 	"approve": {limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE},
 	"deny":    {limenv1.Choice_CHOICE_DENY, limenv1.Scope_SCOPE_ONCE},
 	"session": {limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_SESSION},
+	"rule":    {limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE}, // and add v.Rule (rule.go)
 }
 
 // needsSignature says whether choice on v needs a fresh passkey signature.
 func needsSignature(v AskView, choice string) bool {
-	return choice == "session" || choice == "approve" && v.SignApprove
+	return choice == "session" || choice == "rule" || choice == "approve" && v.SignApprove
 }
 
 // lookup finds the pending ask id of the caller in ctx, or says with an
@@ -100,7 +101,7 @@ func (a *App) challengeHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	choice := r.FormValue("choice")
 	if _, ok := choices[choice]; !ok {
-		a.problem(w, r, http.StatusBadRequest, "choice must be approve, deny or session")
+		a.problem(w, r, http.StatusBadRequest, "choice must be approve, deny, session or rule")
 		return
 	}
 	u, err := d.user()
@@ -147,10 +148,14 @@ func (a *App) shown(r *http.Request, d *deviceInfo) (AskView, int, string) {
 	}
 	v := a.views(ctx, []*limenv1.PendingAsk{p})[0]
 	if r.FormValue("digest") != v.Digest {
-		return v, http.StatusConflict, "ask " + v.ID + " is not what the page showed (the policy may have changed): reload the page and look again"
+		return v, http.StatusConflict, staleAsk
 	}
 	return v, http.StatusOK, ""
 }
+
+// staleAsk is the refusal of an answer to an ask the page showed
+// otherwise; the page's script then shows the ask afresh.
+const staleAsk = "this ask is not what the page showed (the policy changed since): look at it again and answer"
 
 // answerHandler answers an ask through the service's own Answer.
 func (a *App) answerHandler(w http.ResponseWriter, r *http.Request) {
@@ -162,12 +167,16 @@ func (a *App) answerHandler(w http.ResponseWriter, r *http.Request) {
 	choice := r.FormValue("choice")
 	c, ok := choices[choice]
 	if !ok {
-		a.problem(w, r, http.StatusBadRequest, "choice must be approve, deny or session")
+		a.problem(w, r, http.StatusBadRequest, "choice must be approve, deny, session or rule")
 		return
 	}
 	v, code, msg := a.shown(r, d)
 	if code != http.StatusOK {
 		a.problem(w, r, code, msg)
+		return
+	}
+	if choice == "rule" && !v.MayRule {
+		a.problem(w, r, http.StatusForbidden, "a rule is added here only by limend's owner, for an ask that needs no passkey to approve and for which limen can suggest one: approve, or make the rule in limenctl tui")
 		return
 	}
 	if needsSignature(v, choice) {
@@ -183,6 +192,12 @@ func (a *App) answerHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	a.push.ended(v.ID)
 	verdict := strings.TrimPrefix(strings.ToLower(resp.GetVerdict().String()), "verdict_")
+	if choice == "rule" {
+		if code, msg := a.addRule(r.Context(), d, v); code != http.StatusOK {
+			a.problem(w, r, code, "approved, but "+msg)
+			return
+		}
+	}
 	if wantsJSON(r) {
 		writeJSON(w, http.StatusOK, map[string]string{"ask": v.ID, "verdict": verdict})
 		return

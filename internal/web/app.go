@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os/user"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,7 @@ type Service interface {
 	Answer(context.Context, *limenv1.AnswerRequest) (*limenv1.AnswerResponse, error)
 	Await(context.Context, *limenv1.AwaitRequest) (*limenv1.AwaitResponse, error)
 	GetPolicy(context.Context, *limenv1.GetPolicyRequest) (*limenv1.GetPolicyResponse, error)
+	SetPolicy(context.Context, *limenv1.SetPolicyRequest) (*limenv1.SetPolicyResponse, error)
 }
 
 // DefaultSignClasses are the risk classes (of the default policy) whose
@@ -95,6 +97,7 @@ type App struct {
 	streams    map[string]map[*int]context.CancelFunc // device id → live event streams
 	polVer     uint64
 	pol        *policy.Policy
+	owner      string // limend's own OS user, the only one who may change the policy
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -138,6 +141,9 @@ func Start(cfg Config, svc Service, st store.DeviceStore) (*App, error) {
 	}
 	for _, c := range classes {
 		a.sign[c] = true
+	}
+	if u, err := user.Current(); err == nil {
+		a.owner = u.Username
 	}
 	if leaf, err := x509.ParseCertificate(cert.Certificate[0]); err == nil {
 		a.fingerprint = Fingerprint(leaf.Raw)
@@ -293,6 +299,9 @@ func (a *App) views(ctx context.Context, asks []*limenv1.PendingAsk) []AskView {
 	out := make([]AskView, len(asks))
 	for i, p := range asks {
 		out[i] = viewOf(p, pol, rev, a.sign, a.now())
+		// A rule that allows a risky action from then on is one to narrow
+		// by hand (limenctl tui's rule editor), not to take in one tap.
+		out[i].MayRule = out[i].Rule != "" && !out[i].SignApprove && a.owner != "" && out[i].User == a.owner
 	}
 	return out
 }
@@ -301,7 +310,7 @@ func (a *App) views(ctx context.Context, asks []*limenv1.PendingAsk) []AskView {
 // for a plain form.
 func (a *App) problem(w http.ResponseWriter, r *http.Request, code int, msg string) {
 	if wantsJSON(r) {
-		writeJSON(w, code, map[string]string{"error": msg})
+		writeJSON(w, code, map[string]any{"error": msg, "stale": msg == staleAsk})
 		return
 	}
 	w.WriteHeader(code)

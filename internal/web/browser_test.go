@@ -222,6 +222,26 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("a rule made with the passkey; an ask shown before it is shown afresh", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "back to the queue", chromedp.Navigate(strings.TrimSuffix(pr.GetUrl(), "/pair?code="+pr.GetCode())+"/"),
+			chromedp.WaitReady(chromedp.CSS(`#live[data-on="1"]`)))
+		other := decide(t, l, user, "ls -la")
+		id := decide(t, l, user, "go test ./...")
+		within(t, ctx, 5*time.Second, "asks in the page", chromedp.WaitVisible(chromedp.ID("ask-"+other)), chromedp.WaitVisible(chromedp.ID("ask-"+id)))
+		within(t, ctx, 10*time.Second, "approve and always allow", chromedp.Click(chromedp.CSS("#ask-"+id+` button[value="rule"]`)),
+			chromedp.WaitReady(chromedp.CSS("#ask-"+id+`[data-answered="allow"]`)))
+		pol, err := l.Client.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+		if err != nil || !strings.Contains(pol.GetPolicy().GetDocument(), `"Bash(go test:*)"`) {
+			t.Fatalf("policy after the rule = %v; want Bash(go test:*) allowed", err)
+		}
+		// The other ask was shown under the old policy: its answer is
+		// refused as stale and the card shown afresh, then answered.
+		within(t, ctx, 10*time.Second, "stale answer refreshes", chromedp.Click(chromedp.CSS("#ask-"+other+` button[value="deny"]`)),
+			chromedp.WaitReady(chromedp.CSS("#ask-"+other+`[data-refreshed="1"]`)),
+			chromedp.Click(chromedp.CSS("#ask-"+other+` button[value="deny"]`)),
+			chromedp.WaitReady(chromedp.CSS("#ask-"+other+`[data-answered="block"]`)))
+	})
+
 	t.Run("an expired ask is 410", func(t *testing.T) {
 		doc := defaultDoc(t, l)
 		l.SetPolicy(t, strings.Replace(doc, `timeout = "10m"`, `timeout = "1s"`, 1))

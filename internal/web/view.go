@@ -46,6 +46,12 @@ type AskView struct {
 	// is of a class in Config.SignClasses); approving for the session
 	// always does.
 	SignApprove bool
+	// Rule is the allow rule that "approve and allow always" would add
+	// (policy.Suggest), empty when there is none; it is in the digest.
+	Rule string
+	// MayRule says this page may offer it: the ask is of limend's owner,
+	// the only user who may change the policy.
+	MayRule bool
 }
 
 // PartView is one part of an action: a simple command of a shell script,
@@ -77,6 +83,9 @@ func viewOf(p *limenv1.PendingAsk, pol *policy.Policy, rev uint64, sign map[stri
 	}
 	if a, err := convert.Action(act, now); err == nil {
 		env := convert.Env(a)
+		if r, err := policy.Suggest(a, env); err == nil {
+			v.Rule = r
+		}
 		for _, part := range action.Parts(a) {
 			pv := PartView{Text: part.Subject, Key: part.Keys.Exact(), Opaque: part.Opaque, Class: policy.UnknownClass}
 			if pv.Text == "" {
@@ -110,8 +119,9 @@ func (v AskView) digest() string {
 		HasThresholds                                                 bool
 		Reason, Evidence, Key                                         string
 		Revision                                                      uint64
+		Rule                                                          string
 	}{v.ID, v.User, v.Agent, v.Session, v.Tool, v.ArgLabel, v.ArgText, v.Cwd, v.Class, v.Parts,
-		v.P, v.BlockBelow, v.AllowAbove, v.HasThresholds, v.Reason, v.Evidence, v.Key, v.Revision}
+		v.P, v.BlockBelow, v.AllowAbove, v.HasThresholds, v.Reason, v.Evidence, v.Key, v.Revision, v.Rule}
 	b, _ := json.Marshal(shown)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

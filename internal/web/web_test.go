@@ -297,6 +297,45 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("the same action in the same session = %v, %v; want allow by the person's grant", d, err)
 		}
 	})
+	t.Run("approve and always allow needs the owner's passkey and adds the rule", func(t *testing.T) {
+		id := decide(t, l, user, "go vet ./...")
+		_, page := p.get("/")
+		if !strings.Contains(page, `value="rule"`) {
+			t.Fatalf("the owner's ask offers no rule:\n%s", page)
+		}
+		if st, b := p.answer(id, "rule", false); st != http.StatusUnauthorized {
+			t.Fatalf("an unsigned rule = %d %s; want 401", st, b)
+		}
+		// A signature for approving once does not make a rule.
+		form := url.Values{"choice": {"rule"}, "digest": {p.digest(id)}}
+		p.sign(id, "approve", form)
+		if st, b := p.post("/asks/"+id+"/answer", form); st != http.StatusUnauthorized {
+			t.Fatalf("a rule signed as an approval = %d %s; want 401", st, b)
+		}
+		if st, b := p.answer(id, "rule", true); st != 200 {
+			t.Fatalf("a signed rule = %d %s", st, b)
+		}
+		// A risky action's rule is not offered in one tap.
+		risky := decide(t, l, user, "rm -rf out")
+		if _, page := p.get("/"); regexp.MustCompile(`id="ask-` + risky + `"[\s\S]*?</article>`).FindString(page) == "" ||
+			strings.Contains(regexp.MustCompile(`id="ask-`+risky+`"[\s\S]*?</article>`).FindString(page), `value="rule"`) {
+			t.Errorf("a destructive ask offers a one-tap rule")
+		}
+		if a := await(t, l, id); a.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
+			t.Errorf("Await = %v; want allow", a)
+		}
+		pol, err := l.Client.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(pol.GetPolicy().GetDocument(), `"Bash(go vet:*)"`) || !strings.HasPrefix(pol.GetPolicy().GetAuthor(), "gateway:web:"+user+":"+p.dev) {
+			t.Errorf("policy v%d by %q lacks the rule Bash(go vet:*) or its author", pol.GetPolicy().GetVersion(), pol.GetPolicy().GetAuthor())
+		}
+		d, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: &limenv1.Action{User: user, Tool: "Bash", InputJson: `{"command":"go vet ./internal/..."}`}})
+		if err != nil || d.GetDecision().GetVerdict() != limenv1.Verdict_VERDICT_ALLOW || d.GetDecision().GetDecidedBy() != limenv1.Decider_DECIDER_RULE {
+			t.Errorf("a relative of the action after the rule = %v, %v; want allow by the rule", d, err)
+		}
+	})
 	t.Run("a changed digest is 409", func(t *testing.T) {
 		id := decide(t, l, user, "ls -la")
 		if st, _ := p.post("/asks/"+id+"/answer", url.Values{"choice": {"deny"}, "digest": {strings.Repeat("0", 64)}}); st != http.StatusConflict {
@@ -319,6 +358,14 @@ func TestRefusals(t *testing.T) {
 		}
 		if st, b := bo.answer2(mine, "deny"); st != http.StatusForbidden {
 			t.Errorf("bo answering %s's ask = %d %s; want 403", user, st, b)
+		}
+		if _, page := bo.get("/"); strings.Contains(page, `value="rule"`) {
+			t.Errorf("bo, not limend's owner, is offered a rule")
+		}
+		form := url.Values{"choice": {"rule"}, "digest": {bo.digest(bos)}}
+		bo.sign(bos, "rule", form)
+		if st, b := bo.post("/asks/"+bos+"/answer", form); st != http.StatusForbidden {
+			t.Errorf("bo making a rule = %d %s; want 403", st, b)
 		}
 		if st, b := bo.answer(bos, "approve", false); st != 200 {
 			t.Errorf("bo answering his own = %d %s", st, b)

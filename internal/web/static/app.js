@@ -137,11 +137,12 @@ function wire(card) {
 async function answer(card, form, choice) {
   const status = form.querySelector(".status");
   const fields = { choice, digest: form.elements.digest.value, note: form.elements.note.value };
-  const sign = choice === "session" || (choice === "approve" && card.dataset.signApprove === "1");
+  const sign = choice === "session" || choice === "rule" || (choice === "approve" && card.dataset.signApprove === "1");
   try {
     if (sign) {
       status.textContent = "Confirm with your passkey…";
       const ch = await post(form.action.replace(/answer$/, "challenge"), fields);
+      if (ch.body.stale) { await refresh(card, ch.body.error); return; }
       if (!ch.ok) throw Object.assign(new Error(ch.body.error || ch.status), { status: ch.status });
       const cred = await navigator.credentials.get(requestOptions(ch.body.options));
       fields.nonce = ch.body.nonce;
@@ -149,6 +150,7 @@ async function answer(card, form, choice) {
     }
     status.textContent = "Sending…";
     const r = await post(form.action, fields);
+    if (r.body.stale) { await refresh(card, r.body.error); return; }
     if (!r.ok) throw Object.assign(new Error(r.body.error || r.status), { status: r.status });
     card.dataset.answered = r.body.verdict;
     if (!card.dataset.gone) status.textContent = "Answered: " + r.body.verdict;
@@ -156,6 +158,21 @@ async function answer(card, form, choice) {
     status.textContent = (e.status ? e.status + ": " : "") + e.message + " (the ask stays pending unless it says otherwise)";
     card.dataset.error = String(e.status || "");
   }
+}
+
+// refresh shows an ask afresh (the policy changed since the page showed
+// it, so what is signed changed too), saying why, for the person to look
+// again before answering.
+async function refresh(card, why) {
+  const resp = await fetch("/asks/" + card.dataset.id, { credentials: "same-origin" });
+  const doc = new DOMParser().parseFromString(await resp.text(), "text/html");
+  const fresh = doc.getElementById(card.id);
+  if (!fresh) { card.querySelector(".status").textContent = why; return; }
+  card.replaceWith(fresh);
+  wire(fresh);
+  tick();
+  fresh.querySelector(".status").textContent = why;
+  fresh.dataset.refreshed = "1";
 }
 
 function setupQueue(queue) {
