@@ -317,7 +317,7 @@ func TestRefusals(t *testing.T) {
 		}
 		// A risky action's rule is not offered in one tap.
 		risky := decide(t, l, user, "rm -rf out")
-		if _, page := p.get("/"); regexp.MustCompile(`id="ask-` + risky + `"[\s\S]*?</article>`).FindString(page) == "" ||
+		if _, page := p.get("/"); regexp.MustCompile(`id="ask-`+risky+`"[\s\S]*?</article>`).FindString(page) == "" ||
 			strings.Contains(regexp.MustCompile(`id="ask-`+risky+`"[\s\S]*?</article>`).FindString(page), `value="rule"`) {
 			t.Errorf("a destructive ask offers a one-tap rule")
 		}
