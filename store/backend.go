@@ -67,6 +67,9 @@ type Backend interface {
 	// expected, or fails with ErrVersionConflict.
 	SetPolicy(expected uint64, p *storev1.Policy) (*storev1.Policy, error)
 
+	// DeviceStore keeps the web app's paired devices (devices.go).
+	DeviceStore
+
 	// Close flushes the decision log and releases the store.
 	Close() error
 }

@@ -62,6 +62,7 @@
 //	pending/<id u64>         -> storev1.PendingAsk
 //	answers/<seq u64>        -> storev1.AnswerRecord  (append-only; seq from bucket.NextSequence)
 //	policies/<version u64>   -> storev1.Policy
+//	devices/<id>             -> storev1.Device  (the web app's paired browsers; made by the first PutDevice, no migration)
 //
 // Open runs the migrations (an ordered list in schema.go, each with a test)
 // that the file has not seen yet, in one transaction, and writes the new

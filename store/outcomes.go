@@ -161,6 +161,9 @@ func outcomeOf(rec *storev1.AnswerRecord) *storev1.AskOutcome {
 		Note:       rec.GetNote(),
 		AnsweredBy: rec.GetAnsweredBy(),
 		Time:       rec.GetTime(),
+
+		// Where it was given: the socket, the web app, a notification.
+		Channel: rec.GetChannel(), DeviceId: rec.GetDeviceId(), ActionDigest: rec.GetActionDigest(),
 	}
 }
 

@@ -66,7 +66,7 @@ func runHistory(cmd *cobra.Command, a *app, req *limenv1.HistoryRequest) error {
 	for _, d := range resp.GetDecisions() {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			d.GetDecisionId(), describe.Age(now.Sub(d.GetTime().AsTime())), d.GetAction().GetUser(),
-			describe.Verdict(d.GetVerdict()), describe.DecidedBy(d), pText(d), dash(d.GetRiskClass()),
+			describe.Verdict(d.GetVerdict()), describe.DecidedBy(d)+via(d), pText(d), dash(d.GetRiskClass()),
 			describe.Outcome(d), shorten(describe.Action(d.GetAction()), 60))
 	}
 	if err := w.Flush(); err != nil {
@@ -80,4 +80,19 @@ func pText(d *limenv1.Decision) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", d.GetP())
+}
+
+// via says where a person's answer came from when it was not limend's
+// socket (limenctl, the TUI): the web app or a notification, and the
+// device, as " (web 3f2a9c01b7d4)".
+func via(d *limenv1.Decision) string {
+	o := d.GetOutcome()
+	switch o.GetChannel() {
+	case "", "socket":
+		return ""
+	}
+	if o.GetDeviceId() == "" {
+		return " (" + o.GetChannel() + ")"
+	}
+	return " (" + o.GetChannel() + " " + o.GetDeviceId() + ")"
 }

@@ -303,6 +303,7 @@ decide and await exit 0 only for allow: 5 for ask, 6 for block.
 		newEvalCmd(a),
 		newDoctorCmd(a),
 		newServiceCmd(a),
+		newPairCmd(a), newDevicesCmd(a), // the web app (pair.go, devices.go)
 	)
 	// "limenctl version" is what people type first; it prints what
 	// --version does rather than "unknown command".

@@ -66,6 +66,7 @@ func run(args []string) int {
 	}
 	cfg := defaults
 	var debugAddr string
+	var webOpts *webFlags
 	logOpts := logOptions{format: "text", maxSizeMB: 20}
 	cmd := &cobra.Command{
 		Use:   "limend",
@@ -76,7 +77,8 @@ func run(args []string) int {
   LIMEN_LOG_LEVEL=debug limend
   limend --tcp 127.0.0.1:7411             # also serve loopback TCP: anonymous, Decide and Await only
   limend --tcp :7411 --tls-cert s.pem --tls-key s.key --tls-client-ca ca.pem   # another machine, mutual TLS
-  limend --http-tcp 127.0.0.1:7412        # hook API on loopback, for Claude Code "type": "http" hooks`,
+  limend --http-tcp 127.0.0.1:7412        # hook API on loopback, for Claude Code "type": "http" hooks
+  limend --web-addr 127.0.0.1:7443        # the web app; pair a browser with limenctl pair`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -86,6 +88,9 @@ func run(args []string) int {
 				cfg.HTTPSocket = paths.HTTPSocketFor(cfg.Socket) // follows --socket
 			}
 			if err := checkLimits(cfg.Limits); err != nil {
+				return err
+			}
+			if err := webOpts.apply(&cfg); err != nil {
 				return err
 			}
 			log, closeLog, err := newLogger(logOpts, os.Stderr)
@@ -130,6 +135,7 @@ func run(args []string) int {
 	f.StringVar(&cfg.TLS.Key, "tls-key", "", "the private key of --tls-cert (env LIMEN_TLS_KEY)")
 	f.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", "", "require TCP clients to present a certificate signed by this CA (mutual TLS; env LIMEN_TLS_CLIENT_CA)")
 	f.StringVar(&cfg.TLS.TokenFile, "token-file", "", "or require 'authorization: Bearer <token>' with the token in this file (env LIMEN_TOKEN_FILE)")
+	webOpts = addWebFlags(f, &cfg) // webflags.go
 	limits := server.DefaultLimits()
 	f.IntVar(&cfg.Limits.MaxPendingPerUser, "max-pending", limits.MaxPendingPerUser, "pending asks per user; beyond it decisions are still ask but not queued (env LIMEN_MAX_PENDING)")
 	f.IntVar(&cfg.Limits.MaxAwaits, "max-awaits", limits.MaxAwaits, "Await calls waiting at once (env LIMEN_MAX_AWAITS)")

@@ -27,6 +27,7 @@ import (
 	"github.com/limenhq/limen/internal/peercred"
 	"github.com/limenhq/limen/internal/server"
 	"github.com/limenhq/limen/internal/service"
+	"github.com/limenhq/limen/internal/web"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 	"github.com/limenhq/limen/store"
 )
@@ -74,6 +75,8 @@ type Config struct {
 	// it returns an error, as a full disk would (tests; see
 	// store.Options.WriteFault).
 	LogWriteFault func() error
+	// Web is the web app (--web-addr and its flags); an empty Addr is off.
+	Web web.Config
 }
 
 // DefaultConfig returns the configuration limend runs with when given no
@@ -109,6 +112,7 @@ type Daemon struct {
 	httpLis []net.Listener
 	tcp     *grpc.Server // the TCP listener's server, with its own credentials
 	tcpLis  net.Listener
+	web     *web.App // the web app, when cfg.Web.Addr is set (web.go)
 	// owned are the socket files limend bound itself, removed on stop.
 	owned []string
 
@@ -233,6 +237,8 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 			}
 		}
 	}
+	self.Keys = append(self.Keys, webKeys(cfg)...) // web.go
+	self.Files = append(self.Files, webKeys(cfg)...)
 	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways,
 		Self: self})
 	if err != nil {
@@ -288,6 +294,9 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	}
 	if d.tcpLis != nil {
 		go func() { d.serveErr <- d.tcp.Serve(d.tcpLis) }()
+	}
+	if err := d.startWeb(); err != nil {
+		return fail(err)
 	}
 	d.http = hookapi.NewServer(hookapi.New(d.svc, log), log)
 	for _, l := range d.httpLis {
@@ -380,6 +389,7 @@ func (d *Daemon) Stop(ctx context.Context) error {
 		}
 		<-httpStopped // Shutdown returns by ctx's end at the latest
 		d.http.Close()
+		d.stopWeb(ctx)
 		err = d.store.Close()
 		for _, path := range d.owned {
 			os.Remove(path)

@@ -71,6 +71,10 @@ const (
 	opSimulate     op = "SimulatePolicy"
 	opSetPolicy    op = "SetPolicy"
 	opGetVersion   op = "GetVersion"
+	// The web app's pairing (devices.go).
+	opCreatePairing op = "CreatePairing"
+	opListDevices   op = "ListDevices"
+	opRevokeDevice  op = "RevokeDevice"
 )
 
 // access says, for each call, how far each kind of caller reaches, in the
@@ -102,6 +106,11 @@ var access = map[op][numKinds]reach{
 	// The build is no secret from a local user, but an anonymous caller
 	// needs nothing but Decide and Await.
 	opGetVersion: {none, all, all, all, all},
+	// A device is paired for the caller's own OS user only: no gateway
+	// pairs one for someone else, since the kernel named nobody else.
+	opCreatePairing: {none, own, none, own, none},
+	opListDevices:   {none, own, all, all, all},
+	opRevokeDevice:  {none, own, all, all, all},
 }
 
 // personOnly are the calls that only a person may make: the ones that settle
@@ -110,6 +119,8 @@ var access = map[op][numKinds]reach{
 var personOnly = map[op]string{
 	opAnswer:    "answers come from a person: use limenctl tui in your own terminal, not a shell an agent started",
 	opSetPolicy: "policy changes come from a person: run limenctl policy in your own terminal, not a shell an agent started",
+	// A device paired by an agent would approve for it.
+	opCreatePairing: "pairing a device comes from a person: run limenctl pair in your own terminal, not a shell an agent started",
 }
 
 // caller is who is on the other end of a call.
@@ -119,6 +130,7 @@ type caller struct {
 	// gateway's name, or "anonymous".
 	name string
 	peer peercred.AuthInfo // set for socket peers
+	web  *WebCaller        // set for the web app's calls (web.go)
 }
 
 // gatewayPrefix starts the name of every admin gateway ("gateway:token",
@@ -129,6 +141,9 @@ const gatewayPrefix = "gateway:"
 
 // whoIs classifies the caller of ctx.
 func (g *guard) whoIs(ctx context.Context) caller {
+	if w, ok := webCallerFrom(ctx); ok {
+		return caller{kind: kindUser, name: w.User, web: &w}
+	}
 	if gw, ok := gatewayFrom(ctx); ok {
 		return caller{kind: kindGateway, name: gw}
 	}
@@ -154,7 +169,10 @@ func (g *guard) authorize(ctx context.Context, o op) (caller, reach, error) {
 	if r == none {
 		return c, none, status.Error(codes.PermissionDenied, refusal(o, c, g.owner))
 	}
-	if why, ok := personOnly[o]; ok && c.kind != kindGateway {
+	// A web caller showed a device's session, and the web app asks a
+	// fresh passkey signature where one is needed; it has no process to
+	// follow.
+	if why, ok := personOnly[o]; ok && c.kind != kindGateway && c.web == nil {
 		if err := g.fromPerson(c, why); err != nil {
 			return c, none, err
 		}

@@ -49,18 +49,21 @@ func TestAccessTable(t *testing.T) {
 		newRuntimes(peercred.ReadProc, time.Now, slog.New(slog.DiscardHandler), 0, os.Getpid()))
 	type row struct{ anonymous, user, trusted, owner, gateway reach }
 	tests := map[op]row{
-		opDecide:       {own, own, all, all, all},
-		opAwait:        {own, own, all, all, all},
-		opAnswer:       {none, own, all, all, all},
-		opListPending:  {none, own, all, all, all},
-		opWatchPending: {none, own, all, all, all},
-		opHistory:      {none, own, all, all, all},
-		opStats:        {none, own, all, all, all},
-		opGetPolicy:    {none, all, all, all, all},
-		opListVersions: {none, all, all, all, all},
-		opSimulate:     {none, none, all, all, all},
-		opSetPolicy:    {none, none, none, all, all},
-		opGetVersion:   {none, all, all, all, all},
+		opDecide:        {own, own, all, all, all},
+		opAwait:         {own, own, all, all, all},
+		opAnswer:        {none, own, all, all, all},
+		opListPending:   {none, own, all, all, all},
+		opWatchPending:  {none, own, all, all, all},
+		opHistory:       {none, own, all, all, all},
+		opStats:         {none, own, all, all, all},
+		opGetPolicy:     {none, all, all, all, all},
+		opListVersions:  {none, all, all, all, all},
+		opSimulate:      {none, none, all, all, all},
+		opSetPolicy:     {none, none, none, all, all},
+		opGetVersion:    {none, all, all, all, all},
+		opCreatePairing: {none, own, none, own, none},
+		opListDevices:   {none, own, all, all, all},
+		opRevokeDevice:  {none, own, all, all, all},
 	}
 	if len(tests) != len(access) {
 		t.Errorf("the test has %d rows, the table %d: test every call", len(tests), len(access))

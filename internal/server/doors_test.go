@@ -219,6 +219,8 @@ func callAll(ctx context.Context, role string, c *client.Client) int {
 		say("get-policy", err)
 		_, err = c.API.SetPolicy(ctx, &limenv1.SetPolicyRequest{ExpectedVersion: cur.GetPolicy().GetVersion(), Document: cur.GetPolicy().GetDocument()})
 		say("set-policy", err)
+		_, err = c.API.CreatePairing(ctx, &limenv1.CreatePairingRequest{Name: "agent's"})
+		say("pair", err)
 	}
 	if role == "other-user" {
 		return 0
@@ -320,6 +322,8 @@ func TestAgentCannotAnswerItself(t *testing.T) {
 		"answer":     "PermissionDenied: answers come from a person: use limenctl tui in your own terminal",
 		"set-policy": "PermissionDenied: policy changes come from a person: run limenctl policy in your own terminal",
 		"get-policy": "OK",
+		// An agent must not pair itself a device that approves (web app).
+		"pair": "PermissionDenied: pairing a device comes from a person: run limenctl pair in your own terminal",
 	} {
 		if !strings.HasPrefix(got[call], want) {
 			t.Errorf("the agent's %s = %q; want %q", call, got[call], want)

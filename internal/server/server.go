@@ -78,6 +78,8 @@ type Server struct {
 	plans   planCache // what Decide works out from an action and the policy alone
 	seen    outcomes  // what the runtimes' hook events said about asks (outcomes.go)
 
+	devices devicesHolder // the web app's pairing, once it is set (devices.go)
+
 	stopping chan struct{}
 	stopOnce sync.Once
 }
@@ -508,9 +510,11 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		}
 	}
 	ls := ladders(parts)
+	channel, device, digest := c.provenance()
 	rec := &storev1.AnswerRecord{
 		AskId: req.GetAskId(), Action: storeAction(dec.GetAction()), Choice: storev1.Choice(req.GetChoice()), Scope: storev1.Scope(scope),
 		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme,
+		Channel: channel, DeviceId: device, ActionDigest: digest,
 	}
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})

@@ -56,6 +56,7 @@ func Run(t *testing.T, fresh func(t *testing.T) Open) {
 		{"PolicyCompareAndSet", testPolicy},
 		{"PolicyConcurrentSetOneWins", testPolicyRace},
 		{"ReopenKeepsEverything", testReopen},
+		{"Devices", testDevices}, // devices.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -744,13 +744,17 @@ func (x *Decision) GetOutcome() *AskOutcome {
 
 // AskOutcome is how an ask ended.
 type AskOutcome struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	State         AskState               `protobuf:"varint,1,opt,name=state,proto3,enum=limen.store.v1.AskState" json:"state,omitempty"`
-	Choice        Choice                 `protobuf:"varint,2,opt,name=choice,proto3,enum=limen.store.v1.Choice" json:"choice,omitempty"`
-	Scope         Scope                  `protobuf:"varint,3,opt,name=scope,proto3,enum=limen.store.v1.Scope" json:"scope,omitempty"`
-	Note          string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
-	AnsweredBy    string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
-	Time          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	State      AskState               `protobuf:"varint,1,opt,name=state,proto3,enum=limen.store.v1.AskState" json:"state,omitempty"`
+	Choice     Choice                 `protobuf:"varint,2,opt,name=choice,proto3,enum=limen.store.v1.Choice" json:"choice,omitempty"`
+	Scope      Scope                  `protobuf:"varint,3,opt,name=scope,proto3,enum=limen.store.v1.Scope" json:"scope,omitempty"`
+	Note       string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
+	AnsweredBy string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
+	Time       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	// channel, device_id and action_digest are the answer record's.
+	Channel       string `protobuf:"bytes,7,opt,name=channel,proto3" json:"channel,omitempty"`
+	DeviceId      string `protobuf:"bytes,8,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	ActionDigest  string `protobuf:"bytes,9,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -825,6 +829,27 @@ func (x *AskOutcome) GetTime() *timestamppb.Timestamp {
 		return x.Time
 	}
 	return nil
+}
+
+func (x *AskOutcome) GetChannel() string {
+	if x != nil {
+		return x.Channel
+	}
+	return ""
+}
+
+func (x *AskOutcome) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
+}
+
+func (x *AskOutcome) GetActionDigest() string {
+	if x != nil {
+		return x.ActionDigest
+	}
+	return ""
 }
 
 // PendingAsk is pending/<id>: an ask that waits for a person.
@@ -1089,8 +1114,16 @@ type AnswerRecord struct {
 	Time       *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=time,proto3" json:"time,omitempty"`
 	// key_scheme is the version of the key ladder that produced ladders; a
 	// record with another version has its ladders derived again from action.
-	KeyScheme     uint32    `protobuf:"varint,9,opt,name=key_scheme,json=keyScheme,proto3" json:"key_scheme,omitempty"`
-	Ladders       []*Ladder `protobuf:"bytes,10,rep,name=ladders,proto3" json:"ladders,omitempty"`
+	KeyScheme uint32    `protobuf:"varint,9,opt,name=key_scheme,json=keyScheme,proto3" json:"key_scheme,omitempty"`
+	Ladders   []*Ladder `protobuf:"bytes,10,rep,name=ladders,proto3" json:"ladders,omitempty"`
+	// channel is where the answer was given: empty or "socket" for limenctl
+	// and the TUI, "web" for the web app, "push" for a notification's action.
+	Channel string `protobuf:"bytes,11,opt,name=channel,proto3" json:"channel,omitempty"`
+	// device_id is the paired device that answered on the web or by push.
+	DeviceId string `protobuf:"bytes,12,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// action_digest is the SHA-256 (hex) of the action as the web app showed
+	// it, which a passkey signature covered.
+	ActionDigest  string `protobuf:"bytes,13,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1195,6 +1228,115 @@ func (x *AnswerRecord) GetLadders() []*Ladder {
 	return nil
 }
 
+func (x *AnswerRecord) GetChannel() string {
+	if x != nil {
+		return x.Channel
+	}
+	return ""
+}
+
+func (x *AnswerRecord) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
+}
+
+func (x *AnswerRecord) GetActionDigest() string {
+	if x != nil {
+		return x.ActionDigest
+	}
+	return ""
+}
+
+// Device is devices/<id>: a browser paired with `limenctl pair`, and the
+// passkey it registered. Revoking a device deletes its record.
+type Device struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// user is the OS user who paired it (the kernel named them over the socket).
+	User    string                 `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	Name    string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Created *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created,proto3" json:"created,omitempty"`
+	// credential is the WebAuthn credential as go-webauthn encodes it (JSON).
+	Credential    []byte                 `protobuf:"bytes,5,opt,name=credential,proto3" json:"credential,omitempty"`
+	LastUsed      *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_used,json=lastUsed,proto3" json:"last_used,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Device) Reset() {
+	*x = Device{}
+	mi := &file_limen_store_v1_store_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Device) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Device) ProtoMessage() {}
+
+func (x *Device) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_store_v1_store_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Device.ProtoReflect.Descriptor instead.
+func (*Device) Descriptor() ([]byte, []int) {
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *Device) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Device) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *Device) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Device) GetCreated() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Created
+	}
+	return nil
+}
+
+func (x *Device) GetCredential() []byte {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
+}
+
+func (x *Device) GetLastUsed() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsed
+	}
+	return nil
+}
+
 var File_limen_store_v1_store_proto protoreflect.FileDescriptor
 
 const file_limen_store_v1_store_proto_rawDesc = "" +
@@ -1246,7 +1388,7 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x0epolicy_version\x18\f \x01(\x04R\rpolicyVersion\x12\x15\n" +
 	"\x06ask_id\x18\r \x01(\tR\x05askId\x123\n" +
 	"\alatency\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\alatency\x124\n" +
-	"\aoutcome\x18\x0f \x01(\v2\x1a.limen.store.v1.AskOutcomeR\aoutcome\"\xfe\x01\n" +
+	"\aoutcome\x18\x0f \x01(\v2\x1a.limen.store.v1.AskOutcomeR\aoutcome\"\xda\x02\n" +
 	"\n" +
 	"AskOutcome\x12.\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x18.limen.store.v1.AskStateR\x05state\x12.\n" +
@@ -1255,7 +1397,10 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x04note\x18\x04 \x01(\tR\x04note\x12\x1f\n" +
 	"\vanswered_by\x18\x05 \x01(\tR\n" +
 	"answeredBy\x12.\n" +
-	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x94\x01\n" +
+	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x18\n" +
+	"\achannel\x18\a \x01(\tR\achannel\x12\x1b\n" +
+	"\tdevice_id\x18\b \x01(\tR\bdeviceId\x12#\n" +
+	"\raction_digest\x18\t \x01(\tR\factionDigest\"\x94\x01\n" +
 	"\n" +
 	"PendingAsk\x12\x15\n" +
 	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x124\n" +
@@ -1275,7 +1420,7 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x06author\x18\x04 \x01(\tR\x06author\x12.\n" +
 	"\x04time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x1c\n" +
 	"\x06Ladder\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\"\xfa\x02\n" +
+	"\x04keys\x18\x01 \x03(\tR\x04keys\"\xd6\x03\n" +
 	"\fAnswerRecord\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x15\n" +
 	"\x06ask_id\x18\x02 \x01(\tR\x05askId\x12.\n" +
@@ -1289,7 +1434,19 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"key_scheme\x18\t \x01(\rR\tkeyScheme\x120\n" +
 	"\aladders\x18\n" +
-	" \x03(\v2\x16.limen.store.v1.LadderR\aladders*Y\n" +
+	" \x03(\v2\x16.limen.store.v1.LadderR\aladders\x12\x18\n" +
+	"\achannel\x18\v \x01(\tR\achannel\x12\x1b\n" +
+	"\tdevice_id\x18\f \x01(\tR\bdeviceId\x12#\n" +
+	"\raction_digest\x18\r \x01(\tR\factionDigest\"\xcf\x01\n" +
+	"\x06Device\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x124\n" +
+	"\acreated\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x12\x1e\n" +
+	"\n" +
+	"credential\x18\x05 \x01(\fR\n" +
+	"credential\x127\n" +
+	"\tlast_used\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\blastUsed*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -1330,7 +1487,7 @@ func file_limen_store_v1_store_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_store_v1_store_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_limen_store_v1_store_proto_goTypes = []any{
 	(Verdict)(0),                  // 0: limen.store.v1.Verdict
 	(Decider)(0),                  // 1: limen.store.v1.Decider
@@ -1348,38 +1505,41 @@ var file_limen_store_v1_store_proto_goTypes = []any{
 	(*Policy)(nil),                // 13: limen.store.v1.Policy
 	(*Ladder)(nil),                // 14: limen.store.v1.Ladder
 	(*AnswerRecord)(nil),          // 15: limen.store.v1.AnswerRecord
-	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),   // 17: google.protobuf.Duration
+	(*Device)(nil),                // 16: limen.store.v1.Device
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
 }
 var file_limen_store_v1_store_proto_depIdxs = []int32{
-	16, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	17, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	5,  // 1: limen.store.v1.Decision.action:type_name -> limen.store.v1.Action
 	0,  // 2: limen.store.v1.Decision.verdict:type_name -> limen.store.v1.Verdict
 	6,  // 3: limen.store.v1.Decision.thresholds:type_name -> limen.store.v1.Thresholds
 	8,  // 4: limen.store.v1.Decision.evidence:type_name -> limen.store.v1.Evidence
 	1,  // 5: limen.store.v1.Decision.decided_by:type_name -> limen.store.v1.Decider
-	17, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
+	18, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
 	10, // 7: limen.store.v1.Decision.outcome:type_name -> limen.store.v1.AskOutcome
 	4,  // 8: limen.store.v1.AskOutcome.state:type_name -> limen.store.v1.AskState
 	2,  // 9: limen.store.v1.AskOutcome.choice:type_name -> limen.store.v1.Choice
 	3,  // 10: limen.store.v1.AskOutcome.scope:type_name -> limen.store.v1.Scope
-	16, // 11: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	17, // 11: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
 	9,  // 12: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
-	16, // 13: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	17, // 13: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
 	7,  // 14: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
 	6,  // 15: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
 	12, // 16: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
-	16, // 17: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	17, // 17: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
 	5,  // 18: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
 	2,  // 19: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
 	3,  // 20: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
-	16, // 21: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
+	17, // 21: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
 	14, // 22: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	17, // 23: limen.store.v1.Device.created:type_name -> google.protobuf.Timestamp
+	17, // 24: limen.store.v1.Device.last_used:type_name -> google.protobuf.Timestamp
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_limen_store_v1_store_proto_init() }
@@ -1393,7 +1553,7 @@ func file_limen_store_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_store_v1_store_proto_rawDesc), len(file_limen_store_v1_store_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

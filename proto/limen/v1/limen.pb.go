@@ -831,8 +831,16 @@ type AskOutcome struct {
 	Scope  Scope                  `protobuf:"varint,3,opt,name=scope,proto3,enum=limen.v1.Scope" json:"scope,omitempty"`
 	Note   string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
 	// answered_by is the person (OS user) who answered.
-	AnsweredBy    string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
-	Time          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	AnsweredBy string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
+	Time       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	// channel is where the answer was given: "socket" (limenctl, the TUI),
+	// "web" (the web app) or "push" (a notification's one-tap deny).
+	Channel string `protobuf:"bytes,7,opt,name=channel,proto3" json:"channel,omitempty"`
+	// device_id is the paired device that answered on the web or by push.
+	DeviceId string `protobuf:"bytes,8,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// action_digest is the SHA-256 (hex) of the action as the web app showed
+	// it (empty on the socket).
+	ActionDigest  string `protobuf:"bytes,9,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -907,6 +915,27 @@ func (x *AskOutcome) GetTime() *timestamppb.Timestamp {
 		return x.Time
 	}
 	return nil
+}
+
+func (x *AskOutcome) GetChannel() string {
+	if x != nil {
+		return x.Channel
+	}
+	return ""
+}
+
+func (x *AskOutcome) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
+}
+
+func (x *AskOutcome) GetActionDigest() string {
+	if x != nil {
+		return x.ActionDigest
+	}
+	return ""
 }
 
 // PendingAsk is an ask that waits for a person.
@@ -2621,6 +2650,375 @@ func (x *GetVersionResponse) GetLimend() *BuildInfo {
 	return nil
 }
 
+type CreatePairingRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name labels the device to be paired (such as "phone").
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePairingRequest) Reset() {
+	*x = CreatePairingRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePairingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePairingRequest) ProtoMessage() {}
+
+func (x *CreatePairingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePairingRequest.ProtoReflect.Descriptor instead.
+func (*CreatePairingRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *CreatePairingRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type CreatePairingResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// url opens the pairing page; it holds the single-use code.
+	Url       string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	Code      string                 `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// cert_sha256 is the SHA-256 fingerprint of the web app's certificate
+	// (hex, colon-separated), to compare with what the browser shows.
+	CertSha256    string `protobuf:"bytes,4,opt,name=cert_sha256,json=certSha256,proto3" json:"cert_sha256,omitempty"`
+	User          string `protobuf:"bytes,5,opt,name=user,proto3" json:"user,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreatePairingResponse) Reset() {
+	*x = CreatePairingResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreatePairingResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreatePairingResponse) ProtoMessage() {}
+
+func (x *CreatePairingResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreatePairingResponse.ProtoReflect.Descriptor instead.
+func (*CreatePairingResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *CreatePairingResponse) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *CreatePairingResponse) GetCode() string {
+	if x != nil {
+		return x.Code
+	}
+	return ""
+}
+
+func (x *CreatePairingResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *CreatePairingResponse) GetCertSha256() string {
+	if x != nil {
+		return x.CertSha256
+	}
+	return ""
+}
+
+func (x *CreatePairingResponse) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+// Device is a paired browser.
+type Device struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	User          string                 `protobuf:"bytes,2,opt,name=user,proto3" json:"user,omitempty"`
+	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Created       *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created,proto3" json:"created,omitempty"`
+	LastUsed      *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=last_used,json=lastUsed,proto3" json:"last_used,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Device) Reset() {
+	*x = Device{}
+	mi := &file_limen_v1_limen_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Device) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Device) ProtoMessage() {}
+
+func (x *Device) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Device.ProtoReflect.Descriptor instead.
+func (*Device) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *Device) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Device) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *Device) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Device) GetCreated() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Created
+	}
+	return nil
+}
+
+func (x *Device) GetLastUsed() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUsed
+	}
+	return nil
+}
+
+type ListDevicesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDevicesRequest) Reset() {
+	*x = ListDevicesRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDevicesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDevicesRequest) ProtoMessage() {}
+
+func (x *ListDevicesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDevicesRequest.ProtoReflect.Descriptor instead.
+func (*ListDevicesRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{40}
+}
+
+type ListDevicesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Devices       []*Device              `protobuf:"bytes,1,rep,name=devices,proto3" json:"devices,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDevicesResponse) Reset() {
+	*x = ListDevicesResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDevicesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDevicesResponse) ProtoMessage() {}
+
+func (x *ListDevicesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDevicesResponse.ProtoReflect.Descriptor instead.
+func (*ListDevicesResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ListDevicesResponse) GetDevices() []*Device {
+	if x != nil {
+		return x.Devices
+	}
+	return nil
+}
+
+type RevokeDeviceRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeDeviceRequest) Reset() {
+	*x = RevokeDeviceRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeDeviceRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeDeviceRequest) ProtoMessage() {}
+
+func (x *RevokeDeviceRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeDeviceRequest.ProtoReflect.Descriptor instead.
+func (*RevokeDeviceRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *RevokeDeviceRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type RevokeDeviceResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Device        *Device                `protobuf:"bytes,1,opt,name=device,proto3" json:"device,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevokeDeviceResponse) Reset() {
+	*x = RevokeDeviceResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevokeDeviceResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevokeDeviceResponse) ProtoMessage() {}
+
+func (x *RevokeDeviceResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevokeDeviceResponse.ProtoReflect.Descriptor instead.
+func (*RevokeDeviceResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *RevokeDeviceResponse) GetDevice() *Device {
+	if x != nil {
+		return x.Device
+	}
+	return nil
+}
+
 var File_limen_v1_limen_proto protoreflect.FileDescriptor
 
 const file_limen_v1_limen_proto_rawDesc = "" +
@@ -2672,7 +3070,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x0epolicy_version\x18\f \x01(\x04R\rpolicyVersion\x12\x15\n" +
 	"\x06ask_id\x18\r \x01(\tR\x05askId\x123\n" +
 	"\alatency\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\alatency\x12.\n" +
-	"\aoutcome\x18\x0f \x01(\v2\x14.limen.v1.AskOutcomeR\aoutcome\"\xec\x01\n" +
+	"\aoutcome\x18\x0f \x01(\v2\x14.limen.v1.AskOutcomeR\aoutcome\"\xc8\x02\n" +
 	"\n" +
 	"AskOutcome\x12(\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x12.limen.v1.AskStateR\x05state\x12(\n" +
@@ -2681,7 +3079,10 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x04note\x18\x04 \x01(\tR\x04note\x12\x1f\n" +
 	"\vanswered_by\x18\x05 \x01(\tR\n" +
 	"answeredBy\x12.\n" +
-	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x8e\x01\n" +
+	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x18\n" +
+	"\achannel\x18\a \x01(\tR\achannel\x12\x1b\n" +
+	"\tdevice_id\x18\b \x01(\tR\bdeviceId\x12#\n" +
+	"\raction_digest\x18\t \x01(\tR\factionDigest\"\x8e\x01\n" +
 	"\n" +
 	"PendingAsk\x12\x15\n" +
 	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x12.\n" +
@@ -2792,7 +3193,30 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x02go\x18\x04 \x01(\tR\x02go\x12\x1a\n" +
 	"\bplatform\x18\x05 \x01(\tR\bplatform\"A\n" +
 	"\x12GetVersionResponse\x12+\n" +
-	"\x06limend\x18\x01 \x01(\v2\x13.limen.v1.BuildInfoR\x06limend*Y\n" +
+	"\x06limend\x18\x01 \x01(\v2\x13.limen.v1.BuildInfoR\x06limend\"*\n" +
+	"\x14CreatePairingRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xad\x01\n" +
+	"\x15CreatePairingResponse\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12\x12\n" +
+	"\x04code\x18\x02 \x01(\tR\x04code\x129\n" +
+	"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x1f\n" +
+	"\vcert_sha256\x18\x04 \x01(\tR\n" +
+	"certSha256\x12\x12\n" +
+	"\x04user\x18\x05 \x01(\tR\x04user\"\xaf\x01\n" +
+	"\x06Device\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04user\x18\x02 \x01(\tR\x04user\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x124\n" +
+	"\acreated\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\acreated\x127\n" +
+	"\tlast_used\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\blastUsed\"\x14\n" +
+	"\x12ListDevicesRequest\"A\n" +
+	"\x13ListDevicesResponse\x12*\n" +
+	"\adevices\x18\x01 \x03(\v2\x10.limen.v1.DeviceR\adevices\"%\n" +
+	"\x13RevokeDeviceRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"@\n" +
+	"\x14RevokeDeviceResponse\x12(\n" +
+	"\x06device\x18\x01 \x01(\v2\x10.limen.v1.DeviceR\x06device*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -2818,7 +3242,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x15ASK_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11ASK_STATE_PENDING\x10\x01\x12\x16\n" +
 	"\x12ASK_STATE_ANSWERED\x10\x02\x12\x15\n" +
-	"\x11ASK_STATE_EXPIRED\x10\x032\xe7\x06\n" +
+	"\x11ASK_STATE_EXPIRED\x10\x032\xd4\b\n" +
 	"\x0fDecisionService\x12;\n" +
 	"\x06Decide\x12\x17.limen.v1.DecideRequest\x1a\x18.limen.v1.DecideResponse\x128\n" +
 	"\x05Await\x12\x16.limen.v1.AwaitRequest\x1a\x17.limen.v1.AwaitResponse\x12;\n" +
@@ -2832,7 +3256,10 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x0eSimulatePolicy\x12\x1f.limen.v1.SimulatePolicyRequest\x1a .limen.v1.SimulatePolicyResponse\x128\n" +
 	"\x05Stats\x12\x16.limen.v1.StatsRequest\x1a\x17.limen.v1.StatsResponse\x12G\n" +
 	"\n" +
-	"GetVersion\x12\x1b.limen.v1.GetVersionRequest\x1a\x1c.limen.v1.GetVersionResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
+	"GetVersion\x12\x1b.limen.v1.GetVersionRequest\x1a\x1c.limen.v1.GetVersionResponse\x12P\n" +
+	"\rCreatePairing\x12\x1e.limen.v1.CreatePairingRequest\x1a\x1f.limen.v1.CreatePairingResponse\x12J\n" +
+	"\vListDevices\x12\x1c.limen.v1.ListDevicesRequest\x1a\x1d.limen.v1.ListDevicesResponse\x12M\n" +
+	"\fRevokeDevice\x12\x1d.limen.v1.RevokeDeviceRequest\x1a\x1e.limen.v1.RevokeDeviceResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
 
 var (
 	file_limen_v1_limen_proto_rawDescOnce sync.Once
@@ -2847,7 +3274,7 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_limen_v1_limen_proto_goTypes = []any{
 	(Verdict)(0),                       // 0: limen.v1.Verdict
 	(Decider)(0),                       // 1: limen.v1.Decider
@@ -2892,27 +3319,34 @@ var file_limen_v1_limen_proto_goTypes = []any{
 	(*GetVersionRequest)(nil),          // 40: limen.v1.GetVersionRequest
 	(*BuildInfo)(nil),                  // 41: limen.v1.BuildInfo
 	(*GetVersionResponse)(nil),         // 42: limen.v1.GetVersionResponse
-	(*timestamppb.Timestamp)(nil),      // 43: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),        // 44: google.protobuf.Duration
+	(*CreatePairingRequest)(nil),       // 43: limen.v1.CreatePairingRequest
+	(*CreatePairingResponse)(nil),      // 44: limen.v1.CreatePairingResponse
+	(*Device)(nil),                     // 45: limen.v1.Device
+	(*ListDevicesRequest)(nil),         // 46: limen.v1.ListDevicesRequest
+	(*ListDevicesResponse)(nil),        // 47: limen.v1.ListDevicesResponse
+	(*RevokeDeviceRequest)(nil),        // 48: limen.v1.RevokeDeviceRequest
+	(*RevokeDeviceResponse)(nil),       // 49: limen.v1.RevokeDeviceResponse
+	(*timestamppb.Timestamp)(nil),      // 50: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 51: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	43, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	50, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	44, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	51, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
 	11, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
 	4,  // 8: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
 	2,  // 9: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
 	3,  // 10: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	43, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	50, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
 	10, // 12: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	43, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	50, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
 	6,  // 14: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
 	10, // 15: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	44, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	51, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
 	0,  // 17: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
 	4,  // 18: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
 	11, // 19: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
@@ -2927,47 +3361,58 @@ var file_limen_v1_limen_proto_depIdxs = []int32{
 	8,  // 28: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
 	7,  // 29: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
 	23, // 30: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	43, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	50, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
 	24, // 32: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
 	24, // 33: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
 	10, // 34: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
 	24, // 35: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
 	34, // 36: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
 	34, // 37: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
-	43, // 38: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	50, // 38: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
 	37, // 39: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
 	37, // 40: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
 	38, // 41: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
 	41, // 42: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
-	13, // 43: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	15, // 44: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	17, // 45: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	19, // 46: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	21, // 47: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	25, // 48: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	27, // 49: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	29, // 50: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	31, // 51: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
-	33, // 52: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
-	36, // 53: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
-	40, // 54: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
-	14, // 55: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	16, // 56: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	18, // 57: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	20, // 58: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	22, // 59: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	26, // 60: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	28, // 61: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	30, // 62: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	32, // 63: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
-	35, // 64: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
-	39, // 65: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
-	42, // 66: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
-	55, // [55:67] is the sub-list for method output_type
-	43, // [43:55] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	50, // 43: limen.v1.CreatePairingResponse.expires_at:type_name -> google.protobuf.Timestamp
+	50, // 44: limen.v1.Device.created:type_name -> google.protobuf.Timestamp
+	50, // 45: limen.v1.Device.last_used:type_name -> google.protobuf.Timestamp
+	45, // 46: limen.v1.ListDevicesResponse.devices:type_name -> limen.v1.Device
+	45, // 47: limen.v1.RevokeDeviceResponse.device:type_name -> limen.v1.Device
+	13, // 48: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	15, // 49: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	17, // 50: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	19, // 51: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	21, // 52: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	25, // 53: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	27, // 54: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	29, // 55: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	31, // 56: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	33, // 57: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	36, // 58: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	40, // 59: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
+	43, // 60: limen.v1.DecisionService.CreatePairing:input_type -> limen.v1.CreatePairingRequest
+	46, // 61: limen.v1.DecisionService.ListDevices:input_type -> limen.v1.ListDevicesRequest
+	48, // 62: limen.v1.DecisionService.RevokeDevice:input_type -> limen.v1.RevokeDeviceRequest
+	14, // 63: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	16, // 64: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	18, // 65: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	20, // 66: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	22, // 67: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	26, // 68: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	28, // 69: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	30, // 70: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	32, // 71: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	35, // 72: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	39, // 73: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	42, // 74: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
+	44, // 75: limen.v1.DecisionService.CreatePairing:output_type -> limen.v1.CreatePairingResponse
+	47, // 76: limen.v1.DecisionService.ListDevices:output_type -> limen.v1.ListDevicesResponse
+	49, // 77: limen.v1.DecisionService.RevokeDevice:output_type -> limen.v1.RevokeDeviceResponse
+	63, // [63:78] is the sub-list for method output_type
+	48, // [48:63] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -2981,7 +3426,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   37,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -34,6 +34,9 @@ const (
 	DecisionService_SimulatePolicy_FullMethodName     = "/limen.v1.DecisionService/SimulatePolicy"
 	DecisionService_Stats_FullMethodName              = "/limen.v1.DecisionService/Stats"
 	DecisionService_GetVersion_FullMethodName         = "/limen.v1.DecisionService/GetVersion"
+	DecisionService_CreatePairing_FullMethodName      = "/limen.v1.DecisionService/CreatePairing"
+	DecisionService_ListDevices_FullMethodName        = "/limen.v1.DecisionService/ListDevices"
+	DecisionService_RevokeDevice_FullMethodName       = "/limen.v1.DecisionService/RevokeDevice"
 )
 
 // DecisionServiceClient is the client API for DecisionService service.
@@ -75,6 +78,16 @@ type DecisionServiceClient interface {
 	// GetVersion returns the build of the limend that answers, so a client
 	// can tell when it talks to a different build than its own.
 	GetVersion(ctx context.Context, in *GetVersionRequest, opts ...grpc.CallOption) (*GetVersionResponse, error)
+	// CreatePairing returns a single-use code that pairs one browser with the
+	// caller's OS user (the web app, limend --web-addr). Only a person over
+	// the Unix socket may pair, never a process an agent runtime started.
+	CreatePairing(ctx context.Context, in *CreatePairingRequest, opts ...grpc.CallOption) (*CreatePairingResponse, error)
+	// ListDevices returns the caller's paired devices (every user's for the
+	// owner).
+	ListDevices(ctx context.Context, in *ListDevicesRequest, opts ...grpc.CallOption) (*ListDevicesResponse, error)
+	// RevokeDevice removes a paired device at once: its sessions and live
+	// streams end.
+	RevokeDevice(ctx context.Context, in *RevokeDeviceRequest, opts ...grpc.CallOption) (*RevokeDeviceResponse, error)
 }
 
 type decisionServiceClient struct {
@@ -214,6 +227,36 @@ func (c *decisionServiceClient) GetVersion(ctx context.Context, in *GetVersionRe
 	return out, nil
 }
 
+func (c *decisionServiceClient) CreatePairing(ctx context.Context, in *CreatePairingRequest, opts ...grpc.CallOption) (*CreatePairingResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreatePairingResponse)
+	err := c.cc.Invoke(ctx, DecisionService_CreatePairing_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *decisionServiceClient) ListDevices(ctx context.Context, in *ListDevicesRequest, opts ...grpc.CallOption) (*ListDevicesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDevicesResponse)
+	err := c.cc.Invoke(ctx, DecisionService_ListDevices_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *decisionServiceClient) RevokeDevice(ctx context.Context, in *RevokeDeviceRequest, opts ...grpc.CallOption) (*RevokeDeviceResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevokeDeviceResponse)
+	err := c.cc.Invoke(ctx, DecisionService_RevokeDevice_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecisionServiceServer is the server API for DecisionService service.
 // All implementations must embed UnimplementedDecisionServiceServer
 // for forward compatibility.
@@ -253,6 +296,16 @@ type DecisionServiceServer interface {
 	// GetVersion returns the build of the limend that answers, so a client
 	// can tell when it talks to a different build than its own.
 	GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error)
+	// CreatePairing returns a single-use code that pairs one browser with the
+	// caller's OS user (the web app, limend --web-addr). Only a person over
+	// the Unix socket may pair, never a process an agent runtime started.
+	CreatePairing(context.Context, *CreatePairingRequest) (*CreatePairingResponse, error)
+	// ListDevices returns the caller's paired devices (every user's for the
+	// owner).
+	ListDevices(context.Context, *ListDevicesRequest) (*ListDevicesResponse, error)
+	// RevokeDevice removes a paired device at once: its sessions and live
+	// streams end.
+	RevokeDevice(context.Context, *RevokeDeviceRequest) (*RevokeDeviceResponse, error)
 	mustEmbedUnimplementedDecisionServiceServer()
 }
 
@@ -298,6 +351,15 @@ func (UnimplementedDecisionServiceServer) Stats(context.Context, *StatsRequest) 
 }
 func (UnimplementedDecisionServiceServer) GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetVersion not implemented")
+}
+func (UnimplementedDecisionServiceServer) CreatePairing(context.Context, *CreatePairingRequest) (*CreatePairingResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreatePairing not implemented")
+}
+func (UnimplementedDecisionServiceServer) ListDevices(context.Context, *ListDevicesRequest) (*ListDevicesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDevices not implemented")
+}
+func (UnimplementedDecisionServiceServer) RevokeDevice(context.Context, *RevokeDeviceRequest) (*RevokeDeviceResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevokeDevice not implemented")
 }
 func (UnimplementedDecisionServiceServer) mustEmbedUnimplementedDecisionServiceServer() {}
 func (UnimplementedDecisionServiceServer) testEmbeddedByValue()                         {}
@@ -529,6 +591,60 @@ func _DecisionService_GetVersion_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DecisionService_CreatePairing_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreatePairingRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).CreatePairing(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_CreatePairing_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).CreatePairing(ctx, req.(*CreatePairingRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DecisionService_ListDevices_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDevicesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).ListDevices(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_ListDevices_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).ListDevices(ctx, req.(*ListDevicesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DecisionService_RevokeDevice_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevokeDeviceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).RevokeDevice(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_RevokeDevice_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).RevokeDevice(ctx, req.(*RevokeDeviceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DecisionService_ServiceDesc is the grpc.ServiceDesc for DecisionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -579,6 +695,18 @@ var DecisionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetVersion",
 			Handler:    _DecisionService_GetVersion_Handler,
+		},
+		{
+			MethodName: "CreatePairing",
+			Handler:    _DecisionService_CreatePairing_Handler,
+		},
+		{
+			MethodName: "ListDevices",
+			Handler:    _DecisionService_ListDevices_Handler,
+		},
+		{
+			MethodName: "RevokeDevice",
+			Handler:    _DecisionService_RevokeDevice_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
