@@ -597,6 +597,15 @@ func (p *pendingTab) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []s
 	lines = append(lines,
 		p.row("Cwd", dash(act.GetCwd()), w),
 		p.row("Risk", dash(d.GetRiskClass()), w))
+	if len(d.GetParts()) > 1 {
+		// The risk above is the deciding part's: show every part, so
+		// a harmless first line does not hide what decided.
+		var rows []string
+		for _, r := range describe.Parts(d) {
+			rows = append(rows, r.String())
+		}
+		lines = append(lines, p.row("Parts", strings.Join(rows, "\n"), w))
+	}
 	if !extra {
 		return lines
 	}

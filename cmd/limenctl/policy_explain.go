@@ -178,12 +178,16 @@ func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
 
 func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 	w := a.table()
-	fmt.Fprintf(w, "action\t%s\n", describe.Action(d.GetAction()))
+	printAction(w, d)
 	fmt.Fprintf(w, "verdict\t%s  (decided by %s, policy v%d)\n", describe.Verdict(d.GetVerdict()), describe.Decider(d.GetDecidedBy()), d.GetPolicyVersion())
 	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
 	w.Flush()
 
-	if len(ex.Parts) > 0 {
+	if len(d.GetParts()) > 0 {
+		// What limend read, each part's own verdict and p included.
+		fmt.Fprintln(a.out)
+		printParts(a, d)
+	} else if len(ex.Parts) > 0 {
 		fmt.Fprintln(a.out)
 		w = a.table()
 		fmt.Fprintln(w, "PART\tCLASS\tRULE\tKEY")

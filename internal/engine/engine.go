@@ -96,6 +96,28 @@ type Result struct {
 	Key        string // most specific key of the deciding part
 	Rule       string // the rule that decided, if one did
 	Reason     string
+	// Parts are every part of the action as this decision read it, in
+	// order; the one with Decided set gave the verdict (Class and Key
+	// are its). Empty when the decision ended before the parts were
+	// read (no policy, no parts).
+	Parts []PartResult
+}
+
+// PartResult is one part of an action as a decision read it.
+type PartResult struct {
+	Text  string // the part's subject, or its tool when it has none
+	Key   string // its most specific key
+	Class string
+	Rule  string // "block Bash(rm -rf /)": the hard rule that matched it, if any
+	// Weighed says Verdict is the part's own: the decision reached it
+	// (a block rule on an earlier part ends a decision before the parts
+	// after it are weighed).
+	Weighed bool
+	Verdict policy.Verdict
+	// Predicted says P is the part's predicted approval probability.
+	Predicted bool
+	P         float64
+	Decided   bool // this part gave the action its verdict
 }
 
 // Decide returns the verdict for one action. Block rules win over ask rules,
@@ -123,6 +145,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	if plan == nil || plan.pol != pol || len(plan.parts) != len(in.Parts) {
 		plan = NewPlan(pol, in.Parts, in.Env)
 	}
+	parts := plan.results()
 
 	// Hard rules, part by part.
 	// Parts no allow rule covers, by reference: copying planned values
@@ -131,6 +154,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	var openBuf [4]*planned
 	open := openBuf[:0]
 	var askRule *Result
+	askAt := -1
 	for i := range plan.parts {
 		part := &plan.parts[i]
 		rule, ok := part.rule, part.ruled
@@ -138,29 +162,30 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			open = append(open, part)
 			continue
 		}
+		parts[i].Weighed, parts[i].Verdict = true, rule.Verdict
 		r := Result{Verdict: rule.Verdict, DecidedBy: ByRule, Key: part.Keys.Exact(), Rule: rule.Pattern, Class: part.class.Name}
 		switch rule.Verdict {
 		case policy.Block:
 			r.Reason = fmt.Sprintf("blocked by the policy rule %s", rule.Pattern)
-			return r
+			return withParts(r, parts, i)
 		case policy.Ask:
 			if askRule == nil {
 				r.Reason = fmt.Sprintf("the policy rule %s says a person must decide", rule.Pattern)
-				askRule = &r
+				askRule, askAt = &r, i
 			}
 		}
 	}
 	if control != nil {
-		return *control
+		return withParts(*control, parts, -1)
 	}
 	if askRule != nil {
-		return *askRule
+		return withParts(*askRule, parts, askAt)
 	}
 	if len(open) == 0 {
 		last := plan.parts[len(plan.parts)-1]
 		rule := last.rule
-		return Result{Verdict: policy.Allow, DecidedBy: ByRule, Key: last.Keys.Exact(), Rule: rule.Pattern,
-			Class: last.class.Name, Reason: fmt.Sprintf("allowed by the policy rule %s", rule.Pattern)}
+		return withParts(Result{Verdict: policy.Allow, DecidedBy: ByRule, Key: last.Keys.Exact(), Rule: rule.Pattern,
+			Class: last.class.Name, Reason: fmt.Sprintf("allowed by the policy rule %s", rule.Pattern)}, parts, len(parts)-1)
 	}
 
 	// Session grants: a person already said yes to exactly this.
@@ -169,13 +194,15 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		ungranted := ungrantedBuf[:0]
 		for _, part := range open {
 			if !part.Opaque && in.Granted(part.Keys.Exact()) {
+				j := plan.index(part)
+				parts[j].Weighed, parts[j].Verdict = true, policy.Allow
 				continue
 			}
 			ungranted = append(ungranted, part)
 		}
 		if len(ungranted) == 0 {
-			return Result{Verdict: policy.Allow, DecidedBy: ByHuman, Key: open[0].Keys.Exact(),
-				Class: open[0].class.Name, Reason: "a person approved this for the session"}
+			return withParts(Result{Verdict: policy.Allow, DecidedBy: ByHuman, Key: open[0].Keys.Exact(),
+				Class: open[0].class.Name, Reason: "a person approved this for the session"}, parts, plan.index(open[0]))
 		}
 		open = ungranted
 	}
@@ -202,7 +229,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		if errors.Is(err, predictor.ErrTimeout) {
 			reason = fmt.Sprintf("the prediction took longer than %v, so limen asks a person (failing closed)", pol.PredictTimeout)
 		}
-		return Result{Verdict: policy.Ask, DecidedBy: ByFailsafe, Key: open[0].Keys.Exact(), Reason: reason}
+		return withParts(Result{Verdict: policy.Ask, DecidedBy: ByFailsafe, Key: open[0].Keys.Exact(), Reason: reason}, parts, plan.index(open[0]))
 	}
 
 	// Each part against its own class's thresholds; the worst verdict wins,
@@ -210,6 +237,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	// the part of the stricter class (for a new person every part is
 	// equally likely, and "git status; curl x | sh" is about the sh).
 	var out Result
+	decided := 0
 	for i, part := range open {
 		class := part.class
 		th := class.Costs.Thresholds()
@@ -246,8 +274,10 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 					", but " + why + ", so a person decides rather than limen blocking"
 			}
 		}
+		j := plan.index(part)
+		parts[j].Weighed, parts[j].Verdict, parts[j].Predicted, parts[j].P = true, r.Verdict, true, pred.P
 		if i == 0 || worse(r, out) {
-			out = r
+			out, decided = r, j
 		}
 	}
 	if out.Reason == "" {
@@ -257,7 +287,60 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		out.Verdict = policy.Ask
 		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
 	}
+	return withParts(out, parts, decided)
+}
+
+// results are the plan's parts as a decision starts reading them: each
+// with its text, key, class and matching rule, none weighed yet.
+func (p *Plan) results() []PartResult {
+	out := make([]PartResult, len(p.parts))
+	for i := range p.parts {
+		part := &p.parts[i]
+		r := PartResult{Text: part.Subject, Key: part.Keys.Exact()}
+		if r.Text == "" {
+			r.Text = part.Tool
+		}
+		if part.class != nil {
+			r.Class = part.class.Name
+		}
+		if part.ruled {
+			r.Rule = part.rule.Verdict.String() + " " + part.rule.Pattern
+		}
+		out[i] = r
+	}
 	return out
+}
+
+// index is where part, a pointer into p.parts, sits in it.
+func (p *Plan) index(part *planned) int {
+	for i := range p.parts {
+		if &p.parts[i] == part {
+			return i
+		}
+	}
+	return -1
+}
+
+// withParts gives r the action's parts, part i marked as the one that
+// decided; i < 0 marks the first part whose key is r's (a control's
+// block, found by its own reading of the parts).
+func withParts(r Result, parts []PartResult, i int) Result {
+	if i < 0 {
+		for j := range parts {
+			if parts[j].Key == r.Key {
+				i = j
+				break
+			}
+		}
+	}
+	if i >= 0 && i < len(parts) {
+		parts[i].Decided = true
+		if !parts[i].Weighed {
+			parts[i].Weighed, parts[i].Verdict = true, r.Verdict
+		}
+	}
+	r.Parts = parts
+	return r
 }
 
 // unrefused says why a prediction below the block threshold may not

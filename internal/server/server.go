@@ -246,9 +246,12 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		return s.model.PredictEach(user, ls, start), nil
 	})
 	// Nothing Parts left out may weaken the verdict, and an oversized input
-	// is recorded cut (oversize.go).
+	// is recorded cut (oversize.go). The parts read stay on the record
+	// whatever decided beyond them.
+	read := res.Parts
 	res = limitBeyondCaps(ps.pol, msg, pl.parts, pl.env, res, start)
 	res = limitDeep(res, deep, s.guard.limits.MaxInputDepth)
+	res.Parts = read
 	msg.InputJson = recordedInput(msg.GetInputJson())
 
 	if err := s.store.LogErr(); err != nil && res.Verdict == policy.Allow {
@@ -317,6 +320,7 @@ func (s *Server) decision(msg *limenv1.Action, res engine.Result, ps *policyStat
 		DecidedBy:     convert.APIDecider(res.DecidedBy),
 		PolicyVersion: ps.msg.GetVersion(),
 		Latency:       durationpb.New(s.now().Sub(start)),
+		Parts:         apiParts(res),
 	}
 	if id != 0 {
 		d.DecisionId = store.FormatID(id)

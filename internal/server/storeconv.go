@@ -125,6 +125,7 @@ func storeDecision(d *limenv1.Decision) *storev1.Decision {
 		AskId:         d.GetAskId(),
 		Latency:       copyDuration(d.GetLatency()),
 		Outcome:       storeOutcome(d.GetOutcome()),
+		Parts:         storeParts(d.GetParts()),
 	}
 }
 
@@ -148,6 +149,7 @@ func apiDecision(d *storev1.Decision) *limenv1.Decision {
 		AskId:         d.GetAskId(),
 		Latency:       copyDuration(d.GetLatency()),
 		Outcome:       apiOutcome(d.GetOutcome()),
+		Parts:         apiStoredParts(d.GetParts()),
 	}
 }
 

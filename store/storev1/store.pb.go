@@ -602,7 +602,9 @@ type Decision struct {
 	AskId         string                 `protobuf:"bytes,13,opt,name=ask_id,json=askId,proto3" json:"ask_id,omitempty"`
 	Latency       *durationpb.Duration   `protobuf:"bytes,14,opt,name=latency,proto3" json:"latency,omitempty"`
 	// outcome is set once the ask is answered or expires.
-	Outcome       *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// parts are the action's parts as the decision read them.
+	Parts         []*Part `protobuf:"bytes,16,rep,name=parts,proto3" json:"parts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -742,6 +744,114 @@ func (x *Decision) GetOutcome() *AskOutcome {
 	return nil
 }
 
+func (x *Decision) GetParts() []*Part {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// Part is one part of an action as a decision read it (limen.v1.Part).
+type Part struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	RiskClass     string                 `protobuf:"bytes,3,opt,name=risk_class,json=riskClass,proto3" json:"risk_class,omitempty"`
+	Verdict       Verdict                `protobuf:"varint,4,opt,name=verdict,proto3,enum=limen.store.v1.Verdict" json:"verdict,omitempty"`
+	P             float64                `protobuf:"fixed64,5,opt,name=p,proto3" json:"p,omitempty"`
+	Predicted     bool                   `protobuf:"varint,6,opt,name=predicted,proto3" json:"predicted,omitempty"`
+	Rule          string                 `protobuf:"bytes,7,opt,name=rule,proto3" json:"rule,omitempty"`
+	Decided       bool                   `protobuf:"varint,8,opt,name=decided,proto3" json:"decided,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Part) Reset() {
+	*x = Part{}
+	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Part) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Part) ProtoMessage() {}
+
+func (x *Part) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Part.ProtoReflect.Descriptor instead.
+func (*Part) Descriptor() ([]byte, []int) {
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Part) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Part) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Part) GetRiskClass() string {
+	if x != nil {
+		return x.RiskClass
+	}
+	return ""
+}
+
+func (x *Part) GetVerdict() Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return Verdict_VERDICT_UNSPECIFIED
+}
+
+func (x *Part) GetP() float64 {
+	if x != nil {
+		return x.P
+	}
+	return 0
+}
+
+func (x *Part) GetPredicted() bool {
+	if x != nil {
+		return x.Predicted
+	}
+	return false
+}
+
+func (x *Part) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Part) GetDecided() bool {
+	if x != nil {
+		return x.Decided
+	}
+	return false
+}
+
 // AskOutcome is how an ask ended.
 type AskOutcome struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -757,7 +867,7 @@ type AskOutcome struct {
 
 func (x *AskOutcome) Reset() {
 	*x = AskOutcome{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	mi := &file_limen_store_v1_store_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -769,7 +879,7 @@ func (x *AskOutcome) String() string {
 func (*AskOutcome) ProtoMessage() {}
 
 func (x *AskOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	mi := &file_limen_store_v1_store_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -782,7 +892,7 @@ func (x *AskOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskOutcome.ProtoReflect.Descriptor instead.
 func (*AskOutcome) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{5}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AskOutcome) GetState() AskState {
@@ -839,7 +949,7 @@ type PendingAsk struct {
 
 func (x *PendingAsk) Reset() {
 	*x = PendingAsk{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[6]
+	mi := &file_limen_store_v1_store_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +961,7 @@ func (x *PendingAsk) String() string {
 func (*PendingAsk) ProtoMessage() {}
 
 func (x *PendingAsk) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[6]
+	mi := &file_limen_store_v1_store_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +974,7 @@ func (x *PendingAsk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingAsk.ProtoReflect.Descriptor instead.
 func (*PendingAsk) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{6}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PendingAsk) GetAskId() string {
@@ -900,7 +1010,7 @@ type ClassThresholds struct {
 
 func (x *ClassThresholds) Reset() {
 	*x = ClassThresholds{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[7]
+	mi := &file_limen_store_v1_store_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +1022,7 @@ func (x *ClassThresholds) String() string {
 func (*ClassThresholds) ProtoMessage() {}
 
 func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[7]
+	mi := &file_limen_store_v1_store_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1035,7 @@ func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClassThresholds.ProtoReflect.Descriptor instead.
 func (*ClassThresholds) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{7}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ClassThresholds) GetName() string {
@@ -964,7 +1074,7 @@ type Policy struct {
 
 func (x *Policy) Reset() {
 	*x = Policy{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[8]
+	mi := &file_limen_store_v1_store_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +1086,7 @@ func (x *Policy) String() string {
 func (*Policy) ProtoMessage() {}
 
 func (x *Policy) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[8]
+	mi := &file_limen_store_v1_store_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +1099,7 @@ func (x *Policy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Policy.ProtoReflect.Descriptor instead.
 func (*Policy) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{8}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Policy) GetVersion() uint64 {
@@ -1037,7 +1147,7 @@ type Ladder struct {
 
 func (x *Ladder) Reset() {
 	*x = Ladder{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[9]
+	mi := &file_limen_store_v1_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1049,7 +1159,7 @@ func (x *Ladder) String() string {
 func (*Ladder) ProtoMessage() {}
 
 func (x *Ladder) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[9]
+	mi := &file_limen_store_v1_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1062,7 +1172,7 @@ func (x *Ladder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ladder.ProtoReflect.Descriptor instead.
 func (*Ladder) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{9}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Ladder) GetKeys() []string {
@@ -1097,7 +1207,7 @@ type AnswerRecord struct {
 
 func (x *AnswerRecord) Reset() {
 	*x = AnswerRecord{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[10]
+	mi := &file_limen_store_v1_store_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1109,7 +1219,7 @@ func (x *AnswerRecord) String() string {
 func (*AnswerRecord) ProtoMessage() {}
 
 func (x *AnswerRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[10]
+	mi := &file_limen_store_v1_store_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1122,7 +1232,7 @@ func (x *AnswerRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerRecord.ProtoReflect.Descriptor instead.
 func (*AnswerRecord) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{10}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AnswerRecord) GetSeq() uint64 {
@@ -1224,7 +1334,7 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\tapprovals\x18\x02 \x01(\x01R\tapprovals\x12\x18\n" +
 	"\adenials\x18\x03 \x01(\x01R\adenials\x12'\n" +
 	"\x0feffective_count\x18\x04 \x01(\x01R\x0eeffectiveCount\x12\x1a\n" +
-	"\bspecific\x18\x05 \x01(\bR\bspecific\"\xe8\x04\n" +
+	"\bspecific\x18\x05 \x01(\bR\bspecific\"\x94\x05\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12.\n" +
@@ -1246,7 +1356,18 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x0epolicy_version\x18\f \x01(\x04R\rpolicyVersion\x12\x15\n" +
 	"\x06ask_id\x18\r \x01(\tR\x05askId\x123\n" +
 	"\alatency\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\alatency\x124\n" +
-	"\aoutcome\x18\x0f \x01(\v2\x1a.limen.store.v1.AskOutcomeR\aoutcome\"\xfe\x01\n" +
+	"\aoutcome\x18\x0f \x01(\v2\x1a.limen.store.v1.AskOutcomeR\aoutcome\x12*\n" +
+	"\x05parts\x18\x10 \x03(\v2\x14.limen.store.v1.PartR\x05parts\"\xd8\x01\n" +
+	"\x04Part\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1d\n" +
+	"\n" +
+	"risk_class\x18\x03 \x01(\tR\triskClass\x121\n" +
+	"\averdict\x18\x04 \x01(\x0e2\x17.limen.store.v1.VerdictR\averdict\x12\f\n" +
+	"\x01p\x18\x05 \x01(\x01R\x01p\x12\x1c\n" +
+	"\tpredicted\x18\x06 \x01(\bR\tpredicted\x12\x12\n" +
+	"\x04rule\x18\a \x01(\tR\x04rule\x12\x18\n" +
+	"\adecided\x18\b \x01(\bR\adecided\"\xfe\x01\n" +
 	"\n" +
 	"AskOutcome\x12.\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x18.limen.store.v1.AskStateR\x05state\x12.\n" +
@@ -1330,7 +1451,7 @@ func file_limen_store_v1_store_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_store_v1_store_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_limen_store_v1_store_proto_goTypes = []any{
 	(Verdict)(0),                  // 0: limen.store.v1.Verdict
 	(Decider)(0),                  // 1: limen.store.v1.Decider
@@ -1342,44 +1463,47 @@ var file_limen_store_v1_store_proto_goTypes = []any{
 	(*Costs)(nil),                 // 7: limen.store.v1.Costs
 	(*Evidence)(nil),              // 8: limen.store.v1.Evidence
 	(*Decision)(nil),              // 9: limen.store.v1.Decision
-	(*AskOutcome)(nil),            // 10: limen.store.v1.AskOutcome
-	(*PendingAsk)(nil),            // 11: limen.store.v1.PendingAsk
-	(*ClassThresholds)(nil),       // 12: limen.store.v1.ClassThresholds
-	(*Policy)(nil),                // 13: limen.store.v1.Policy
-	(*Ladder)(nil),                // 14: limen.store.v1.Ladder
-	(*AnswerRecord)(nil),          // 15: limen.store.v1.AnswerRecord
-	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),   // 17: google.protobuf.Duration
+	(*Part)(nil),                  // 10: limen.store.v1.Part
+	(*AskOutcome)(nil),            // 11: limen.store.v1.AskOutcome
+	(*PendingAsk)(nil),            // 12: limen.store.v1.PendingAsk
+	(*ClassThresholds)(nil),       // 13: limen.store.v1.ClassThresholds
+	(*Policy)(nil),                // 14: limen.store.v1.Policy
+	(*Ladder)(nil),                // 15: limen.store.v1.Ladder
+	(*AnswerRecord)(nil),          // 16: limen.store.v1.AnswerRecord
+	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
 }
 var file_limen_store_v1_store_proto_depIdxs = []int32{
-	16, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	17, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	5,  // 1: limen.store.v1.Decision.action:type_name -> limen.store.v1.Action
 	0,  // 2: limen.store.v1.Decision.verdict:type_name -> limen.store.v1.Verdict
 	6,  // 3: limen.store.v1.Decision.thresholds:type_name -> limen.store.v1.Thresholds
 	8,  // 4: limen.store.v1.Decision.evidence:type_name -> limen.store.v1.Evidence
 	1,  // 5: limen.store.v1.Decision.decided_by:type_name -> limen.store.v1.Decider
-	17, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
-	10, // 7: limen.store.v1.Decision.outcome:type_name -> limen.store.v1.AskOutcome
-	4,  // 8: limen.store.v1.AskOutcome.state:type_name -> limen.store.v1.AskState
-	2,  // 9: limen.store.v1.AskOutcome.choice:type_name -> limen.store.v1.Choice
-	3,  // 10: limen.store.v1.AskOutcome.scope:type_name -> limen.store.v1.Scope
-	16, // 11: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
-	9,  // 12: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
-	16, // 13: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
-	7,  // 14: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
-	6,  // 15: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
-	12, // 16: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
-	16, // 17: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
-	5,  // 18: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
-	2,  // 19: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
-	3,  // 20: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
-	16, // 21: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
-	14, // 22: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	18, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
+	11, // 7: limen.store.v1.Decision.outcome:type_name -> limen.store.v1.AskOutcome
+	10, // 8: limen.store.v1.Decision.parts:type_name -> limen.store.v1.Part
+	0,  // 9: limen.store.v1.Part.verdict:type_name -> limen.store.v1.Verdict
+	4,  // 10: limen.store.v1.AskOutcome.state:type_name -> limen.store.v1.AskState
+	2,  // 11: limen.store.v1.AskOutcome.choice:type_name -> limen.store.v1.Choice
+	3,  // 12: limen.store.v1.AskOutcome.scope:type_name -> limen.store.v1.Scope
+	17, // 13: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	9,  // 14: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
+	17, // 15: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	7,  // 16: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
+	6,  // 17: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
+	13, // 18: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
+	17, // 19: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	5,  // 20: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
+	2,  // 21: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
+	3,  // 22: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
+	17, // 23: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
+	15, // 24: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
+	25, // [25:25] is the sub-list for method output_type
+	25, // [25:25] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_limen_store_v1_store_proto_init() }
@@ -1393,7 +1517,7 @@ func file_limen_store_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_store_v1_store_proto_rawDesc), len(file_limen_store_v1_store_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

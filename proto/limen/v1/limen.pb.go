@@ -355,7 +355,7 @@ func (x WatchPendingResponse_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WatchPendingResponse_Kind.Descriptor instead.
 func (WatchPendingResponse_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{16, 0}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{17, 0}
 }
 
 // Action is one thing an agent wants to do.
@@ -683,7 +683,12 @@ type Decision struct {
 	// latency is how long the decision took inside limend.
 	Latency *durationpb.Duration `protobuf:"bytes,14,opt,name=latency,proto3" json:"latency,omitempty"`
 	// outcome is filled in once the ask is answered or expires.
-	Outcome       *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// parts are the action's parts as the decision read them, in the
+	// order they appear (a shell command's simple commands; one part for
+	// any other tool); the one with decided set gave the verdict, and
+	// risk_class and key are its.
+	Parts         []*Part `protobuf:"bytes,16,rep,name=parts,proto3" json:"parts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -823,6 +828,122 @@ func (x *Decision) GetOutcome() *AskOutcome {
 	return nil
 }
 
+func (x *Decision) GetParts() []*Part {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// Part is one part of an action as a decision read it.
+type Part struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// text is what the part does: the simple command with its wrappers
+	// removed, or the path, URL or tool of any other tool call.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// key is the part's most specific action key.
+	Key       string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	RiskClass string `protobuf:"bytes,3,opt,name=risk_class,json=riskClass,proto3" json:"risk_class,omitempty"`
+	// verdict is this part's own verdict; unspecified when the decision
+	// ended before the part was weighed (a block rule on another part).
+	Verdict Verdict `protobuf:"varint,4,opt,name=verdict,proto3,enum=limen.v1.Verdict" json:"verdict,omitempty"`
+	// p is the part's predicted approval probability when predicted is set.
+	P         float64 `protobuf:"fixed64,5,opt,name=p,proto3" json:"p,omitempty"`
+	Predicted bool    `protobuf:"varint,6,opt,name=predicted,proto3" json:"predicted,omitempty"`
+	// rule is the hard rule that matched the part ("block Bash(rm -rf /)").
+	Rule string `protobuf:"bytes,7,opt,name=rule,proto3" json:"rule,omitempty"`
+	// decided says this part gave the action its verdict.
+	Decided       bool `protobuf:"varint,8,opt,name=decided,proto3" json:"decided,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Part) Reset() {
+	*x = Part{}
+	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Part) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Part) ProtoMessage() {}
+
+func (x *Part) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Part.ProtoReflect.Descriptor instead.
+func (*Part) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Part) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Part) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Part) GetRiskClass() string {
+	if x != nil {
+		return x.RiskClass
+	}
+	return ""
+}
+
+func (x *Part) GetVerdict() Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return Verdict_VERDICT_UNSPECIFIED
+}
+
+func (x *Part) GetP() float64 {
+	if x != nil {
+		return x.P
+	}
+	return 0
+}
+
+func (x *Part) GetPredicted() bool {
+	if x != nil {
+		return x.Predicted
+	}
+	return false
+}
+
+func (x *Part) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Part) GetDecided() bool {
+	if x != nil {
+		return x.Decided
+	}
+	return false
+}
+
 // AskOutcome is how an ask ended.
 type AskOutcome struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -839,7 +960,7 @@ type AskOutcome struct {
 
 func (x *AskOutcome) Reset() {
 	*x = AskOutcome{}
-	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	mi := &file_limen_v1_limen_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +972,7 @@ func (x *AskOutcome) String() string {
 func (*AskOutcome) ProtoMessage() {}
 
 func (x *AskOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	mi := &file_limen_v1_limen_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +985,7 @@ func (x *AskOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskOutcome.ProtoReflect.Descriptor instead.
 func (*AskOutcome) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{5}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AskOutcome) GetState() AskState {
@@ -921,7 +1042,7 @@ type PendingAsk struct {
 
 func (x *PendingAsk) Reset() {
 	*x = PendingAsk{}
-	mi := &file_limen_v1_limen_proto_msgTypes[6]
+	mi := &file_limen_v1_limen_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1054,7 @@ func (x *PendingAsk) String() string {
 func (*PendingAsk) ProtoMessage() {}
 
 func (x *PendingAsk) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[6]
+	mi := &file_limen_v1_limen_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1067,7 @@ func (x *PendingAsk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingAsk.ProtoReflect.Descriptor instead.
 func (*PendingAsk) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{6}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PendingAsk) GetAskId() string {
@@ -982,7 +1103,7 @@ type DecideRequest struct {
 
 func (x *DecideRequest) Reset() {
 	*x = DecideRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[7]
+	mi := &file_limen_v1_limen_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +1115,7 @@ func (x *DecideRequest) String() string {
 func (*DecideRequest) ProtoMessage() {}
 
 func (x *DecideRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[7]
+	mi := &file_limen_v1_limen_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1128,7 @@ func (x *DecideRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideRequest.ProtoReflect.Descriptor instead.
 func (*DecideRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{7}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DecideRequest) GetAction() *Action {
@@ -1033,7 +1154,7 @@ type DecideResponse struct {
 
 func (x *DecideResponse) Reset() {
 	*x = DecideResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[8]
+	mi := &file_limen_v1_limen_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1045,7 +1166,7 @@ func (x *DecideResponse) String() string {
 func (*DecideResponse) ProtoMessage() {}
 
 func (x *DecideResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[8]
+	mi := &file_limen_v1_limen_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1058,7 +1179,7 @@ func (x *DecideResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideResponse.ProtoReflect.Descriptor instead.
 func (*DecideResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{8}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DecideResponse) GetDecision() *Decision {
@@ -1079,7 +1200,7 @@ type AwaitRequest struct {
 
 func (x *AwaitRequest) Reset() {
 	*x = AwaitRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[9]
+	mi := &file_limen_v1_limen_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1091,7 +1212,7 @@ func (x *AwaitRequest) String() string {
 func (*AwaitRequest) ProtoMessage() {}
 
 func (x *AwaitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[9]
+	mi := &file_limen_v1_limen_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1104,7 +1225,7 @@ func (x *AwaitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitRequest.ProtoReflect.Descriptor instead.
 func (*AwaitRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{9}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AwaitRequest) GetAskId() string {
@@ -1134,7 +1255,7 @@ type AwaitResponse struct {
 
 func (x *AwaitResponse) Reset() {
 	*x = AwaitResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[10]
+	mi := &file_limen_v1_limen_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1146,7 +1267,7 @@ func (x *AwaitResponse) String() string {
 func (*AwaitResponse) ProtoMessage() {}
 
 func (x *AwaitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[10]
+	mi := &file_limen_v1_limen_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1159,7 +1280,7 @@ func (x *AwaitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitResponse.ProtoReflect.Descriptor instead.
 func (*AwaitResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{10}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AwaitResponse) GetVerdict() Verdict {
@@ -1202,7 +1323,7 @@ type AnswerRequest struct {
 
 func (x *AnswerRequest) Reset() {
 	*x = AnswerRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[11]
+	mi := &file_limen_v1_limen_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1214,7 +1335,7 @@ func (x *AnswerRequest) String() string {
 func (*AnswerRequest) ProtoMessage() {}
 
 func (x *AnswerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[11]
+	mi := &file_limen_v1_limen_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1227,7 +1348,7 @@ func (x *AnswerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerRequest.ProtoReflect.Descriptor instead.
 func (*AnswerRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{11}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AnswerRequest) GetAskId() string {
@@ -1269,7 +1390,7 @@ type AnswerResponse struct {
 
 func (x *AnswerResponse) Reset() {
 	*x = AnswerResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[12]
+	mi := &file_limen_v1_limen_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1281,7 +1402,7 @@ func (x *AnswerResponse) String() string {
 func (*AnswerResponse) ProtoMessage() {}
 
 func (x *AnswerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[12]
+	mi := &file_limen_v1_limen_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1294,7 +1415,7 @@ func (x *AnswerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerResponse.ProtoReflect.Descriptor instead.
 func (*AnswerResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{12}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AnswerResponse) GetVerdict() Verdict {
@@ -1319,7 +1440,7 @@ type ListPendingRequest struct {
 
 func (x *ListPendingRequest) Reset() {
 	*x = ListPendingRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[13]
+	mi := &file_limen_v1_limen_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1331,7 +1452,7 @@ func (x *ListPendingRequest) String() string {
 func (*ListPendingRequest) ProtoMessage() {}
 
 func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[13]
+	mi := &file_limen_v1_limen_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1344,7 +1465,7 @@ func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingRequest.ProtoReflect.Descriptor instead.
 func (*ListPendingRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{13}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{14}
 }
 
 type ListPendingResponse struct {
@@ -1356,7 +1477,7 @@ type ListPendingResponse struct {
 
 func (x *ListPendingResponse) Reset() {
 	*x = ListPendingResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[14]
+	mi := &file_limen_v1_limen_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1368,7 +1489,7 @@ func (x *ListPendingResponse) String() string {
 func (*ListPendingResponse) ProtoMessage() {}
 
 func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[14]
+	mi := &file_limen_v1_limen_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1381,7 +1502,7 @@ func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingResponse.ProtoReflect.Descriptor instead.
 func (*ListPendingResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{14}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListPendingResponse) GetAsks() []*PendingAsk {
@@ -1399,7 +1520,7 @@ type WatchPendingRequest struct {
 
 func (x *WatchPendingRequest) Reset() {
 	*x = WatchPendingRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[15]
+	mi := &file_limen_v1_limen_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1411,7 +1532,7 @@ func (x *WatchPendingRequest) String() string {
 func (*WatchPendingRequest) ProtoMessage() {}
 
 func (x *WatchPendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[15]
+	mi := &file_limen_v1_limen_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1424,7 +1545,7 @@ func (x *WatchPendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPendingRequest.ProtoReflect.Descriptor instead.
 func (*WatchPendingRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{15}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{16}
 }
 
 // WatchPendingResponse is one change of the pending asks.
@@ -1439,7 +1560,7 @@ type WatchPendingResponse struct {
 
 func (x *WatchPendingResponse) Reset() {
 	*x = WatchPendingResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[16]
+	mi := &file_limen_v1_limen_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1451,7 +1572,7 @@ func (x *WatchPendingResponse) String() string {
 func (*WatchPendingResponse) ProtoMessage() {}
 
 func (x *WatchPendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[16]
+	mi := &file_limen_v1_limen_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1464,7 +1585,7 @@ func (x *WatchPendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPendingResponse.ProtoReflect.Descriptor instead.
 func (*WatchPendingResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{16}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WatchPendingResponse) GetKind() WatchPendingResponse_Kind {
@@ -1500,7 +1621,7 @@ type ClassThresholds struct {
 
 func (x *ClassThresholds) Reset() {
 	*x = ClassThresholds{}
-	mi := &file_limen_v1_limen_proto_msgTypes[17]
+	mi := &file_limen_v1_limen_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1512,7 +1633,7 @@ func (x *ClassThresholds) String() string {
 func (*ClassThresholds) ProtoMessage() {}
 
 func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[17]
+	mi := &file_limen_v1_limen_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1525,7 +1646,7 @@ func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClassThresholds.ProtoReflect.Descriptor instead.
 func (*ClassThresholds) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{17}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ClassThresholds) GetName() string {
@@ -1565,7 +1686,7 @@ type Policy struct {
 
 func (x *Policy) Reset() {
 	*x = Policy{}
-	mi := &file_limen_v1_limen_proto_msgTypes[18]
+	mi := &file_limen_v1_limen_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1577,7 +1698,7 @@ func (x *Policy) String() string {
 func (*Policy) ProtoMessage() {}
 
 func (x *Policy) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[18]
+	mi := &file_limen_v1_limen_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1590,7 +1711,7 @@ func (x *Policy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Policy.ProtoReflect.Descriptor instead.
 func (*Policy) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{18}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Policy) GetVersion() uint64 {
@@ -1636,7 +1757,7 @@ type GetPolicyRequest struct {
 
 func (x *GetPolicyRequest) Reset() {
 	*x = GetPolicyRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[19]
+	mi := &file_limen_v1_limen_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1648,7 +1769,7 @@ func (x *GetPolicyRequest) String() string {
 func (*GetPolicyRequest) ProtoMessage() {}
 
 func (x *GetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[19]
+	mi := &file_limen_v1_limen_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1661,7 +1782,7 @@ func (x *GetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{19}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{20}
 }
 
 type GetPolicyResponse struct {
@@ -1673,7 +1794,7 @@ type GetPolicyResponse struct {
 
 func (x *GetPolicyResponse) Reset() {
 	*x = GetPolicyResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[20]
+	mi := &file_limen_v1_limen_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1685,7 +1806,7 @@ func (x *GetPolicyResponse) String() string {
 func (*GetPolicyResponse) ProtoMessage() {}
 
 func (x *GetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[20]
+	mi := &file_limen_v1_limen_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1698,7 +1819,7 @@ func (x *GetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*GetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{20}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetPolicyResponse) GetPolicy() *Policy {
@@ -1721,7 +1842,7 @@ type SetPolicyRequest struct {
 
 func (x *SetPolicyRequest) Reset() {
 	*x = SetPolicyRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[21]
+	mi := &file_limen_v1_limen_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1733,7 +1854,7 @@ func (x *SetPolicyRequest) String() string {
 func (*SetPolicyRequest) ProtoMessage() {}
 
 func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[21]
+	mi := &file_limen_v1_limen_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1746,7 +1867,7 @@ func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{21}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SetPolicyRequest) GetExpectedVersion() uint64 {
@@ -1772,7 +1893,7 @@ type SetPolicyResponse struct {
 
 func (x *SetPolicyResponse) Reset() {
 	*x = SetPolicyResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[22]
+	mi := &file_limen_v1_limen_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1784,7 +1905,7 @@ func (x *SetPolicyResponse) String() string {
 func (*SetPolicyResponse) ProtoMessage() {}
 
 func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[22]
+	mi := &file_limen_v1_limen_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1797,7 +1918,7 @@ func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{22}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SetPolicyResponse) GetPolicy() *Policy {
@@ -1823,7 +1944,7 @@ type HistoryRequest struct {
 
 func (x *HistoryRequest) Reset() {
 	*x = HistoryRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[23]
+	mi := &file_limen_v1_limen_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1835,7 +1956,7 @@ func (x *HistoryRequest) String() string {
 func (*HistoryRequest) ProtoMessage() {}
 
 func (x *HistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[23]
+	mi := &file_limen_v1_limen_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1848,7 +1969,7 @@ func (x *HistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryRequest.ProtoReflect.Descriptor instead.
 func (*HistoryRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{23}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *HistoryRequest) GetLimit() int32 {
@@ -1888,7 +2009,7 @@ type HistoryResponse struct {
 
 func (x *HistoryResponse) Reset() {
 	*x = HistoryResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[24]
+	mi := &file_limen_v1_limen_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1900,7 +2021,7 @@ func (x *HistoryResponse) String() string {
 func (*HistoryResponse) ProtoMessage() {}
 
 func (x *HistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[24]
+	mi := &file_limen_v1_limen_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1913,7 +2034,7 @@ func (x *HistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryResponse.ProtoReflect.Descriptor instead.
 func (*HistoryResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{24}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *HistoryResponse) GetDecisions() []*Decision {
@@ -1931,7 +2052,7 @@ type ListPolicyVersionsRequest struct {
 
 func (x *ListPolicyVersionsRequest) Reset() {
 	*x = ListPolicyVersionsRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[25]
+	mi := &file_limen_v1_limen_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1943,7 +2064,7 @@ func (x *ListPolicyVersionsRequest) String() string {
 func (*ListPolicyVersionsRequest) ProtoMessage() {}
 
 func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[25]
+	mi := &file_limen_v1_limen_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1956,7 +2077,7 @@ func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsRequest.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{25}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{26}
 }
 
 type ListPolicyVersionsResponse struct {
@@ -1968,7 +2089,7 @@ type ListPolicyVersionsResponse struct {
 
 func (x *ListPolicyVersionsResponse) Reset() {
 	*x = ListPolicyVersionsResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[26]
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1980,7 +2101,7 @@ func (x *ListPolicyVersionsResponse) String() string {
 func (*ListPolicyVersionsResponse) ProtoMessage() {}
 
 func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[26]
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1993,7 +2114,7 @@ func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsResponse.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{26}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListPolicyVersionsResponse) GetPolicies() []*Policy {
@@ -2016,7 +2137,7 @@ type SimulatePolicyRequest struct {
 
 func (x *SimulatePolicyRequest) Reset() {
 	*x = SimulatePolicyRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2028,7 +2149,7 @@ func (x *SimulatePolicyRequest) String() string {
 func (*SimulatePolicyRequest) ProtoMessage() {}
 
 func (x *SimulatePolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2041,7 +2162,7 @@ func (x *SimulatePolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulatePolicyRequest.ProtoReflect.Descriptor instead.
 func (*SimulatePolicyRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{27}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SimulatePolicyRequest) GetDocument() string {
@@ -2079,7 +2200,7 @@ type SimulationSummary struct {
 
 func (x *SimulationSummary) Reset() {
 	*x = SimulationSummary{}
-	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2091,7 +2212,7 @@ func (x *SimulationSummary) String() string {
 func (*SimulationSummary) ProtoMessage() {}
 
 func (x *SimulationSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2104,7 +2225,7 @@ func (x *SimulationSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulationSummary.ProtoReflect.Descriptor instead.
 func (*SimulationSummary) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{28}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SimulationSummary) GetPolicyVersion() uint64 {
@@ -2173,7 +2294,7 @@ type SimulatePolicyResponse struct {
 
 func (x *SimulatePolicyResponse) Reset() {
 	*x = SimulatePolicyResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2185,7 +2306,7 @@ func (x *SimulatePolicyResponse) String() string {
 func (*SimulatePolicyResponse) ProtoMessage() {}
 
 func (x *SimulatePolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2198,7 +2319,7 @@ func (x *SimulatePolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulatePolicyResponse.ProtoReflect.Descriptor instead.
 func (*SimulatePolicyResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{29}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SimulatePolicyResponse) GetCurrent() *SimulationSummary {
@@ -2225,7 +2346,7 @@ type StatsRequest struct {
 
 func (x *StatsRequest) Reset() {
 	*x = StatsRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2358,7 @@ func (x *StatsRequest) String() string {
 func (*StatsRequest) ProtoMessage() {}
 
 func (x *StatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2371,7 @@ func (x *StatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsRequest.ProtoReflect.Descriptor instead.
 func (*StatsRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{30}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StatsRequest) GetSince() *timestamppb.Timestamp {
@@ -2276,7 +2397,7 @@ type VerdictCounts struct {
 
 func (x *VerdictCounts) Reset() {
 	*x = VerdictCounts{}
-	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2288,7 +2409,7 @@ func (x *VerdictCounts) String() string {
 func (*VerdictCounts) ProtoMessage() {}
 
 func (x *VerdictCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2301,7 +2422,7 @@ func (x *VerdictCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerdictCounts.ProtoReflect.Descriptor instead.
 func (*VerdictCounts) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{31}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *VerdictCounts) GetAllows() int64 {
@@ -2357,7 +2478,7 @@ type UserStats struct {
 
 func (x *UserStats) Reset() {
 	*x = UserStats{}
-	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2369,7 +2490,7 @@ func (x *UserStats) String() string {
 func (*UserStats) ProtoMessage() {}
 
 func (x *UserStats) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2382,7 +2503,7 @@ func (x *UserStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserStats.ProtoReflect.Descriptor instead.
 func (*UserStats) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{32}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UserStats) GetUser() string {
@@ -2410,7 +2531,7 @@ type StatsResponse struct {
 
 func (x *StatsResponse) Reset() {
 	*x = StatsResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2422,7 +2543,7 @@ func (x *StatsResponse) String() string {
 func (*StatsResponse) ProtoMessage() {}
 
 func (x *StatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2435,7 +2556,7 @@ func (x *StatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsResponse.ProtoReflect.Descriptor instead.
 func (*StatsResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{33}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StatsResponse) GetTotal() *VerdictCounts {
@@ -2467,7 +2588,7 @@ type GetVersionRequest struct {
 
 func (x *GetVersionRequest) Reset() {
 	*x = GetVersionRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2479,7 +2600,7 @@ func (x *GetVersionRequest) String() string {
 func (*GetVersionRequest) ProtoMessage() {}
 
 func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2492,7 +2613,7 @@ func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVersionRequest.ProtoReflect.Descriptor instead.
 func (*GetVersionRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{34}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{35}
 }
 
 // BuildInfo is one binary's build, as the Go toolchain recorded it.
@@ -2514,7 +2635,7 @@ type BuildInfo struct {
 
 func (x *BuildInfo) Reset() {
 	*x = BuildInfo{}
-	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2526,7 +2647,7 @@ func (x *BuildInfo) String() string {
 func (*BuildInfo) ProtoMessage() {}
 
 func (x *BuildInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2539,7 +2660,7 @@ func (x *BuildInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildInfo.ProtoReflect.Descriptor instead.
 func (*BuildInfo) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{35}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *BuildInfo) GetModule() string {
@@ -2586,7 +2707,7 @@ type GetVersionResponse struct {
 
 func (x *GetVersionResponse) Reset() {
 	*x = GetVersionResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2598,7 +2719,7 @@ func (x *GetVersionResponse) String() string {
 func (*GetVersionResponse) ProtoMessage() {}
 
 func (x *GetVersionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2611,7 +2732,7 @@ func (x *GetVersionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVersionResponse.ProtoReflect.Descriptor instead.
 func (*GetVersionResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{36}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetVersionResponse) GetLimend() *BuildInfo {
@@ -2650,7 +2771,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\tapprovals\x18\x02 \x01(\x01R\tapprovals\x12\x18\n" +
 	"\adenials\x18\x03 \x01(\x01R\adenials\x12'\n" +
 	"\x0feffective_count\x18\x04 \x01(\x01R\x0eeffectiveCount\x12\x1a\n" +
-	"\bspecific\x18\x05 \x01(\bR\bspecific\"\xc4\x04\n" +
+	"\bspecific\x18\x05 \x01(\bR\bspecific\"\xea\x04\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12.\n" +
@@ -2672,7 +2793,18 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x0epolicy_version\x18\f \x01(\x04R\rpolicyVersion\x12\x15\n" +
 	"\x06ask_id\x18\r \x01(\tR\x05askId\x123\n" +
 	"\alatency\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\alatency\x12.\n" +
-	"\aoutcome\x18\x0f \x01(\v2\x14.limen.v1.AskOutcomeR\aoutcome\"\xec\x01\n" +
+	"\aoutcome\x18\x0f \x01(\v2\x14.limen.v1.AskOutcomeR\aoutcome\x12$\n" +
+	"\x05parts\x18\x10 \x03(\v2\x0e.limen.v1.PartR\x05parts\"\xd2\x01\n" +
+	"\x04Part\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1d\n" +
+	"\n" +
+	"risk_class\x18\x03 \x01(\tR\triskClass\x12+\n" +
+	"\averdict\x18\x04 \x01(\x0e2\x11.limen.v1.VerdictR\averdict\x12\f\n" +
+	"\x01p\x18\x05 \x01(\x01R\x01p\x12\x1c\n" +
+	"\tpredicted\x18\x06 \x01(\bR\tpredicted\x12\x12\n" +
+	"\x04rule\x18\a \x01(\tR\x04rule\x12\x18\n" +
+	"\adecided\x18\b \x01(\bR\adecided\"\xec\x01\n" +
 	"\n" +
 	"AskOutcome\x12(\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x12.limen.v1.AskStateR\x05state\x12(\n" +
@@ -2847,7 +2979,7 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_limen_v1_limen_proto_goTypes = []any{
 	(Verdict)(0),                       // 0: limen.v1.Verdict
 	(Decider)(0),                       // 1: limen.v1.Decider
@@ -2860,114 +2992,117 @@ var file_limen_v1_limen_proto_goTypes = []any{
 	(*Costs)(nil),                      // 8: limen.v1.Costs
 	(*Evidence)(nil),                   // 9: limen.v1.Evidence
 	(*Decision)(nil),                   // 10: limen.v1.Decision
-	(*AskOutcome)(nil),                 // 11: limen.v1.AskOutcome
-	(*PendingAsk)(nil),                 // 12: limen.v1.PendingAsk
-	(*DecideRequest)(nil),              // 13: limen.v1.DecideRequest
-	(*DecideResponse)(nil),             // 14: limen.v1.DecideResponse
-	(*AwaitRequest)(nil),               // 15: limen.v1.AwaitRequest
-	(*AwaitResponse)(nil),              // 16: limen.v1.AwaitResponse
-	(*AnswerRequest)(nil),              // 17: limen.v1.AnswerRequest
-	(*AnswerResponse)(nil),             // 18: limen.v1.AnswerResponse
-	(*ListPendingRequest)(nil),         // 19: limen.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),        // 20: limen.v1.ListPendingResponse
-	(*WatchPendingRequest)(nil),        // 21: limen.v1.WatchPendingRequest
-	(*WatchPendingResponse)(nil),       // 22: limen.v1.WatchPendingResponse
-	(*ClassThresholds)(nil),            // 23: limen.v1.ClassThresholds
-	(*Policy)(nil),                     // 24: limen.v1.Policy
-	(*GetPolicyRequest)(nil),           // 25: limen.v1.GetPolicyRequest
-	(*GetPolicyResponse)(nil),          // 26: limen.v1.GetPolicyResponse
-	(*SetPolicyRequest)(nil),           // 27: limen.v1.SetPolicyRequest
-	(*SetPolicyResponse)(nil),          // 28: limen.v1.SetPolicyResponse
-	(*HistoryRequest)(nil),             // 29: limen.v1.HistoryRequest
-	(*HistoryResponse)(nil),            // 30: limen.v1.HistoryResponse
-	(*ListPolicyVersionsRequest)(nil),  // 31: limen.v1.ListPolicyVersionsRequest
-	(*ListPolicyVersionsResponse)(nil), // 32: limen.v1.ListPolicyVersionsResponse
-	(*SimulatePolicyRequest)(nil),      // 33: limen.v1.SimulatePolicyRequest
-	(*SimulationSummary)(nil),          // 34: limen.v1.SimulationSummary
-	(*SimulatePolicyResponse)(nil),     // 35: limen.v1.SimulatePolicyResponse
-	(*StatsRequest)(nil),               // 36: limen.v1.StatsRequest
-	(*VerdictCounts)(nil),              // 37: limen.v1.VerdictCounts
-	(*UserStats)(nil),                  // 38: limen.v1.UserStats
-	(*StatsResponse)(nil),              // 39: limen.v1.StatsResponse
-	(*GetVersionRequest)(nil),          // 40: limen.v1.GetVersionRequest
-	(*BuildInfo)(nil),                  // 41: limen.v1.BuildInfo
-	(*GetVersionResponse)(nil),         // 42: limen.v1.GetVersionResponse
-	(*timestamppb.Timestamp)(nil),      // 43: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),        // 44: google.protobuf.Duration
+	(*Part)(nil),                       // 11: limen.v1.Part
+	(*AskOutcome)(nil),                 // 12: limen.v1.AskOutcome
+	(*PendingAsk)(nil),                 // 13: limen.v1.PendingAsk
+	(*DecideRequest)(nil),              // 14: limen.v1.DecideRequest
+	(*DecideResponse)(nil),             // 15: limen.v1.DecideResponse
+	(*AwaitRequest)(nil),               // 16: limen.v1.AwaitRequest
+	(*AwaitResponse)(nil),              // 17: limen.v1.AwaitResponse
+	(*AnswerRequest)(nil),              // 18: limen.v1.AnswerRequest
+	(*AnswerResponse)(nil),             // 19: limen.v1.AnswerResponse
+	(*ListPendingRequest)(nil),         // 20: limen.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),        // 21: limen.v1.ListPendingResponse
+	(*WatchPendingRequest)(nil),        // 22: limen.v1.WatchPendingRequest
+	(*WatchPendingResponse)(nil),       // 23: limen.v1.WatchPendingResponse
+	(*ClassThresholds)(nil),            // 24: limen.v1.ClassThresholds
+	(*Policy)(nil),                     // 25: limen.v1.Policy
+	(*GetPolicyRequest)(nil),           // 26: limen.v1.GetPolicyRequest
+	(*GetPolicyResponse)(nil),          // 27: limen.v1.GetPolicyResponse
+	(*SetPolicyRequest)(nil),           // 28: limen.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),          // 29: limen.v1.SetPolicyResponse
+	(*HistoryRequest)(nil),             // 30: limen.v1.HistoryRequest
+	(*HistoryResponse)(nil),            // 31: limen.v1.HistoryResponse
+	(*ListPolicyVersionsRequest)(nil),  // 32: limen.v1.ListPolicyVersionsRequest
+	(*ListPolicyVersionsResponse)(nil), // 33: limen.v1.ListPolicyVersionsResponse
+	(*SimulatePolicyRequest)(nil),      // 34: limen.v1.SimulatePolicyRequest
+	(*SimulationSummary)(nil),          // 35: limen.v1.SimulationSummary
+	(*SimulatePolicyResponse)(nil),     // 36: limen.v1.SimulatePolicyResponse
+	(*StatsRequest)(nil),               // 37: limen.v1.StatsRequest
+	(*VerdictCounts)(nil),              // 38: limen.v1.VerdictCounts
+	(*UserStats)(nil),                  // 39: limen.v1.UserStats
+	(*StatsResponse)(nil),              // 40: limen.v1.StatsResponse
+	(*GetVersionRequest)(nil),          // 41: limen.v1.GetVersionRequest
+	(*BuildInfo)(nil),                  // 42: limen.v1.BuildInfo
+	(*GetVersionResponse)(nil),         // 43: limen.v1.GetVersionResponse
+	(*timestamppb.Timestamp)(nil),      // 44: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 45: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	43, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	44, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	44, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
-	11, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
-	4,  // 8: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
-	2,  // 9: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
-	3,  // 10: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	43, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
-	10, // 12: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	43, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
-	6,  // 14: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
-	10, // 15: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	44, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
-	0,  // 17: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
-	4,  // 18: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
-	11, // 19: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
-	2,  // 20: limen.v1.AnswerRequest.choice:type_name -> limen.v1.Choice
-	3,  // 21: limen.v1.AnswerRequest.scope:type_name -> limen.v1.Scope
-	0,  // 22: limen.v1.AnswerResponse.verdict:type_name -> limen.v1.Verdict
-	11, // 23: limen.v1.AnswerResponse.outcome:type_name -> limen.v1.AskOutcome
-	12, // 24: limen.v1.ListPendingResponse.asks:type_name -> limen.v1.PendingAsk
-	5,  // 25: limen.v1.WatchPendingResponse.kind:type_name -> limen.v1.WatchPendingResponse.Kind
-	12, // 26: limen.v1.WatchPendingResponse.ask:type_name -> limen.v1.PendingAsk
-	11, // 27: limen.v1.WatchPendingResponse.outcome:type_name -> limen.v1.AskOutcome
-	8,  // 28: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
-	7,  // 29: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
-	23, // 30: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	43, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
-	24, // 32: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
-	24, // 33: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
-	10, // 34: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
-	24, // 35: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
-	34, // 36: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
-	34, // 37: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
-	43, // 38: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
-	37, // 39: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
-	37, // 40: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
-	38, // 41: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
-	41, // 42: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
-	13, // 43: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	15, // 44: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	17, // 45: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	19, // 46: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	21, // 47: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	25, // 48: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	27, // 49: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	29, // 50: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	31, // 51: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
-	33, // 52: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
-	36, // 53: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
-	40, // 54: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
-	14, // 55: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	16, // 56: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	18, // 57: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	20, // 58: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	22, // 59: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	26, // 60: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	28, // 61: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	30, // 62: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	32, // 63: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
-	35, // 64: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
-	39, // 65: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
-	42, // 66: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
-	55, // [55:67] is the sub-list for method output_type
-	43, // [43:55] is the sub-list for method input_type
-	43, // [43:43] is the sub-list for extension type_name
-	43, // [43:43] is the sub-list for extension extendee
-	0,  // [0:43] is the sub-list for field type_name
+	45, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	12, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
+	11, // 8: limen.v1.Decision.parts:type_name -> limen.v1.Part
+	0,  // 9: limen.v1.Part.verdict:type_name -> limen.v1.Verdict
+	4,  // 10: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
+	2,  // 11: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
+	3,  // 12: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
+	44, // 13: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	10, // 14: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
+	44, // 15: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	6,  // 16: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
+	10, // 17: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
+	45, // 18: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	0,  // 19: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
+	4,  // 20: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
+	12, // 21: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
+	2,  // 22: limen.v1.AnswerRequest.choice:type_name -> limen.v1.Choice
+	3,  // 23: limen.v1.AnswerRequest.scope:type_name -> limen.v1.Scope
+	0,  // 24: limen.v1.AnswerResponse.verdict:type_name -> limen.v1.Verdict
+	12, // 25: limen.v1.AnswerResponse.outcome:type_name -> limen.v1.AskOutcome
+	13, // 26: limen.v1.ListPendingResponse.asks:type_name -> limen.v1.PendingAsk
+	5,  // 27: limen.v1.WatchPendingResponse.kind:type_name -> limen.v1.WatchPendingResponse.Kind
+	13, // 28: limen.v1.WatchPendingResponse.ask:type_name -> limen.v1.PendingAsk
+	12, // 29: limen.v1.WatchPendingResponse.outcome:type_name -> limen.v1.AskOutcome
+	8,  // 30: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
+	7,  // 31: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
+	24, // 32: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
+	44, // 33: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	25, // 34: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
+	25, // 35: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
+	10, // 36: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
+	25, // 37: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
+	35, // 38: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
+	35, // 39: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
+	44, // 40: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	38, // 41: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
+	38, // 42: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
+	39, // 43: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
+	42, // 44: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
+	14, // 45: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	16, // 46: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	18, // 47: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	20, // 48: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	22, // 49: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	26, // 50: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	28, // 51: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	30, // 52: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	32, // 53: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	34, // 54: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	37, // 55: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	41, // 56: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
+	15, // 57: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	17, // 58: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	19, // 59: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	21, // 60: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	23, // 61: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	27, // 62: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	29, // 63: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	31, // 64: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	33, // 65: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	36, // 66: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	40, // 67: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	43, // 68: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
+	57, // [57:69] is the sub-list for method output_type
+	45, // [45:57] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -2981,7 +3116,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   37,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
