@@ -612,6 +612,7 @@ func (p *pendingTab) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []s
 	lines = append(lines,
 		p.row("p", p.bar(d.GetP(), d.GetThresholds(), w-s.Label.GetWidth()), w),
 		p.row("Why", d.GetReason(), w),
+		p.row("Answers", p.answerChoices(d), w),
 		p.row("Who", fmt.Sprintf("%s · %s · session %s", dash(act.GetUser()), dash(act.GetAgent()), dash(act.GetSession())), w),
 	)
 	if ev := d.GetEvidence(); ev != nil && ev.GetLevel() != "" {
@@ -626,6 +627,19 @@ func (p *pendingTab) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []s
 		lines = append(lines, p.row("Key", d.GetKey(), w))
 	}
 	return lines
+}
+
+// answerChoices says, before a key is pressed, what each answer will do
+// (describe.AnswerChoices: the words limenctl decide and answer show).
+func (p *pendingTab) answerChoices(d *limenv1.Decision) string {
+	k := &p.c.keys
+	keyOf := map[string]string{"once": k.Approve.Help().Key, "session": k.ApproveSession.Help().Key,
+		"always": k.MakeRule.Help().Key, "deny": k.Deny.Help().Key}
+	var out []string
+	for _, ch := range describe.AnswerChoices(d) {
+		out = append(out, keyOf[ch.Name]+" "+ch.Name+": "+ch.Short)
+	}
+	return strings.Join(out, "\n")
 }
 
 // expiry is the time left before the ask expires, louder when little is

@@ -180,4 +180,8 @@ func printDecision(a *app, d *limenv1.Decision) {
 		fmt.Fprintln(a.out)
 		printParts(a, d)
 	}
+	if d.GetAskId() != "" {
+		fmt.Fprintln(a.out)
+		printAnswerChoices(a, d)
+	}
 }

@@ -213,6 +213,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		ladders[i] = part.Keys
 	}
 	var preds []predictor.Prediction
+	var once []bool // a part's own evidence is one approval of it and nothing more
 	_, err := predictor.FailClosed(ctx, pol.PredictTimeout, func(ctx context.Context) (predictor.Prediction, error) {
 		var err error
 		preds, err = predict(ctx, ladders)
@@ -221,6 +222,10 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		}
 		if len(preds) != len(ladders) {
 			return predictor.Prediction{}, fmt.Errorf("got %d predictions for %d parts", len(preds), len(ladders))
+		}
+		once, err = onlyOnce(ctx, open, ladders, preds, predict)
+		if err != nil {
+			return predictor.Prediction{}, err
 		}
 		return worst(preds), nil
 	})
@@ -245,7 +250,12 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		r := Result{Verdict: th.Verdict(pred.P), DecidedBy: ByPrediction, Prediction: pred,
 			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
 		if r.Verdict == policy.Allow {
-			if why := unvouched(part.Part, pred); why != "" {
+			why := unvouched(part.Part, pred)
+			if why == "" && once[i] {
+				why = "you have approved " + part.Keys.Exact() + " only once, and one approval answers one ask: it is no standing permission " +
+					"(approve it again and limen may allow it by itself; approve it for the session, or make a rule, to stop being asked)"
+			}
+			if why != "" {
 				r.Verdict = policy.Ask
 				r.Reason = "p=" + pText(pred.P, th.AllowAbove) + " is above the " + class.Name + " allow threshold " + f3(th.AllowAbove) + ", but " + why
 			}
@@ -370,6 +380,70 @@ func unrefused(pred predictor.Prediction, floor int) string {
 		return "you have refused " + pred.Level + " only once"
 	}
 	return ""
+}
+
+// onlyOnce reports, part by part, whether the person's own evidence
+// about the part is a single approval of its exact key (answeredOnce)
+// and nothing beyond it: their answers at the key above it (the
+// parent's ladder, predicted the same way) are that same approval and
+// no other. Then p rests on one answer, and the part is asked; an
+// approval of git status among fifty other git commands is not alone,
+// and p may allow. A part that only the person's approval of its exact
+// text can allow (exactOnly) rests on that approval whatever is above
+// it, so one is never enough for it. The parents are predicted only for parts where the
+// question arises (rare), within the same deadline.
+func onlyOnce(ctx context.Context, open []*planned, ladders []action.Ladder, preds []predictor.Prediction, predict PredictFunc) ([]bool, error) {
+	out := make([]bool, len(preds))
+	var parents []action.Ladder
+	var at []int
+	for i, p := range preds {
+		if !answeredOnce(ladders[i], p) {
+			continue
+		}
+		if len(ladders[i]) < 2 || exactOnly(open[i].Part) {
+			// Nothing above it says more: there is no key above, or
+			// only an approval of this exact action can allow it.
+			out[i] = true
+			continue
+		}
+		parents = append(parents, ladders[i][:len(ladders[i])-1])
+		at = append(at, i)
+	}
+	if len(parents) == 0 {
+		return out, nil
+	}
+	pp, err := predict(ctx, parents)
+	if err != nil {
+		return nil, err
+	}
+	if len(pp) != len(parents) {
+		return nil, fmt.Errorf("got %d predictions for %d parent keys", len(pp), len(parents))
+	}
+	for j, i := range at {
+		// The approval counts at every key of its ladder, so the parent
+		// holds it too: more than it there is other evidence.
+		out[i] = pp[j].Approvals+pp[j].Denials <= preds[i].Approvals+1e-9
+	}
+	return out, nil
+}
+
+// exactOnly reports whether only the person's own approval of the
+// part's exact key can let the prediction allow it (unvouched): a
+// command limen cannot read, a secret read, a package install.
+func exactOnly(p action.Part) bool {
+	return p.Opaque || action.ReadsSecret(p) || action.InstallsPackage(p)
+}
+
+// answeredOnce reports whether the person's own evidence about this
+// exact action is a single approval: their deepest answered key is the
+// exact key, with no refusal and one approval's worth or less there
+// (approvals fade with the half-life, like the refusals a block needs).
+// An approval answers one ask, whatever its scope: the prediction may
+// allow the same action by itself only once the person has approved it
+// more than once. A session grant (ByHuman) and an allow rule are how a
+// person says yes for longer, and they are checked before this.
+func answeredOnce(l action.Ladder, pred predictor.Prediction) bool {
+	return len(l) > 0 && pred.Level == l.Exact() && pred.Denials <= 0 && pred.Approvals > 0 && pred.Approvals <= 1
 }
 
 // blockFloor is the index on a ladder of the least specific key whose
