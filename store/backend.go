@@ -42,6 +42,12 @@ type Backend interface {
 	// AnswerViews is Answers decoded in place, for rebuilding the
 	// predictor at start.
 	AnswerViews(fn func(v *AnswerView) error) error
+	// Forget marks answers forgotten (a person took them back); the
+	// answers stay. An answer marked keeps its first mark; a seq with no
+	// answer fails with ErrNotFound and marks nothing.
+	Forget(marks []*storev1.ForgetMark) error
+	// Forgotten calls fn for every forget mark, in answer order.
+	Forgotten(fn func(m *storev1.ForgetMark) error) error
 
 	// LogDecision hands a decision that did not ask to the decision log.
 	LogDecision(d *storev1.Decision)

@@ -62,6 +62,7 @@
 //	pending/<id u64>         -> storev1.PendingAsk
 //	answers/<seq u64>        -> storev1.AnswerRecord  (append-only; seq from bucket.NextSequence)
 //	policies/<version u64>   -> storev1.Policy
+//	forgotten/<seq u64>      -> storev1.ForgetMark    (answers a person took back; made by the first Forget)
 //
 // Open runs the migrations (an ordered list in schema.go, each with a test)
 // that the file has not seen yet, in one transaction, and writes the new

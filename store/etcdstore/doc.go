@@ -21,6 +21,7 @@
 //	pending/<id>          -> storev1.PendingAsk
 //	answers/<seq>         -> storev1.AnswerRecord  (append-only; seq = answer_seq + 1)
 //	policies/<version>    -> storev1.Policy
+//	forgotten/<seq>       -> storev1.ForgetMark    (answers a person took back; forget.go)
 //
 // The records are the bbolt store's messages (store/storev1), encoded the
 // same way, so a record copied from one store to the other means the same.

@@ -1305,6 +1305,80 @@ func (x *AnswerRecord) GetLadders() []*Ladder {
 	return nil
 }
 
+// ForgetMark is forgotten/<seq>: a person took back the answer at seq.
+// The answer stays in answers/ as it was given, so the history stays
+// true; the mark says the predictor no longer learns from it.
+type ForgetMark struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seq is the forgotten answer's seq (its key in answers/).
+	Seq uint64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// ask_id is the ask the answer answered.
+	AskId string `protobuf:"bytes,2,opt,name=ask_id,json=askId,proto3" json:"ask_id,omitempty"`
+	// time is when it was forgotten, by whom.
+	Time          *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
+	By            string                 `protobuf:"bytes,4,opt,name=by,proto3" json:"by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetMark) Reset() {
+	*x = ForgetMark{}
+	mi := &file_limen_store_v1_store_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetMark) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetMark) ProtoMessage() {}
+
+func (x *ForgetMark) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_store_v1_store_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetMark.ProtoReflect.Descriptor instead.
+func (*ForgetMark) Descriptor() ([]byte, []int) {
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ForgetMark) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *ForgetMark) GetAskId() string {
+	if x != nil {
+		return x.AskId
+	}
+	return ""
+}
+
+func (x *ForgetMark) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *ForgetMark) GetBy() string {
+	if x != nil {
+		return x.By
+	}
+	return ""
+}
+
 var File_limen_store_v1_store_proto protoreflect.FileDescriptor
 
 const file_limen_store_v1_store_proto_rawDesc = "" +
@@ -1410,7 +1484,13 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"key_scheme\x18\t \x01(\rR\tkeyScheme\x120\n" +
 	"\aladders\x18\n" +
-	" \x03(\v2\x16.limen.store.v1.LadderR\aladders*Y\n" +
+	" \x03(\v2\x16.limen.store.v1.LadderR\aladders\"u\n" +
+	"\n" +
+	"ForgetMark\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x15\n" +
+	"\x06ask_id\x18\x02 \x01(\tR\x05askId\x12.\n" +
+	"\x04time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x0e\n" +
+	"\x02by\x18\x04 \x01(\tR\x02by*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -1451,7 +1531,7 @@ func file_limen_store_v1_store_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_store_v1_store_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_limen_store_v1_store_proto_goTypes = []any{
 	(Verdict)(0),                  // 0: limen.store.v1.Verdict
 	(Decider)(0),                  // 1: limen.store.v1.Decider
@@ -1470,40 +1550,42 @@ var file_limen_store_v1_store_proto_goTypes = []any{
 	(*Policy)(nil),                // 14: limen.store.v1.Policy
 	(*Ladder)(nil),                // 15: limen.store.v1.Ladder
 	(*AnswerRecord)(nil),          // 16: limen.store.v1.AnswerRecord
-	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
+	(*ForgetMark)(nil),            // 17: limen.store.v1.ForgetMark
+	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 19: google.protobuf.Duration
 }
 var file_limen_store_v1_store_proto_depIdxs = []int32{
-	17, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	18, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	5,  // 1: limen.store.v1.Decision.action:type_name -> limen.store.v1.Action
 	0,  // 2: limen.store.v1.Decision.verdict:type_name -> limen.store.v1.Verdict
 	6,  // 3: limen.store.v1.Decision.thresholds:type_name -> limen.store.v1.Thresholds
 	8,  // 4: limen.store.v1.Decision.evidence:type_name -> limen.store.v1.Evidence
 	1,  // 5: limen.store.v1.Decision.decided_by:type_name -> limen.store.v1.Decider
-	18, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
+	19, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
 	11, // 7: limen.store.v1.Decision.outcome:type_name -> limen.store.v1.AskOutcome
 	10, // 8: limen.store.v1.Decision.parts:type_name -> limen.store.v1.Part
 	0,  // 9: limen.store.v1.Part.verdict:type_name -> limen.store.v1.Verdict
 	4,  // 10: limen.store.v1.AskOutcome.state:type_name -> limen.store.v1.AskState
 	2,  // 11: limen.store.v1.AskOutcome.choice:type_name -> limen.store.v1.Choice
 	3,  // 12: limen.store.v1.AskOutcome.scope:type_name -> limen.store.v1.Scope
-	17, // 13: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	18, // 13: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
 	9,  // 14: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
-	17, // 15: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	18, // 15: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
 	7,  // 16: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
 	6,  // 17: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
 	13, // 18: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
-	17, // 19: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	18, // 19: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
 	5,  // 20: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
 	2,  // 21: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
 	3,  // 22: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
-	17, // 23: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
+	18, // 23: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
 	15, // 24: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	18, // 25: limen.store.v1.ForgetMark.time:type_name -> google.protobuf.Timestamp
+	26, // [26:26] is the sub-list for method output_type
+	26, // [26:26] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_limen_store_v1_store_proto_init() }
@@ -1517,7 +1599,7 @@ func file_limen_store_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_store_v1_store_proto_rawDesc), len(file_limen_store_v1_store_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
