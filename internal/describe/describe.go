@@ -54,8 +54,17 @@ func DecidedBy(d *limenv1.Decision) string {
 
 // Outcome says how an ask ended: pending, approved (approved+s for the
 // session), denied, expired, or not queued; "-" for a decision that did
-// not ask.
+// not ask. An answer taken back since (limenctl forget) says so:
+// "denied (forgotten)".
 func Outcome(d *limenv1.Decision) string {
+	s := outcome(d)
+	if d.GetOutcome().GetForgottenAt() != nil {
+		s += " (forgotten)"
+	}
+	return s
+}
+
+func outcome(d *limenv1.Decision) string {
 	if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
 		return "-"
 	}

@@ -71,6 +71,8 @@ const (
 	opSimulate     op = "SimulatePolicy"
 	opSetPolicy    op = "SetPolicy"
 	opGetVersion   op = "GetVersion"
+	opForget       op = "Forget"
+	opExplain      op = "ExplainDecision"
 )
 
 // access says, for each call, how far each kind of caller reaches, in the
@@ -102,6 +104,10 @@ var access = map[op][numKinds]reach{
 	// The build is no secret from a local user, but an anonymous caller
 	// needs nothing but Decide and Await.
 	opGetVersion: {none, all, all, all, all},
+	// Forgetting changes what limen learned, as an answer does.
+	opForget: {none, own, all, all, all},
+	// Explaining a decision shows its history, as History does.
+	opExplain: {none, own, all, all, all},
 }
 
 // personOnly are the calls that only a person may make: the ones that settle
@@ -110,6 +116,7 @@ var access = map[op][numKinds]reach{
 var personOnly = map[op]string{
 	opAnswer:    "answers come from a person: use limenctl tui in your own terminal, not a shell an agent started",
 	opSetPolicy: "policy changes come from a person: run limenctl policy in your own terminal, not a shell an agent started",
+	opForget:    "forgetting answers is a person's: run limenctl forget in your own terminal, not a shell an agent started (an agent must not unlearn its refusals)",
 }
 
 // caller is who is on the other end of a call.

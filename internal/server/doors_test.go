@@ -225,6 +225,10 @@ func callAll(ctx context.Context, role string, c *client.Client) int {
 	}
 	_, err := c.API.Answer(ctx, &limenv1.AnswerRequest{AskId: ask, Choice: limenv1.Choice_CHOICE_APPROVE, Scope: limenv1.Scope_SCOPE_SESSION})
 	say("answer", err)
+	// Forgetting is guarded as answering is: an agent must not unlearn
+	// the refusals that stop it.
+	_, err = c.API.Forget(ctx, &limenv1.ForgetRequest{Last: true})
+	say("forget", err)
 	return 0
 }
 
@@ -320,6 +324,7 @@ func TestAgentCannotAnswerItself(t *testing.T) {
 		"answer":     "PermissionDenied: answers come from a person: use limenctl tui in your own terminal",
 		"set-policy": "PermissionDenied: policy changes come from a person: run limenctl policy in your own terminal",
 		"get-policy": "OK",
+		"forget":     "PermissionDenied: forgetting answers is a person's: run limenctl forget in your own terminal",
 	} {
 		if !strings.HasPrefix(got[call], want) {
 			t.Errorf("the agent's %s = %q; want %q", call, got[call], want)
@@ -335,8 +340,8 @@ func TestAgentCannotAnswerItself(t *testing.T) {
 
 	// The person, in a process the runtime did not start, answers.
 	got = play(t, "person", append(env, envAsk+"="+ask), nil, "")
-	if got["answer"] != "OK: " {
-		t.Fatalf("the person's answer = %q; want OK", got["answer"])
+	if got["answer"] != "OK: " || got["forget"] != "OK: " {
+		t.Fatalf("the person's answer = %q, forget = %q; want OK", got["answer"], got["forget"])
 	}
 	// And limend's owner changes the policy from its own process.
 	cur, err := l.Client.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})

@@ -101,9 +101,11 @@ func (s *Server) applyPending(c store.PendingChange) {
 		// next Decide must know the answer.
 		if rec := c.Answer; rec != nil {
 			approved := rec.GetChoice() == storev1.Choice_CHOICE_APPROVE
-			if attributed(rec.GetAnsweredBy()) {
+			s.learn.Lock()
+			if attributed(rec.GetAnsweredBy()) && rec.GetSeq() > s.rebuiltThrough { // a rebuild since counted it (forget.go)
 				s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
 			}
+			s.learn.Unlock()
 			// An approval for the session holds on every limend the
 			// session's agent may reach (in memory, as here; issue 17
 			// wants it in etcd with a lease).

@@ -76,6 +76,14 @@ type Server struct {
 	plans  planCache     // what Decide works out from an action and the policy alone
 	seen   outcomes      // what the runtimes' hook events said about asks (outcomes.go)
 
+	// learn is held while an answer is stored and learned, and while
+	// Forget rebuilds the predictor (forget.go), so that no answer is
+	// counted twice or lost between the two. rebuiltThrough is the seq
+	// of the last answer the latest rebuild read: an answer reported
+	// later by another limend at or below it is already counted.
+	learn          sync.Mutex
+	rebuiltThrough uint64
+
 	stopping chan struct{}
 	stopOnce sync.Once
 }
@@ -124,7 +132,7 @@ func New(opts Options) (*Server, error) {
 		if pol := s.policy.Load().pol; pol != nil {
 			est.SetHalfLife(pol.HalfLife)
 		}
-		if err := rebuild(est, s.store.Backend); err != nil {
+		if _, err := rebuild(est, s.store.Backend); err != nil {
 			return nil, err
 		}
 		s.model = est
@@ -513,8 +521,10 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 	}
+	s.learn.Lock()
 	answered, err := s.store.Answer(id, rec)
 	if err != nil {
+		s.learn.Unlock()
 		return nil, toStatus(askErr(id, err))
 	}
 	outcome := answered.GetOutcome() // what rec says: the store's one source of it
@@ -524,6 +534,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	if attributed(by) {
 		s.model.Observe(act.User, ls, approved, now)
 	}
+	s.learn.Unlock()
 	if approved && scope == limenv1.Scope_SCOPE_SESSION {
 		s.grants.Approve(act.User, act.Session, parts)
 	}
@@ -636,6 +647,9 @@ func (s *Server) History(ctx context.Context, req *limenv1.HistoryRequest) (*lim
 	}
 	ds, err := s.store.History(q)
 	if err != nil {
+		return nil, toStatus(err)
+	}
+	if err := s.markForgotten(ds); err != nil { // forget.go
 		return nil, toStatus(err)
 	}
 	return &limenv1.HistoryResponse{Decisions: ds}, nil

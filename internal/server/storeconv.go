@@ -214,6 +214,7 @@ func storeOutcome(o *limenv1.AskOutcome) *storev1.AskOutcome {
 	return &storev1.AskOutcome{
 		State: storev1.AskState(o.GetState()), Choice: storev1.Choice(o.GetChoice()), Scope: storev1.Scope(o.GetScope()),
 		Note: o.GetNote(), AnsweredBy: o.GetAnsweredBy(), Time: copyTime(o.GetTime()),
+		ForgottenAt: copyTime(o.GetForgottenAt()), ForgottenBy: o.GetForgottenBy(),
 	}
 }
 
@@ -224,6 +225,7 @@ func apiOutcome(o *storev1.AskOutcome) *limenv1.AskOutcome {
 	return &limenv1.AskOutcome{
 		State: limenv1.AskState(o.GetState()), Choice: limenv1.Choice(o.GetChoice()), Scope: limenv1.Scope(o.GetScope()),
 		Note: o.GetNote(), AnsweredBy: o.GetAnsweredBy(), Time: copyTime(o.GetTime()),
+		ForgottenAt: copyTime(o.GetForgottenAt()), ForgottenBy: o.GetForgottenBy(),
 	}
 }
 

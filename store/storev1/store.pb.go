@@ -854,13 +854,18 @@ func (x *Part) GetDecided() bool {
 
 // AskOutcome is how an ask ended.
 type AskOutcome struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	State         AskState               `protobuf:"varint,1,opt,name=state,proto3,enum=limen.store.v1.AskState" json:"state,omitempty"`
-	Choice        Choice                 `protobuf:"varint,2,opt,name=choice,proto3,enum=limen.store.v1.Choice" json:"choice,omitempty"`
-	Scope         Scope                  `protobuf:"varint,3,opt,name=scope,proto3,enum=limen.store.v1.Scope" json:"scope,omitempty"`
-	Note          string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
-	AnsweredBy    string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
-	Time          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	State      AskState               `protobuf:"varint,1,opt,name=state,proto3,enum=limen.store.v1.AskState" json:"state,omitempty"`
+	Choice     Choice                 `protobuf:"varint,2,opt,name=choice,proto3,enum=limen.store.v1.Choice" json:"choice,omitempty"`
+	Scope      Scope                  `protobuf:"varint,3,opt,name=scope,proto3,enum=limen.store.v1.Scope" json:"scope,omitempty"`
+	Note       string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
+	AnsweredBy string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
+	Time       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	// forgotten_at and forgotten_by mirror limen.v1's, so the two stay
+	// field for field the same; limend does not write them here (the mark
+	// of a forgotten answer is forgotten/<seq>, read into the API's).
+	ForgottenAt   *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=forgotten_at,json=forgottenAt,proto3" json:"forgotten_at,omitempty"`
+	ForgottenBy   string                 `protobuf:"bytes,21,opt,name=forgotten_by,json=forgottenBy,proto3" json:"forgotten_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -935,6 +940,20 @@ func (x *AskOutcome) GetTime() *timestamppb.Timestamp {
 		return x.Time
 	}
 	return nil
+}
+
+func (x *AskOutcome) GetForgottenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ForgottenAt
+	}
+	return nil
+}
+
+func (x *AskOutcome) GetForgottenBy() string {
+	if x != nil {
+		return x.ForgottenBy
+	}
+	return ""
 }
 
 // PendingAsk is pending/<id>: an ask that waits for a person.
@@ -1441,7 +1460,7 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x01p\x18\x05 \x01(\x01R\x01p\x12\x1c\n" +
 	"\tpredicted\x18\x06 \x01(\bR\tpredicted\x12\x12\n" +
 	"\x04rule\x18\a \x01(\tR\x04rule\x12\x18\n" +
-	"\adecided\x18\b \x01(\bR\adecided\"\xfe\x01\n" +
+	"\adecided\x18\b \x01(\bR\adecided\"\xe0\x02\n" +
 	"\n" +
 	"AskOutcome\x12.\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x18.limen.store.v1.AskStateR\x05state\x12.\n" +
@@ -1450,7 +1469,9 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x04note\x18\x04 \x01(\tR\x04note\x12\x1f\n" +
 	"\vanswered_by\x18\x05 \x01(\tR\n" +
 	"answeredBy\x12.\n" +
-	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x94\x01\n" +
+	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12=\n" +
+	"\fforgotten_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\vforgottenAt\x12!\n" +
+	"\fforgotten_by\x18\x15 \x01(\tR\vforgottenBy\"\x94\x01\n" +
 	"\n" +
 	"PendingAsk\x12\x15\n" +
 	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x124\n" +
@@ -1569,23 +1590,24 @@ var file_limen_store_v1_store_proto_depIdxs = []int32{
 	2,  // 11: limen.store.v1.AskOutcome.choice:type_name -> limen.store.v1.Choice
 	3,  // 12: limen.store.v1.AskOutcome.scope:type_name -> limen.store.v1.Scope
 	18, // 13: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
-	9,  // 14: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
-	18, // 15: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
-	7,  // 16: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
-	6,  // 17: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
-	13, // 18: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
-	18, // 19: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
-	5,  // 20: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
-	2,  // 21: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
-	3,  // 22: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
-	18, // 23: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
-	15, // 24: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
-	18, // 25: limen.store.v1.ForgetMark.time:type_name -> google.protobuf.Timestamp
-	26, // [26:26] is the sub-list for method output_type
-	26, // [26:26] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	18, // 14: limen.store.v1.AskOutcome.forgotten_at:type_name -> google.protobuf.Timestamp
+	9,  // 15: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
+	18, // 16: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	7,  // 17: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
+	6,  // 18: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
+	13, // 19: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
+	18, // 20: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	5,  // 21: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
+	2,  // 22: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
+	3,  // 23: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
+	18, // 24: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
+	15, // 25: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
+	18, // 26: limen.store.v1.ForgetMark.time:type_name -> google.protobuf.Timestamp
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_limen_store_v1_store_proto_init() }

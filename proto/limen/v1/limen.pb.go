@@ -952,8 +952,12 @@ type AskOutcome struct {
 	Scope  Scope                  `protobuf:"varint,3,opt,name=scope,proto3,enum=limen.v1.Scope" json:"scope,omitempty"`
 	Note   string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
 	// answered_by is the person (OS user) who answered.
-	AnsweredBy    string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
-	Time          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	AnsweredBy string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
+	Time       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	// forgotten_at is set once the answer was taken back (Forget): it
+	// stays in the history, and teaches the predictor nothing.
+	ForgottenAt   *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=forgotten_at,json=forgottenAt,proto3" json:"forgotten_at,omitempty"`
+	ForgottenBy   string                 `protobuf:"bytes,21,opt,name=forgotten_by,json=forgottenBy,proto3" json:"forgotten_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1028,6 +1032,20 @@ func (x *AskOutcome) GetTime() *timestamppb.Timestamp {
 		return x.Time
 	}
 	return nil
+}
+
+func (x *AskOutcome) GetForgottenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ForgottenAt
+	}
+	return nil
+}
+
+func (x *AskOutcome) GetForgottenBy() string {
+	if x != nil {
+		return x.ForgottenBy
+	}
+	return ""
 }
 
 // PendingAsk is an ask that waits for a person.
@@ -2742,6 +2760,397 @@ func (x *GetVersionResponse) GetLimend() *BuildInfo {
 	return nil
 }
 
+// ForgetRequest selects answers to take back. Every selector given must
+// hold (they are ANDed), and at least one must be given; answers already
+// forgotten are left as they are.
+type ForgetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ask_ids selects the answers to these asks.
+	AskIds []string `protobuf:"bytes,1,rep,name=ask_ids,json=askIds,proto3" json:"ask_ids,omitempty"`
+	// key selects answers to actions with this key on a part's ladder,
+	// such as "Bash:git push" (every git push) or an exact key.
+	Key string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// action selects answers to actions made of the same parts (the same
+	// exact keys) as this one.
+	Action *Action `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	// since and until bound the answers' time: since <= time < until.
+	Since *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	Until *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
+	// user is whose answers; empty means the caller's own.
+	User string `protobuf:"bytes,6,opt,name=user,proto3" json:"user,omitempty"`
+	// last keeps, of the answers selected, only the most recent: "undo my
+	// last answer".
+	Last bool `protobuf:"varint,7,opt,name=last,proto3" json:"last,omitempty"`
+	// dry_run lists what would be forgotten and forgets nothing.
+	DryRun        bool `protobuf:"varint,8,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetRequest) Reset() {
+	*x = ForgetRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetRequest) ProtoMessage() {}
+
+func (x *ForgetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetRequest.ProtoReflect.Descriptor instead.
+func (*ForgetRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *ForgetRequest) GetAskIds() []string {
+	if x != nil {
+		return x.AskIds
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ForgetRequest) GetAction() *Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *ForgetRequest) GetLast() bool {
+	if x != nil {
+		return x.Last
+	}
+	return false
+}
+
+func (x *ForgetRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+// ForgottenAnswer is one answer Forget took back (or would, on a dry run).
+type ForgottenAnswer struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	AskId      string                 `protobuf:"bytes,1,opt,name=ask_id,json=askId,proto3" json:"ask_id,omitempty"`
+	Time       *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=time,proto3" json:"time,omitempty"`
+	Action     *Action                `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	Choice     Choice                 `protobuf:"varint,4,opt,name=choice,proto3,enum=limen.v1.Choice" json:"choice,omitempty"`
+	Scope      Scope                  `protobuf:"varint,5,opt,name=scope,proto3,enum=limen.v1.Scope" json:"scope,omitempty"`
+	AnsweredBy string                 `protobuf:"bytes,6,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
+	// keys are the exact keys of its parts.
+	Keys          []string `protobuf:"bytes,7,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgottenAnswer) Reset() {
+	*x = ForgottenAnswer{}
+	mi := &file_limen_v1_limen_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgottenAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgottenAnswer) ProtoMessage() {}
+
+func (x *ForgottenAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgottenAnswer.ProtoReflect.Descriptor instead.
+func (*ForgottenAnswer) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *ForgottenAnswer) GetAskId() string {
+	if x != nil {
+		return x.AskId
+	}
+	return ""
+}
+
+func (x *ForgottenAnswer) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *ForgottenAnswer) GetAction() *Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ForgottenAnswer) GetChoice() Choice {
+	if x != nil {
+		return x.Choice
+	}
+	return Choice_CHOICE_UNSPECIFIED
+}
+
+func (x *ForgottenAnswer) GetScope() Scope {
+	if x != nil {
+		return x.Scope
+	}
+	return Scope_SCOPE_UNSPECIFIED
+}
+
+func (x *ForgottenAnswer) GetAnsweredBy() string {
+	if x != nil {
+		return x.AnsweredBy
+	}
+	return ""
+}
+
+func (x *ForgottenAnswer) GetKeys() []string {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+type ForgetResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Answers       []*ForgottenAnswer     `protobuf:"bytes,1,rep,name=answers,proto3" json:"answers,omitempty"`
+	DryRun        bool                   `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetResponse) Reset() {
+	*x = ForgetResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetResponse) ProtoMessage() {}
+
+func (x *ForgetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetResponse.ProtoReflect.Descriptor instead.
+func (*ForgetResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *ForgetResponse) GetAnswers() []*ForgottenAnswer {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
+func (x *ForgetResponse) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+type ExplainDecisionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DecisionId    string                 `protobuf:"bytes,1,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainDecisionRequest) Reset() {
+	*x = ExplainDecisionRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainDecisionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainDecisionRequest) ProtoMessage() {}
+
+func (x *ExplainDecisionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainDecisionRequest.ProtoReflect.Descriptor instead.
+func (*ExplainDecisionRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *ExplainDecisionRequest) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
+}
+
+// ExplainDecisionResponse is a recorded decision and its decision made
+// again on the evidence of its time: the answers given before it (those
+// forgotten since are left out), under the policy version it was made
+// under.
+type ExplainDecisionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// recorded is the decision as it was recorded.
+	Recorded *Decision `protobuf:"bytes,1,opt,name=recorded,proto3" json:"recorded,omitempty"`
+	// replayed is the same action decided again on the answers given
+	// before it, with no exploration: its p, evidence and parts are the
+	// evidence as it stood then.
+	Replayed *Decision `protobuf:"bytes,2,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	// answers_before counts the answers the replay learned from.
+	AnswersBefore int64 `protobuf:"varint,3,opt,name=answers_before,json=answersBefore,proto3" json:"answers_before,omitempty"`
+	// policy is the policy version the decision was made under.
+	Policy *Policy `protobuf:"bytes,4,opt,name=policy,proto3" json:"policy,omitempty"`
+	// note says where the replay may differ from what was recorded
+	// (exploration, a session grant, answers forgotten since).
+	Note          string `protobuf:"bytes,5,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainDecisionResponse) Reset() {
+	*x = ExplainDecisionResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainDecisionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainDecisionResponse) ProtoMessage() {}
+
+func (x *ExplainDecisionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainDecisionResponse.ProtoReflect.Descriptor instead.
+func (*ExplainDecisionResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *ExplainDecisionResponse) GetRecorded() *Decision {
+	if x != nil {
+		return x.Recorded
+	}
+	return nil
+}
+
+func (x *ExplainDecisionResponse) GetReplayed() *Decision {
+	if x != nil {
+		return x.Replayed
+	}
+	return nil
+}
+
+func (x *ExplainDecisionResponse) GetAnswersBefore() int64 {
+	if x != nil {
+		return x.AnswersBefore
+	}
+	return 0
+}
+
+func (x *ExplainDecisionResponse) GetPolicy() *Policy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+func (x *ExplainDecisionResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
 var File_limen_v1_limen_proto protoreflect.FileDescriptor
 
 const file_limen_v1_limen_proto_rawDesc = "" +
@@ -2804,7 +3213,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x01p\x18\x05 \x01(\x01R\x01p\x12\x1c\n" +
 	"\tpredicted\x18\x06 \x01(\bR\tpredicted\x12\x12\n" +
 	"\x04rule\x18\a \x01(\tR\x04rule\x12\x18\n" +
-	"\adecided\x18\b \x01(\bR\adecided\"\xec\x01\n" +
+	"\adecided\x18\b \x01(\bR\adecided\"\xce\x02\n" +
 	"\n" +
 	"AskOutcome\x12(\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x12.limen.v1.AskStateR\x05state\x12(\n" +
@@ -2813,7 +3222,9 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x04note\x18\x04 \x01(\tR\x04note\x12\x1f\n" +
 	"\vanswered_by\x18\x05 \x01(\tR\n" +
 	"answeredBy\x12.\n" +
-	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x8e\x01\n" +
+	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12=\n" +
+	"\fforgotten_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\vforgottenAt\x12!\n" +
+	"\fforgotten_by\x18\x15 \x01(\tR\vforgottenBy\"\x8e\x01\n" +
 	"\n" +
 	"PendingAsk\x12\x15\n" +
 	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x12.\n" +
@@ -2924,7 +3335,37 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x02go\x18\x04 \x01(\tR\x02go\x12\x1a\n" +
 	"\bplatform\x18\x05 \x01(\tR\bplatform\"A\n" +
 	"\x12GetVersionResponse\x12+\n" +
-	"\x06limend\x18\x01 \x01(\v2\x13.limen.v1.BuildInfoR\x06limend*Y\n" +
+	"\x06limend\x18\x01 \x01(\v2\x13.limen.v1.BuildInfoR\x06limend\"\x89\x02\n" +
+	"\rForgetRequest\x12\x17\n" +
+	"\aask_ids\x18\x01 \x03(\tR\x06askIds\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12(\n" +
+	"\x06action\x18\x03 \x01(\v2\x10.limen.v1.ActionR\x06action\x120\n" +
+	"\x05since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
+	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12\x12\n" +
+	"\x04user\x18\x06 \x01(\tR\x04user\x12\x12\n" +
+	"\x04last\x18\a \x01(\bR\x04last\x12\x17\n" +
+	"\adry_run\x18\b \x01(\bR\x06dryRun\"\x88\x02\n" +
+	"\x0fForgottenAnswer\x12\x15\n" +
+	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x12.\n" +
+	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12(\n" +
+	"\x06action\x18\x03 \x01(\v2\x10.limen.v1.ActionR\x06action\x12(\n" +
+	"\x06choice\x18\x04 \x01(\x0e2\x10.limen.v1.ChoiceR\x06choice\x12%\n" +
+	"\x05scope\x18\x05 \x01(\x0e2\x0f.limen.v1.ScopeR\x05scope\x12\x1f\n" +
+	"\vanswered_by\x18\x06 \x01(\tR\n" +
+	"answeredBy\x12\x12\n" +
+	"\x04keys\x18\a \x03(\tR\x04keys\"^\n" +
+	"\x0eForgetResponse\x123\n" +
+	"\aanswers\x18\x01 \x03(\v2\x19.limen.v1.ForgottenAnswerR\aanswers\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\"9\n" +
+	"\x16ExplainDecisionRequest\x12\x1f\n" +
+	"\vdecision_id\x18\x01 \x01(\tR\n" +
+	"decisionId\"\xde\x01\n" +
+	"\x17ExplainDecisionResponse\x12.\n" +
+	"\brecorded\x18\x01 \x01(\v2\x12.limen.v1.DecisionR\brecorded\x12.\n" +
+	"\breplayed\x18\x02 \x01(\v2\x12.limen.v1.DecisionR\breplayed\x12%\n" +
+	"\x0eanswers_before\x18\x03 \x01(\x03R\ranswersBefore\x12(\n" +
+	"\x06policy\x18\x04 \x01(\v2\x10.limen.v1.PolicyR\x06policy\x12\x12\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -2950,7 +3391,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x15ASK_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11ASK_STATE_PENDING\x10\x01\x12\x16\n" +
 	"\x12ASK_STATE_ANSWERED\x10\x02\x12\x15\n" +
-	"\x11ASK_STATE_EXPIRED\x10\x032\xe7\x06\n" +
+	"\x11ASK_STATE_EXPIRED\x10\x032\xfc\a\n" +
 	"\x0fDecisionService\x12;\n" +
 	"\x06Decide\x12\x17.limen.v1.DecideRequest\x1a\x18.limen.v1.DecideResponse\x128\n" +
 	"\x05Await\x12\x16.limen.v1.AwaitRequest\x1a\x17.limen.v1.AwaitResponse\x12;\n" +
@@ -2964,7 +3405,9 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x0eSimulatePolicy\x12\x1f.limen.v1.SimulatePolicyRequest\x1a .limen.v1.SimulatePolicyResponse\x128\n" +
 	"\x05Stats\x12\x16.limen.v1.StatsRequest\x1a\x17.limen.v1.StatsResponse\x12G\n" +
 	"\n" +
-	"GetVersion\x12\x1b.limen.v1.GetVersionRequest\x1a\x1c.limen.v1.GetVersionResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
+	"GetVersion\x12\x1b.limen.v1.GetVersionRequest\x1a\x1c.limen.v1.GetVersionResponse\x12;\n" +
+	"\x06Forget\x12\x17.limen.v1.ForgetRequest\x1a\x18.limen.v1.ForgetResponse\x12V\n" +
+	"\x0fExplainDecision\x12 .limen.v1.ExplainDecisionRequest\x1a!.limen.v1.ExplainDecisionResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
 
 var (
 	file_limen_v1_limen_proto_rawDescOnce sync.Once
@@ -2979,7 +3422,7 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_limen_v1_limen_proto_goTypes = []any{
 	(Verdict)(0),                       // 0: limen.v1.Verdict
 	(Decider)(0),                       // 1: limen.v1.Decider
@@ -3025,84 +3468,105 @@ var file_limen_v1_limen_proto_goTypes = []any{
 	(*GetVersionRequest)(nil),          // 41: limen.v1.GetVersionRequest
 	(*BuildInfo)(nil),                  // 42: limen.v1.BuildInfo
 	(*GetVersionResponse)(nil),         // 43: limen.v1.GetVersionResponse
-	(*timestamppb.Timestamp)(nil),      // 44: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),        // 45: google.protobuf.Duration
+	(*ForgetRequest)(nil),              // 44: limen.v1.ForgetRequest
+	(*ForgottenAnswer)(nil),            // 45: limen.v1.ForgottenAnswer
+	(*ForgetResponse)(nil),             // 46: limen.v1.ForgetResponse
+	(*ExplainDecisionRequest)(nil),     // 47: limen.v1.ExplainDecisionRequest
+	(*ExplainDecisionResponse)(nil),    // 48: limen.v1.ExplainDecisionResponse
+	(*timestamppb.Timestamp)(nil),      // 49: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 50: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	44, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	49, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	45, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	50, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
 	12, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
 	11, // 8: limen.v1.Decision.parts:type_name -> limen.v1.Part
 	0,  // 9: limen.v1.Part.verdict:type_name -> limen.v1.Verdict
 	4,  // 10: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
 	2,  // 11: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
 	3,  // 12: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	44, // 13: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
-	10, // 14: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	44, // 15: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
-	6,  // 16: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
-	10, // 17: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	45, // 18: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
-	0,  // 19: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
-	4,  // 20: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
-	12, // 21: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
-	2,  // 22: limen.v1.AnswerRequest.choice:type_name -> limen.v1.Choice
-	3,  // 23: limen.v1.AnswerRequest.scope:type_name -> limen.v1.Scope
-	0,  // 24: limen.v1.AnswerResponse.verdict:type_name -> limen.v1.Verdict
-	12, // 25: limen.v1.AnswerResponse.outcome:type_name -> limen.v1.AskOutcome
-	13, // 26: limen.v1.ListPendingResponse.asks:type_name -> limen.v1.PendingAsk
-	5,  // 27: limen.v1.WatchPendingResponse.kind:type_name -> limen.v1.WatchPendingResponse.Kind
-	13, // 28: limen.v1.WatchPendingResponse.ask:type_name -> limen.v1.PendingAsk
-	12, // 29: limen.v1.WatchPendingResponse.outcome:type_name -> limen.v1.AskOutcome
-	8,  // 30: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
-	7,  // 31: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
-	24, // 32: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	44, // 33: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
-	25, // 34: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
-	25, // 35: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
-	10, // 36: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
-	25, // 37: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
-	35, // 38: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
-	35, // 39: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
-	44, // 40: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
-	38, // 41: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
-	38, // 42: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
-	39, // 43: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
-	42, // 44: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
-	14, // 45: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	16, // 46: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	18, // 47: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	20, // 48: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	22, // 49: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	26, // 50: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	28, // 51: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	30, // 52: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	32, // 53: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
-	34, // 54: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
-	37, // 55: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
-	41, // 56: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
-	15, // 57: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	17, // 58: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	19, // 59: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	21, // 60: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	23, // 61: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	27, // 62: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	29, // 63: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	31, // 64: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	33, // 65: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
-	36, // 66: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
-	40, // 67: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
-	43, // 68: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
-	57, // [57:69] is the sub-list for method output_type
-	45, // [45:57] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	49, // 13: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	49, // 14: limen.v1.AskOutcome.forgotten_at:type_name -> google.protobuf.Timestamp
+	10, // 15: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
+	49, // 16: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	6,  // 17: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
+	10, // 18: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
+	50, // 19: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	0,  // 20: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
+	4,  // 21: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
+	12, // 22: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
+	2,  // 23: limen.v1.AnswerRequest.choice:type_name -> limen.v1.Choice
+	3,  // 24: limen.v1.AnswerRequest.scope:type_name -> limen.v1.Scope
+	0,  // 25: limen.v1.AnswerResponse.verdict:type_name -> limen.v1.Verdict
+	12, // 26: limen.v1.AnswerResponse.outcome:type_name -> limen.v1.AskOutcome
+	13, // 27: limen.v1.ListPendingResponse.asks:type_name -> limen.v1.PendingAsk
+	5,  // 28: limen.v1.WatchPendingResponse.kind:type_name -> limen.v1.WatchPendingResponse.Kind
+	13, // 29: limen.v1.WatchPendingResponse.ask:type_name -> limen.v1.PendingAsk
+	12, // 30: limen.v1.WatchPendingResponse.outcome:type_name -> limen.v1.AskOutcome
+	8,  // 31: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
+	7,  // 32: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
+	24, // 33: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
+	49, // 34: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	25, // 35: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
+	25, // 36: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
+	10, // 37: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
+	25, // 38: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
+	35, // 39: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
+	35, // 40: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
+	49, // 41: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	38, // 42: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
+	38, // 43: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
+	39, // 44: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
+	42, // 45: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
+	6,  // 46: limen.v1.ForgetRequest.action:type_name -> limen.v1.Action
+	49, // 47: limen.v1.ForgetRequest.since:type_name -> google.protobuf.Timestamp
+	49, // 48: limen.v1.ForgetRequest.until:type_name -> google.protobuf.Timestamp
+	49, // 49: limen.v1.ForgottenAnswer.time:type_name -> google.protobuf.Timestamp
+	6,  // 50: limen.v1.ForgottenAnswer.action:type_name -> limen.v1.Action
+	2,  // 51: limen.v1.ForgottenAnswer.choice:type_name -> limen.v1.Choice
+	3,  // 52: limen.v1.ForgottenAnswer.scope:type_name -> limen.v1.Scope
+	45, // 53: limen.v1.ForgetResponse.answers:type_name -> limen.v1.ForgottenAnswer
+	10, // 54: limen.v1.ExplainDecisionResponse.recorded:type_name -> limen.v1.Decision
+	10, // 55: limen.v1.ExplainDecisionResponse.replayed:type_name -> limen.v1.Decision
+	25, // 56: limen.v1.ExplainDecisionResponse.policy:type_name -> limen.v1.Policy
+	14, // 57: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	16, // 58: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	18, // 59: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	20, // 60: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	22, // 61: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	26, // 62: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	28, // 63: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	30, // 64: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	32, // 65: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	34, // 66: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	37, // 67: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	41, // 68: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
+	44, // 69: limen.v1.DecisionService.Forget:input_type -> limen.v1.ForgetRequest
+	47, // 70: limen.v1.DecisionService.ExplainDecision:input_type -> limen.v1.ExplainDecisionRequest
+	15, // 71: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	17, // 72: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	19, // 73: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	21, // 74: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	23, // 75: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	27, // 76: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	29, // 77: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	31, // 78: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	33, // 79: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	36, // 80: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	40, // 81: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	43, // 82: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
+	46, // 83: limen.v1.DecisionService.Forget:output_type -> limen.v1.ForgetResponse
+	48, // 84: limen.v1.DecisionService.ExplainDecision:output_type -> limen.v1.ExplainDecisionResponse
+	71, // [71:85] is the sub-list for method output_type
+	57, // [57:71] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -3116,7 +3580,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   38,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

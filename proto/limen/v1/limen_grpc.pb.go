@@ -34,6 +34,8 @@ const (
 	DecisionService_SimulatePolicy_FullMethodName     = "/limen.v1.DecisionService/SimulatePolicy"
 	DecisionService_Stats_FullMethodName              = "/limen.v1.DecisionService/Stats"
 	DecisionService_GetVersion_FullMethodName         = "/limen.v1.DecisionService/GetVersion"
+	DecisionService_Forget_FullMethodName             = "/limen.v1.DecisionService/Forget"
+	DecisionService_ExplainDecision_FullMethodName    = "/limen.v1.DecisionService/ExplainDecision"
 )
 
 // DecisionServiceClient is the client API for DecisionService service.
@@ -75,6 +77,14 @@ type DecisionServiceClient interface {
 	// GetVersion returns the build of the limend that answers, so a client
 	// can tell when it talks to a different build than its own.
 	GetVersion(ctx context.Context, in *GetVersionRequest, opts ...grpc.CallOption) (*GetVersionResponse, error)
+	// Forget takes back answers a person gave: they stay in the history,
+	// marked forgotten, and the predictor's counts are rebuilt exactly as if
+	// they had never been given (an approval for the session they gave ends
+	// too). Like Answer, only a person may call it, never an agent.
+	Forget(ctx context.Context, in *ForgetRequest, opts ...grpc.CallOption) (*ForgetResponse, error)
+	// ExplainDecision says why a recorded decision got its verdict, with the
+	// evidence as it stood then.
+	ExplainDecision(ctx context.Context, in *ExplainDecisionRequest, opts ...grpc.CallOption) (*ExplainDecisionResponse, error)
 }
 
 type decisionServiceClient struct {
@@ -214,6 +224,26 @@ func (c *decisionServiceClient) GetVersion(ctx context.Context, in *GetVersionRe
 	return out, nil
 }
 
+func (c *decisionServiceClient) Forget(ctx context.Context, in *ForgetRequest, opts ...grpc.CallOption) (*ForgetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ForgetResponse)
+	err := c.cc.Invoke(ctx, DecisionService_Forget_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *decisionServiceClient) ExplainDecision(ctx context.Context, in *ExplainDecisionRequest, opts ...grpc.CallOption) (*ExplainDecisionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExplainDecisionResponse)
+	err := c.cc.Invoke(ctx, DecisionService_ExplainDecision_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecisionServiceServer is the server API for DecisionService service.
 // All implementations must embed UnimplementedDecisionServiceServer
 // for forward compatibility.
@@ -253,6 +283,14 @@ type DecisionServiceServer interface {
 	// GetVersion returns the build of the limend that answers, so a client
 	// can tell when it talks to a different build than its own.
 	GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error)
+	// Forget takes back answers a person gave: they stay in the history,
+	// marked forgotten, and the predictor's counts are rebuilt exactly as if
+	// they had never been given (an approval for the session they gave ends
+	// too). Like Answer, only a person may call it, never an agent.
+	Forget(context.Context, *ForgetRequest) (*ForgetResponse, error)
+	// ExplainDecision says why a recorded decision got its verdict, with the
+	// evidence as it stood then.
+	ExplainDecision(context.Context, *ExplainDecisionRequest) (*ExplainDecisionResponse, error)
 	mustEmbedUnimplementedDecisionServiceServer()
 }
 
@@ -298,6 +336,12 @@ func (UnimplementedDecisionServiceServer) Stats(context.Context, *StatsRequest) 
 }
 func (UnimplementedDecisionServiceServer) GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetVersion not implemented")
+}
+func (UnimplementedDecisionServiceServer) Forget(context.Context, *ForgetRequest) (*ForgetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Forget not implemented")
+}
+func (UnimplementedDecisionServiceServer) ExplainDecision(context.Context, *ExplainDecisionRequest) (*ExplainDecisionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExplainDecision not implemented")
 }
 func (UnimplementedDecisionServiceServer) mustEmbedUnimplementedDecisionServiceServer() {}
 func (UnimplementedDecisionServiceServer) testEmbeddedByValue()                         {}
@@ -529,6 +573,42 @@ func _DecisionService_GetVersion_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DecisionService_Forget_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ForgetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).Forget(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_Forget_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).Forget(ctx, req.(*ForgetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DecisionService_ExplainDecision_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExplainDecisionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).ExplainDecision(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_ExplainDecision_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).ExplainDecision(ctx, req.(*ExplainDecisionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DecisionService_ServiceDesc is the grpc.ServiceDesc for DecisionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -579,6 +659,14 @@ var DecisionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetVersion",
 			Handler:    _DecisionService_GetVersion_Handler,
+		},
+		{
+			MethodName: "Forget",
+			Handler:    _DecisionService_Forget_Handler,
+		},
+		{
+			MethodName: "ExplainDecision",
+			Handler:    _DecisionService_ExplainDecision_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
