@@ -31,6 +31,7 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
 	f.StringVar(&req.User, "user", "", "only this user's decisions")
 	f.StringVar(&req.BeforeId, "before", "", "only decisions older than this decision id (paging)")
 	f.BoolVar(&req.AsksOnly, "asks", false, "only decisions that asked a person")
+	cmd.AddCommand(newHistoryShowCmd(a)) // history_show.go
 	return cmd
 }
 
