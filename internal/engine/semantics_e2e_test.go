@@ -106,3 +106,13 @@ func TestApproveForTheSession(t *testing.T) {
 	}
 	e.want("ana", "s2", "make build", asks, "only once")
 }
+
+// TestForgettingIsAControl: an agent's shell running limenctl forget is
+// blocked as one of limen's own controls, however many approvals there are
+// (the server refuses the call from an agent's process too: doors_test).
+func TestForgettingIsAControl(t *testing.T) {
+	e := startE2E(t)
+	for _, cmd := range []string{"limenctl forget --last", "limenctl --json forget --key Bash:rm"} {
+		e.want("ana", "s1", cmd, blocks, "limen protects itself: limenctl forget takes back a person's answers")
+	}
+}
