@@ -342,3 +342,35 @@ func TestPText(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideReadsEveryPart: a decision carries every part in order, each
+// with its class and key; the part that decided is marked, and a part
+// after a block rule's part is not weighed (the decision ended there).
+func TestDecideReadsEveryPart(t *testing.T) {
+	pol := policy.Default()
+	tests := []struct {
+		cmd      string
+		predict  PredictFunc
+		verdicts []policy.Verdict
+		weighed  []bool
+		decided  int
+		classes  []string
+	}{
+		{"echo hello\nrm -rf ~/important", constant(0.6), []policy.Verdict{policy.Ask, policy.Ask}, []bool{true, true}, 1, []string{"read-only", "destructive"}},
+		{"rm -rf / ; ls", constant(0.6), []policy.Verdict{policy.Block, policy.Ask}, []bool{true, false}, 0, []string{"destructive", "read-only"}},
+	}
+	for _, tt := range tests {
+		r := Decide(t.Context(), Input{Parts: parts(t, "Bash", tt.cmd), Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Policy: pol, Draw: 1}, tt.predict)
+		if len(r.Parts) != len(tt.verdicts) {
+			t.Fatalf("%q: %d parts, want %d: %+v", tt.cmd, len(r.Parts), len(tt.verdicts), r.Parts)
+		}
+		for i, p := range r.Parts {
+			if p.Weighed != tt.weighed[i] || (p.Weighed && p.Verdict != tt.verdicts[i]) || p.Decided != (i == tt.decided) || p.Class != tt.classes[i] {
+				t.Errorf("%q part %d = %+v; want weighed %v, verdict %v, class %s, decided %v", tt.cmd, i, p, tt.weighed[i], tt.verdicts[i], tt.classes[i], i == tt.decided)
+			}
+		}
+		if r.Key != r.Parts[tt.decided].Key || r.Class != r.Parts[tt.decided].Class {
+			t.Errorf("%q: the result's key %s and class %s are not the deciding part's (%+v)", tt.cmd, r.Key, r.Class, r.Parts[tt.decided])
+		}
+	}
+}
