@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,13 +59,15 @@ type Input struct {
 type Plan struct {
 	pol   *policy.Policy
 	parts []planned
+	read  []PartResult // each part as a decision starts reading it (results)
 }
 
 type planned struct {
 	action.Part
-	rule  policy.Rule
-	ruled bool // a hard rule matches
-	class *policy.Class
+	rule      policy.Rule
+	ruled     bool // a hard rule matches
+	class     *policy.Class
+	exactOnly bool // only an approval of its exact key can let the prediction allow it (exactOnly)
 }
 
 // NewPlan matches each part against pol's hard rules and risk classes.
@@ -72,6 +75,7 @@ func NewPlan(pol *policy.Policy, parts []action.Part, env policy.Env) *Plan {
 	p := &Plan{pol: pol, parts: make([]planned, len(parts))}
 	for i, part := range parts {
 		p.parts[i].Part = part
+		p.parts[i].exactOnly = exactOnly(part)
 		if pol != nil {
 			p.parts[i].rule, p.parts[i].ruled = pol.RuleFor(part, env)
 			p.parts[i].class = pol.ClassOf(part, env)
@@ -83,6 +87,7 @@ func NewPlan(pol *policy.Policy, parts []action.Part, env policy.Env) *Plan {
 			}
 		}
 	}
+	p.read = p.readParts()
 	return p
 }
 
@@ -212,21 +217,33 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	for i, part := range open {
 		ladders[i] = part.Keys
 	}
-	var preds []predictor.Prediction
-	var once []bool // a part's own evidence is one approval of it and nothing more
+	// Parts only an exact approval can allow, as bits: a value, so that
+	// the closure below keeps nothing of open alive (Decide's garbage).
+	var strict uint64
+	for i, part := range open {
+		if i < 64 && part.exactOnly {
+			strict |= 1 << i
+		}
+	}
+	// What the closure learns, in one variable: each one it sets lives on
+	// the heap.
+	var got struct {
+		preds []predictor.Prediction
+		once  uint64 // bit i: part i's own evidence is one approval of it and nothing more (onlyOnce)
+	}
 	_, err := predictor.FailClosed(ctx, pol.PredictTimeout, func(ctx context.Context) (predictor.Prediction, error) {
-		var err error
-		preds, err = predict(ctx, ladders)
+		preds, err := predict(ctx, ladders)
 		if err != nil {
 			return predictor.Prediction{}, err
 		}
 		if len(preds) != len(ladders) {
 			return predictor.Prediction{}, fmt.Errorf("got %d predictions for %d parts", len(preds), len(ladders))
 		}
-		once, err = onlyOnce(ctx, open, ladders, preds, predict)
+		once, err := onlyOnce(ctx, strict, ladders, preds, predict)
 		if err != nil {
 			return predictor.Prediction{}, err
 		}
+		got.preds, got.once = preds, once
 		return worst(preds), nil
 	})
 	if err != nil {
@@ -236,6 +253,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		}
 		return withParts(Result{Verdict: policy.Ask, DecidedBy: ByFailsafe, Key: open[0].Keys.Exact(), Reason: reason}, parts, plan.index(open[0]))
 	}
+	preds, once := got.preds, got.once
 
 	// Each part against its own class's thresholds; the worst verdict wins,
 	// and among equals the least likely part explains it, or, as likely,
@@ -251,7 +269,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
 		if r.Verdict == policy.Allow {
 			why := unvouched(part.Part, pred)
-			if why == "" && once[i] {
+			if why == "" && (i < 64 && once&(1<<i) != 0 || i >= 64 && answeredOnce(part.Keys, pred)) {
 				why = "you have approved " + part.Keys.Exact() + " only once, and one approval answers one ask: it is no standing permission " +
 					"(approve it again and limen may allow it by itself; approve it for the session, or make a rule, to stop being asked)"
 			}
@@ -301,8 +319,11 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 }
 
 // results are the plan's parts as a decision starts reading them: each
-// with its text, key, class and matching rule, none weighed yet.
-func (p *Plan) results() []PartResult {
+// with its text, key, class and matching rule, none weighed yet. They are
+// worked out once per plan (readParts); a decision fills in a copy.
+func (p *Plan) results() []PartResult { return slices.Clone(p.read) }
+
+func (p *Plan) readParts() []PartResult {
 	out := make([]PartResult, len(p.parts))
 	for i := range p.parts {
 		part := &p.parts[i]
@@ -392,18 +413,22 @@ func unrefused(pred predictor.Prediction, floor int) string {
 // text can allow (exactOnly) rests on that approval whatever is above
 // it, so one is never enough for it. The parents are predicted only for parts where the
 // question arises (rare), within the same deadline.
-func onlyOnce(ctx context.Context, open []*planned, ladders []action.Ladder, preds []predictor.Prediction, predict PredictFunc) ([]bool, error) {
-	out := make([]bool, len(preds))
+//
+// The answer is a bit per part (bit i for part i; strict has a bit set for
+// each part exactOnly holds for); parts past the 64th are left to the
+// caller, which asks them on answeredOnce alone.
+func onlyOnce(ctx context.Context, strict uint64, ladders []action.Ladder, preds []predictor.Prediction, predict PredictFunc) (uint64, error) {
+	var out uint64
 	var parents []action.Ladder
 	var at []int
 	for i, p := range preds {
-		if !answeredOnce(ladders[i], p) {
+		if i >= 64 || !answeredOnce(ladders[i], p) {
 			continue
 		}
-		if len(ladders[i]) < 2 || exactOnly(open[i].Part) {
+		if len(ladders[i]) < 2 || strict&(1<<i) != 0 {
 			// Nothing above it says more: there is no key above, or
 			// only an approval of this exact action can allow it.
-			out[i] = true
+			out |= 1 << i
 			continue
 		}
 		parents = append(parents, ladders[i][:len(ladders[i])-1])
@@ -414,15 +439,17 @@ func onlyOnce(ctx context.Context, open []*planned, ladders []action.Ladder, pre
 	}
 	pp, err := predict(ctx, parents)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if len(pp) != len(parents) {
-		return nil, fmt.Errorf("got %d predictions for %d parent keys", len(pp), len(parents))
+		return 0, fmt.Errorf("got %d predictions for %d parent keys", len(pp), len(parents))
 	}
 	for j, i := range at {
 		// The approval counts at every key of its ladder, so the parent
 		// holds it too: more than it there is other evidence.
-		out[i] = pp[j].Approvals+pp[j].Denials <= preds[i].Approvals+1e-9
+		if pp[j].Approvals+pp[j].Denials <= preds[i].Approvals+1e-9 {
+			out |= 1 << i
+		}
 	}
 	return out, nil
 }
