@@ -120,3 +120,13 @@ type PendingWatcher interface {
 type PolicyWatcher interface {
 	WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
 }
+
+// ForgetWatcher is a Backend whose answers other processes mark forgotten
+// too (the etcd store). WatchForgotten calls fn each time forget marks
+// were added, by anyone (this Backend included), from about when it is
+// called on, and once more after a watch that fell behind started again;
+// fn runs on one goroutine of the watcher's until ctx ends, and must not
+// block for long. WatchForgotten returns once the watch is set up.
+type ForgetWatcher interface {
+	WatchForgotten(ctx context.Context, fn func()) error
+}

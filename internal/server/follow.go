@@ -40,6 +40,12 @@ func (s *Server) followPending() error {
 			return fmt.Errorf("follow the policy the other limends set: %w", err)
 		}
 	}
+	if fw, ok := s.store.Backend.(store.ForgetWatcher); ok {
+		if err := fw.WatchForgotten(ctx, s.forgottenElsewhere); err != nil { // forget.go
+			cancel()
+			return fmt.Errorf("follow the answers the other limends forget: %w", err)
+		}
+	}
 	return nil
 }
 

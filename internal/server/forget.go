@@ -166,16 +166,12 @@ func (s *Server) Forget(ctx context.Context, req *limenv1.ForgetRequest) (*limen
 	}
 	// Marked on disk: from here the counts must follow, or the predictor
 	// would go on learning from answers the person took back.
-	fresh := predictor.NewEstimator(est.Config())
-	through, err := rebuild(fresh, s.store.Backend)
-	if err != nil {
+	if err := s.rebuildLocked(est); err != nil {
 		// The marks hold, and the next start rebuilds without them; until
 		// then, say so rather than pretend.
 		s.log.Error("rebuild after forgetting answers", "err", err)
 		return nil, toStatus(fmt.Errorf("the answers are marked forgotten, but the predictor could not be rebuilt (%w): it forgets them when limend restarts", err))
 	}
-	est.Replace(fresh)
-	s.rebuiltThrough = max(s.rebuiltThrough, through)
 	for _, rec := range picked {
 		if rec.GetChoice() == storev1.Choice_CHOICE_APPROVE && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
 			if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
@@ -185,6 +181,35 @@ func (s *Server) Forget(ctx context.Context, req *limenv1.ForgetRequest) (*limen
 	}
 	s.log.Info("answers forgotten", "by", c.name, "user", user, "answers", len(picked))
 	return resp, nil
+}
+
+// rebuildLocked rebuilds est from the store's answers that are not
+// forgotten and swaps the counts in; s.learn is held.
+func (s *Server) rebuildLocked(est *predictor.Estimator) error {
+	fresh := predictor.NewEstimator(est.Config())
+	through, err := rebuild(fresh, s.store.Backend)
+	if err != nil {
+		return err
+	}
+	est.Replace(fresh)
+	s.rebuiltThrough = max(s.rebuiltThrough, through)
+	return nil
+}
+
+// forgottenElsewhere rebuilds the predictor when answers were marked
+// forgotten in a store other limends share (store.ForgetWatcher), so that
+// this one unlearns them too. A session grant among them ends only on
+// the limend that forgot it (docs/policy.md).
+func (s *Server) forgottenElsewhere() {
+	est, ok := s.model.(*predictor.Estimator)
+	if !ok {
+		return
+	}
+	s.learn.Lock()
+	defer s.learn.Unlock()
+	if err := s.rebuildLocked(est); err != nil {
+		s.log.Error("rebuild after answers were forgotten on another limend; this one forgets them at its next start", "err", err)
+	}
 }
 
 // markForgotten sets, on the outcome of each decision whose answer was

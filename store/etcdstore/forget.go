@@ -1,6 +1,8 @@
 package etcdstore
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -103,4 +105,59 @@ func (s *Store) Forgotten(fn func(m *storev1.ForgetMark) error) error {
 		return fmt.Errorf("read forget marks: %w", err)
 	}
 	return nil
+}
+
+var _ store.ForgetWatcher = (*Store)(nil)
+
+// WatchForgotten calls fn when forget marks are added under the prefix
+// (store.ForgetWatcher), so that every limend sharing it rebuilds its
+// predictor without the answers one of them forgot. A watch that ends
+// (compaction, no leader) is set up again at the present, with one call
+// of fn for what it may have missed.
+func (s *Store) WatchForgotten(ctx context.Context, fn func()) error {
+	rev, err := s.revision()
+	if err != nil {
+		return fmt.Errorf("watch forget marks: %w", err)
+	}
+	prefix := s.keys.forgottenPrefix()
+	ch, stop := s.watchFrom(ctx, prefix, rev, clientv3.WithCreatedNotify())
+	first, ok := <-ch
+	if !ok || (first.Err() != nil && first.CompactRevision == 0) {
+		stop()
+		return fmt.Errorf("watch forget marks: %w", errors.Join(ctx.Err(), first.Err(), errors.New("the watch ended at once")))
+	}
+	go func() {
+		for {
+			for wr := range ch {
+				if wr.Err() != nil {
+					break
+				}
+				if len(wr.Events) > 0 {
+					fn()
+				}
+			}
+			stop()
+			if ctx.Err() != nil {
+				return
+			}
+			rev, err := s.revision()
+			if err != nil {
+				continue // ch is closed: try again
+			}
+			fn()
+			ch, stop = s.watchFrom(ctx, prefix, rev)
+		}
+	}()
+	return nil
+}
+
+// revision is etcd's revision now.
+func (s *Store) revision() (int64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	resp, err := s.cli.Get(ctx, s.keys.schema)
+	if err != nil {
+		return 0, err
+	}
+	return resp.Header.Revision, nil
 }
