@@ -1479,6 +1479,7 @@ var limenctlCommands = map[string]string{
 	"policy simulate":      "",
 	"policy help":          "",
 	"answer":               "limenctl answer answers a person's ask",
+	"forget":               "limenctl forget takes back a person's answers",
 	"tui":                  "limenctl tui answers a person's asks",
 	"policy set":           "limenctl policy set changes limen's policy",
 	"policy edit":          "limenctl policy edit changes limen's policy",

@@ -62,6 +62,15 @@ func (c *Client) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	return resp, mark(err, codes.FailedPrecondition, ErrAnswerRefused)
 }
 
+// Forget takes back a person's answers (limenctl forget, the TUI's undo):
+// limend keeps them marked forgotten and unlearns them. Like Answer, it is
+// refused (ErrAnswerRefused) to a process an agent runtime started.
+func (c *Client) Forget(ctx context.Context, req *limenv1.ForgetRequest) (*limenv1.ForgetResponse, error) {
+	ctx, cancel := withDeadline(ctx, DefaultTimeout)
+	defer cancel()
+	return c.API.Forget(ctx, req)
+}
+
 // PendingStream is limend's live feed of its pending asks: first a
 // snapshot (one added event per ask, then synced), then every change.
 type PendingStream interface {

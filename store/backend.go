@@ -42,6 +42,12 @@ type Backend interface {
 	// AnswerViews is Answers decoded in place, for rebuilding the
 	// predictor at start.
 	AnswerViews(fn func(v *AnswerView) error) error
+	// Forget marks answers forgotten (a person took them back); the
+	// answers stay. An answer marked keeps its first mark; a seq with no
+	// answer fails with ErrNotFound and marks nothing.
+	Forget(marks []*storev1.ForgetMark) error
+	// Forgotten calls fn for every forget mark, in answer order.
+	Forgotten(fn func(m *storev1.ForgetMark) error) error
 
 	// LogDecision hands a decision that did not ask to the decision log.
 	LogDecision(d *storev1.Decision)
@@ -116,4 +122,14 @@ type PendingWatcher interface {
 // until ctx ends. WatchPolicy returns once the watch is set up.
 type PolicyWatcher interface {
 	WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
+}
+
+// ForgetWatcher is a Backend whose answers other processes mark forgotten
+// too (the etcd store). WatchForgotten calls fn each time forget marks
+// were added, by anyone (this Backend included), from about when it is
+// called on, and once more after a watch that fell behind started again;
+// fn runs on one goroutine of the watcher's until ctx ends, and must not
+// block for long. WatchForgotten returns once the watch is set up.
+type ForgetWatcher interface {
+	WatchForgotten(ctx context.Context, fn func()) error
 }

@@ -63,6 +63,7 @@
 //	answers/<seq u64>        -> storev1.AnswerRecord  (append-only; seq from bucket.NextSequence)
 //	policies/<version u64>   -> storev1.Policy
 //	devices/<id>             -> storev1.Device  (the web app's paired browsers; made by the first PutDevice, no migration)
+//	forgotten/<seq u64>      -> storev1.ForgetMark    (answers a person took back; made by the first Forget)
 //
 // Open runs the migrations (an ordered list in schema.go, each with a test)
 // that the file has not seen yet, in one transaction, and writes the new

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,6 +64,12 @@ func (f *fakeAPI) Answer(_ context.Context, req *limenv1.AnswerRequest) (*limenv
 		v = limenv1.Verdict_VERDICT_ALLOW
 	}
 	return &limenv1.AnswerResponse{Verdict: v}, nil
+}
+
+// Forget is refused: the fake keeps no answers to take back (undo is
+// tested against a real limend, undo_test.go).
+func (f *fakeAPI) Forget(context.Context, *limenv1.ForgetRequest) (*limenv1.ForgetResponse, error) {
+	return nil, errors.New("the fake limend keeps no answers")
 }
 
 func (f *fakeAPI) History(context.Context, int) ([]*limenv1.Decision, error) {

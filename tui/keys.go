@@ -16,6 +16,7 @@ type KeyMap struct {
 	DenyNote       key.Binding
 	ApproveSession key.Binding
 	MakeRule       key.Binding
+	Undo           key.Binding
 
 	Filter  key.Binding
 	Refresh key.Binding
@@ -47,6 +48,7 @@ func DefaultKeyMap() KeyMap {
 		DenyNote:       key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "deny with note")),
 		ApproveSession: key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "approve for session")),
 		MakeRule:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "make a rule")),
+		Undo:           key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo my last answer")),
 
 		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Refresh: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "refresh")),
@@ -71,7 +73,7 @@ func (h browseHelp) ShortHelp() []key.Binding {
 func (h browseHelp) FullHelp() [][]key.Binding {
 	k := h.k
 	return [][]key.Binding{
-		{k.Approve, k.Deny, k.ApproveNote, k.DenyNote, k.ApproveSession, k.MakeRule},
+		{k.Approve, k.Deny, k.ApproveNote, k.DenyNote, k.ApproveSession, k.MakeRule, k.Undo},
 		{k.Up, k.Down, k.Filter, k.Cancel, k.Refresh},
 		{k.NextTab, k.PrevTab, k.Pending, k.History, k.Stats},
 		{k.Help, k.Quit},

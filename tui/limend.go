@@ -19,6 +19,7 @@ type Limend interface {
 	Stats(ctx context.Context, since time.Time) (*limenv1.StatsResponse, error)
 	GetPolicy(ctx context.Context) (*limenv1.Policy, error)
 	SetPolicy(ctx context.Context, expected uint64, doc string) (*limenv1.Policy, error)
+	Forget(ctx context.Context, req *limenv1.ForgetRequest) (*limenv1.ForgetResponse, error)
 }
 
 var _ Limend = (*client.Client)(nil)

@@ -155,6 +155,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			cmd = tea.Batch(cmd, m.refreshTab())
 		}
 		return cmd
+	case forgottenMsg:
+		m.pending.forgotten(msg)
+		if msg.err == nil {
+			return m.refreshTab()
+		}
+		return nil
 	case ruleSavedMsg:
 		cmd := m.pending.ruleSaved(msg)
 		if msg.err == nil && msg.answer.err == nil {

@@ -37,7 +37,8 @@ type answerSentMsg struct {
 	req        *limenv1.AnswerRequest
 	resp       *limenv1.AnswerResponse
 	err        error
-	hasSession bool // the ask named an agent session (for SCOPE_SESSION)
+	hasSession bool   // the ask named an agent session (for SCOPE_SESSION)
+	user       string // the ask's user, whose answer undo takes back
 }
 
 // pendingTab is the Pending tab: the queue of asks, oldest first, as the
@@ -50,8 +51,11 @@ type pendingTab struct {
 	asks map[string]*limenv1.PendingAsk
 	// sending holds the asks whose answer is on its way, with what is sent.
 	sending map[string]string
-	list    list.Model
-	synced  bool // a snapshot has arrived: an empty queue is really empty
+	// lastAnswered is the ask this window answered last, which undo (u)
+	// takes back ("" when there is none to undo), and lastUser its user.
+	lastAnswered, lastUser string
+	list                   list.Model
+	synced                 bool // a snapshot has arrived: an empty queue is really empty
 
 	note *noteEditor
 	rule *ruleEditor
@@ -172,8 +176,53 @@ func (p *pendingTab) Update(msg tea.Msg) tea.Cmd {
 		return p.openNote(ask, limenv1.Choice_CHOICE_DENY)
 	case key.Matches(k, keys.MakeRule):
 		return p.openRule(ask)
+	case key.Matches(k, keys.Undo):
+		return p.undo()
 	}
 	return p.forward(msg)
+}
+
+// forgottenMsg is the outcome of undoing an answer.
+type forgottenMsg struct {
+	askID string
+	resp  *limenv1.ForgetResponse
+	err   error
+}
+
+// undo takes back the last answer given in this window (limenctl forget
+// --ask ID): limend keeps it, marked forgotten, and unlearns it. The call
+// it answered has already run or been refused; the status says so.
+func (p *pendingTab) undo() tea.Cmd {
+	id := p.lastAnswered
+	if id == "" {
+		p.c.setStatus(false, "nothing to undo: no answer was given in this window (limenctl forget --last takes back your last one)")
+		return nil
+	}
+	user := p.lastUser
+	p.c.setStatus(false, "taking back your answer to ask %s…", id)
+	lm := p.c.opts.Client
+	ctx, cancel := p.c.call()
+	return func() tea.Msg {
+		defer cancel()
+		resp, err := lm.Forget(ctx, &limenv1.ForgetRequest{AskIds: []string{id}, User: user})
+		return forgottenMsg{askID: id, resp: resp, err: err}
+	}
+}
+
+// forgotten shows the outcome of an undo.
+func (p *pendingTab) forgotten(msg forgottenMsg) {
+	switch {
+	case msg.err != nil:
+		p.c.setStatus(true, "could not take back your answer to ask %s: %s", msg.askID, describeErr(msg.err))
+		return
+	case len(msg.resp.GetAnswers()) == 0:
+		p.c.setStatus(false, "your answer to ask %s was already forgotten", msg.askID)
+	default:
+		p.c.setStatus(false, "took back your answer to ask %s: limen unlearned it (the call it answered has already run or been refused)", msg.askID)
+	}
+	if p.lastAnswered == msg.askID {
+		p.lastAnswered = ""
+	}
 }
 
 // forward hands a message to the list; a new filter text keeps the ask
@@ -216,11 +265,12 @@ func (p *pendingTab) answer(ask *limenv1.PendingAsk, choice limenv1.Choice, scop
 	p.c.setStatus(false, "sending %s for ask %s…", answerWords(req), id)
 	lm := p.c.opts.Client
 	hasSession := ask.GetDecision().GetAction().GetSession() != ""
+	user := ask.GetDecision().GetAction().GetUser()
 	ctx, cancel := p.c.call()
 	return func() tea.Msg {
 		defer cancel()
 		resp, err := lm.Answer(ctx, req)
-		return answerSentMsg{req: req, resp: resp, err: err, hasSession: hasSession}
+		return answerSentMsg{req: req, resp: resp, err: err, hasSession: hasSession, user: user}
 	}
 }
 
@@ -265,6 +315,7 @@ func (p *pendingTab) answered(msg answerSentMsg) tea.Cmd {
 	} else {
 		p.c.setStatus(false, "ask %s: %s sent to the agent (%s)", id, verdict, answerWords(msg.req))
 	}
+	p.lastAnswered, p.lastUser = id, msg.user
 	delete(p.asks, id)
 	return p.sync()
 }
@@ -597,12 +648,22 @@ func (p *pendingTab) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []s
 	lines = append(lines,
 		p.row("Cwd", dash(act.GetCwd()), w),
 		p.row("Risk", dash(d.GetRiskClass()), w))
+	if len(d.GetParts()) > 1 {
+		// The risk above is the deciding part's: show every part, so
+		// a harmless first line does not hide what decided.
+		var rows []string
+		for _, r := range describe.Parts(d) {
+			rows = append(rows, r.String())
+		}
+		lines = append(lines, p.row("Parts", strings.Join(rows, "\n"), w))
+	}
 	if !extra {
 		return lines
 	}
 	lines = append(lines,
 		p.row("p", p.bar(d.GetP(), d.GetThresholds(), w-s.Label.GetWidth()), w),
 		p.row("Why", d.GetReason(), w),
+		p.row("Answers", p.answerChoices(d), w),
 		p.row("Who", fmt.Sprintf("%s · %s · session %s", dash(act.GetUser()), dash(act.GetAgent()), dash(act.GetSession())), w),
 	)
 	if ev := d.GetEvidence(); ev != nil && ev.GetLevel() != "" {
@@ -617,6 +678,19 @@ func (p *pendingTab) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []s
 		lines = append(lines, p.row("Key", d.GetKey(), w))
 	}
 	return lines
+}
+
+// answerChoices says, before a key is pressed, what each answer will do
+// (describe.AnswerChoices: the words limenctl decide and answer show).
+func (p *pendingTab) answerChoices(d *limenv1.Decision) string {
+	k := &p.c.keys
+	keyOf := map[string]string{"once": k.Approve.Help().Key, "session": k.ApproveSession.Help().Key,
+		"always": k.MakeRule.Help().Key, "deny": k.Deny.Help().Key}
+	var out []string
+	for _, ch := range describe.AnswerChoices(d) {
+		out = append(out, keyOf[ch.Name]+" "+ch.Name+": "+ch.Short)
+	}
+	return strings.Join(out, "\n")
 }
 
 // expiry is the time left before the ask expires, louder when little is

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/limenhq/limen/internal/describe"
@@ -15,22 +16,30 @@ import (
 
 // answerOptions are answer's flags.
 type answerOptions struct {
-	approve, deny, session bool
-	note                   string
+	approve, deny, session, always bool
+	note                           string
 }
 
 func newAnswerCmd(a *app) *cobra.Command {
 	var o answerOptions
 	cmd := &cobra.Command{
-		Use:   "answer ASK_ID (--approve | --deny)",
+		Use:   "answer ASK_ID [--approve [--session | --always] | --deny]",
 		Short: "Answer a pending ask",
 		Long: `answer gives a person's answer to a pending ask. The answer is on disk before
 this command returns; it wakes the agent waiting on the ask and teaches limen
-this user's habits. --session also lets the same action through for the rest
-of the agent's session without asking.`,
-		Example: `  limenctl answer 12 --approve
+this user's habits. Without --approve or --deny it answers nothing and shows
+what each answer would do.
+
+--approve alone is "once": it runs this call and teaches limen one approval,
+but is no standing permission (the same action is asked again until it has
+been approved more than once). --session also lets the same action through
+for the rest of the agent's session. --always adds an allow rule for the
+action to the policy (as the TUI's r does), then approves.`,
+		Example: `  limenctl answer 12                 # what each answer would do
+  limenctl answer 12 --approve
   limenctl answer 12 --deny --note "never push to main"
-  limenctl answer 12 --approve --session`,
+  limenctl answer 12 --approve --session
+  limenctl answer 12 --approve --always`,
 		Args: needArgs(1, "the ask id, as shown by limenctl pending", "limenctl answer ID --approve|--deny"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAnswer(cmd, a, o, args[0]) },
 	}
@@ -38,20 +47,30 @@ of the agent's session without asking.`,
 	f.BoolVar(&o.approve, "approve", false, "let the action run")
 	f.BoolVar(&o.deny, "deny", false, "refuse the action")
 	f.BoolVar(&o.session, "session", false, "with --approve: also allow this exact action for the rest of the session")
+	f.BoolVar(&o.always, "always", false, "with --approve: add an allow rule for this action to the policy, then approve")
 	f.StringVar(&o.note, "note", "", "a note kept with the answer (and shown to the agent)")
 	return cmd
 }
 
 // runAnswer is limenctl answer ID.
 func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
-	if o.approve == o.deny {
-		return usagef("say --approve or --deny, exactly one: limenctl answer %s --approve", id)
+	if o.approve && o.deny {
+		return usagef("say --approve or --deny, not both: limenctl answer %s --approve", id)
 	}
 	if o.session && !o.approve {
 		return usagef("--session goes with --approve: it lets the same action through for the rest of the session")
 	}
+	if o.always && !o.approve {
+		return usagef("--always goes with --approve: it adds an allow rule for the action; for a block rule use limenctl tui (r, then tab) or limenctl policy edit")
+	}
+	if o.always && o.session {
+		return usagef("give --session or --always, not both: a rule already covers every session")
+	}
 	if err := checkAskID(id); err != nil {
 		return err
+	}
+	if !o.approve && !o.deny {
+		return showAnswerChoices(cmd, a, id)
 	}
 	req := &limenv1.AnswerRequest{AskId: id, Choice: limenv1.Choice_CHOICE_DENY, Note: o.note, Scope: limenv1.Scope_SCOPE_ONCE}
 	if o.approve {
@@ -65,6 +84,13 @@ func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
 		return err
 	}
 	defer done()
+	var rule string
+	if o.always {
+		if rule, err = addAllowRule(ctx, c, id); err != nil {
+			return err
+		}
+		req.Note = strings.TrimSpace("made the rule " + rule + " " + req.Note)
+	}
 	resp, err := c.API.Answer(ctx, req)
 	if err != nil {
 		return err
@@ -73,6 +99,9 @@ func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
 		return a.printJSON(resp)
 	}
 	fmt.Fprintf(a.out, "ask %s answered: %s\n", id, describe.Verdict(resp.GetVerdict()))
+	if rule != "" {
+		fmt.Fprintf(a.out, "the policy allows %s from now on (undo with limenctl policy rollback)\n", rule)
+	}
 	return nil
 }
 

@@ -151,7 +151,7 @@ func printDecision(a *app, d *limenv1.Decision) {
 	w := a.table()
 	fmt.Fprintf(w, "verdict\t%s\n", describe.Verdict(d.GetVerdict()))
 	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
-	fmt.Fprintf(w, "action\t%s\n", describe.Action(d.GetAction()))
+	printAction(w, d)
 	if d.GetDecidedBy() == limenv1.Decider_DECIDER_PREDICTION {
 		th := d.GetThresholds()
 		fmt.Fprintf(w, "p(approve)\t%.3f  (block below %.3f, allow above %.3f)\n", d.GetP(), th.GetBlockBelow(), th.GetAllowAbove())
@@ -176,4 +176,12 @@ func printDecision(a *app, d *limenv1.Decision) {
 		fmt.Fprintf(w, "ask\t%s  →  limenctl answer %s --approve   (or --deny)\n", id, id)
 	}
 	w.Flush()
+	if len(d.GetParts()) > 1 {
+		fmt.Fprintln(a.out)
+		printParts(a, d)
+	}
+	if d.GetAskId() != "" {
+		fmt.Fprintln(a.out)
+		printAnswerChoices(a, d)
+	}
 }

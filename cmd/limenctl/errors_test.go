@@ -36,7 +36,7 @@ func TestUsageErrorsNameTheCommand(t *testing.T) {
 		{[]string{"await"}, []string{"await needs the ask id", "limenctl await ID", "hint: see limenctl await --help"}},
 		{[]string{"eval"}, []string{"eval needs the labelled stream", "limenctl eval STREAM.jsonl", "hint: see limenctl eval --help"}},
 		{[]string{"history", "--bogus"}, []string{"unknown flag: --bogus", "hint: see limenctl history --help"}},
-		{[]string{"answer", "1"}, []string{"--approve or --deny", "hint: see limenctl answer --help"}},
+		{[]string{"answer", "1", "--approve", "--deny"}, []string{"--approve or --deny, not both", "hint: see limenctl answer --help"}},
 		{[]string{"nosuch"}, []string{"unknown command", "hint: see limenctl --help"}},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,7 @@ p, and for asks how they ended (approved, denied, expired or still pending).`,
 	f.StringVar(&req.User, "user", "", "only this user's decisions")
 	f.StringVar(&req.BeforeId, "before", "", "only decisions older than this decision id (paging)")
 	f.BoolVar(&req.AsksOnly, "asks", false, "only decisions that asked a person")
+	cmd.AddCommand(newHistoryShowCmd(a)) // history_show.go
 	return cmd
 }
 
@@ -64,10 +65,14 @@ func runHistory(cmd *cobra.Command, a *app, req *limenv1.HistoryRequest) error {
 	w := a.table()
 	fmt.Fprintln(w, "ID\tAGE\tUSER\tVERDICT\tBY\tP\tCLASS\tOUTCOME\tACTION")
 	for _, d := range resp.GetDecisions() {
+		parts := actionCells(d)
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			d.GetDecisionId(), describe.Age(now.Sub(d.GetTime().AsTime())), d.GetAction().GetUser(),
 			describe.Verdict(d.GetVerdict()), describe.DecidedBy(d)+via(d), pText(d), dash(d.GetRiskClass()),
-			describe.Outcome(d), shorten(describe.Action(d.GetAction()), 60))
+			describe.Outcome(d), parts[0])
+		for _, c := range parts[1:] {
+			fmt.Fprintf(w, "\t\t\t\t\t\t\t\t%s\n", c)
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err

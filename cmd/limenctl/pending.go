@@ -48,9 +48,13 @@ func runPending(cmd *cobra.Command, a *app) error {
 	for _, p := range resp.GetAsks() {
 		d := p.GetDecision()
 		act := d.GetAction()
+		parts := actionCells(d)
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n",
 			p.GetAskId(), describe.Age(now.Sub(d.GetTime().AsTime())), "in "+describe.Age(p.GetExpiresAt().AsTime().Sub(now)),
-			act.GetUser(), act.GetAgent(), shorten(dash(act.GetSession()), 12), d.GetP(), dash(d.GetRiskClass()), shorten(describe.Action(act), 60))
+			act.GetUser(), act.GetAgent(), shorten(dash(act.GetSession()), 12), d.GetP(), dash(d.GetRiskClass()), parts[0])
+		for _, c := range parts[1:] {
+			fmt.Fprintf(w, "\t\t\t\t\t\t\t\t%s\n", c)
+		}
 	}
 	return w.Flush()
 }

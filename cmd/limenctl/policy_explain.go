@@ -88,6 +88,7 @@ type explanation struct {
 
 func newPolicyExplainCmd(a *app) *cobra.Command {
 	var af actionFlags
+	var decision string
 	cmd := &cobra.Command{
 		Use:   "explain [shell command]",
 		Short: "Show why an action gets its verdict: rule or class, p, thresholds and costs",
@@ -100,10 +101,20 @@ verdict wins. It takes the same action flags as limenctl decide.`,
 		Example: `  limenctl policy explain git push --force
   limenctl policy explain 'curl -s https://x.sh | sh'
   limenctl policy explain --tool Read --input '{"file_path":".env"}'
-  limenctl policy explain --user bob --json npm run test`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runPolicyExplain(cmd, a, &af, args) },
+  limenctl policy explain --user bob --json npm run test
+  limenctl policy explain --decision 41     # a recorded decision, as things stood then`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if decision != "" {
+				if len(args) > 0 || af.input != "" {
+					return usagef("give either --decision ID or an action, not both")
+				}
+				return runPolicyExplainDecision(cmd, a, decision) // history_show.go
+			}
+			return runPolicyExplain(cmd, a, &af, args)
+		},
 	}
 	af.register(cmd)
+	cmd.Flags().StringVar(&decision, "decision", "", "explain this recorded decision instead, on the evidence and policy of its time")
 	// Flags go before the command: in "explain git push --force" the
 	// --force is the command's.
 	cmd.Flags().SetInterspersed(false)
@@ -178,12 +189,16 @@ func explain(d *limenv1.Decision, pol *limenv1.Policy) explanation {
 
 func printExplanation(a *app, d *limenv1.Decision, ex explanation) {
 	w := a.table()
-	fmt.Fprintf(w, "action\t%s\n", describe.Action(d.GetAction()))
+	printAction(w, d)
 	fmt.Fprintf(w, "verdict\t%s  (decided by %s, policy v%d)\n", describe.Verdict(d.GetVerdict()), describe.Decider(d.GetDecidedBy()), d.GetPolicyVersion())
 	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
 	w.Flush()
 
-	if len(ex.Parts) > 0 {
+	if len(d.GetParts()) > 0 {
+		// What limend read, each part's own verdict and p included.
+		fmt.Fprintln(a.out)
+		printParts(a, d)
+	} else if len(ex.Parts) > 0 {
 		fmt.Fprintln(a.out)
 		w = a.table()
 		fmt.Fprintln(w, "PART\tCLASS\tRULE\tKEY")

@@ -261,7 +261,7 @@ func TestPolicyExplain(t *testing.T) {
 	}{
 		{"prediction", []string{"git", "status"}, []string{
 			"(decided by prediction, policy v1)",
-			"PART        CLASS      RULE  KEY", "git status  read-only  -     Bash:git status",
+			"   PART        CLASS      VERDICT  P      KEY", fmt.Sprintf("▶  git status  read-only  ask      %.3f  Bash:git status", gitStatus),
 			"risk class     read-only: C_allow 20, C_block 2, C_ask 1",
 			fmt.Sprintf("p(approve)     %.3f", gitStatus), "thresholds     block below 0.500, allow above 0.950",
 			fmt.Sprintf("allow  (1-p)·C_allow  = %.3f × 20  = %.3f", 1-gitStatus, (1-gitStatus)*20),
@@ -275,7 +275,7 @@ func TestPolicyExplain(t *testing.T) {
 			"ls -la        read-only", "rm -rf build  destructive", "the action gets the most cautious verdict of its parts",
 		}},
 		{"a compound command with one part blocked", []string{"ls && rm -rf /"}, []string{
-			"verdict  block  (decided by rule, policy v1)", "ls        read-only    -", "rm -rf /  destructive  block Bash(rm -rf /)",
+			"verdict  block  (decided by rule, policy v1)", "ls        read-only    -        -  Bash:ls        -", "▶  rm -rf /  destructive  block    -  Bash:rm -rf /  block Bash(rm -rf /)",
 		}},
 		{"file tool", []string{"--tool", "Read", "--input", `{"file_path":".env"}`, "--cwd", "/srv/shop"}, []string{
 			"/srv/shop/.env  secrets", "C_allow 100", fmt.Sprintf("= %.3f × 100", 1-envRead),

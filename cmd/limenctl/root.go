@@ -296,7 +296,7 @@ decide and await exit 0 only for allow: 5 for ask, 6 for block.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newDecideCmd(a), newAnswerCmd(a), newPendingCmd(a), newAwaitCmd(a),
-		newPolicyCmd(a), newHistoryCmd(a), newStatusCmd(a),
+		newPolicyCmd(a), newHistoryCmd(a), newForgetCmd(a), newStatusCmd(a),
 		newBenchCmd(a),
 		newHookCmd(a), newMCPGateCmd(a),
 		newTUICmd(a),

@@ -38,9 +38,19 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if out, errOut, code = run("answer", "1", "--approve"); code != exitOK || !strings.Contains(out, "ask 1 answered: allow") {
 		t.Fatalf("answer = %d\n%s%s", code, out, errOut)
 	}
+	// One approval answers one ask: it is learned, but no standing
+	// permission, so the same command is asked again; a second approval
+	// lets limen allow it by itself.
 	out, _, code = run("decide", "git", "status")
-	if code != exitOK || !strings.Contains(out, "1 approved, 0 denied at Bash:git status") {
-		t.Errorf("second decide does not show the approval it learned from:\n%s", out)
+	if code != exitAsk || !strings.Contains(out, "you have approved Bash:git status only once") {
+		t.Errorf("second decide does not ask again, saying it was approved once:\n%s", out)
+	}
+	if out, errOut, code = run("answer", "2", "--approve"); code != exitOK || !strings.Contains(out, "ask 2 answered: allow") {
+		t.Fatalf("answer 2 = %d\n%s%s", code, out, errOut)
+	}
+	out, _, code = run("decide", "git", "status")
+	if code != exitOK || !strings.Contains(out, "2 approved, 0 denied at Bash:git status") {
+		t.Errorf("third decide does not allow on the two approvals it learned from:\n%s", out)
 	}
 
 	// Flags after the command are the command's, not limenctl's.
@@ -68,7 +78,8 @@ func TestExitCodes(t *testing.T) {
 		hint string
 	}{
 		{"unknown flag", []string{"history", "--bogus"}, exitUsage, "--help"},
-		{"answer without a choice", []string{"answer", "1"}, exitUsage, "--approve or --deny"},
+		{"approve and deny at once", []string{"answer", "1", "--approve", "--deny"}, exitUsage, "--approve or --deny, not both"},
+		{"the choices of an ask that is not pending", []string{"answer", "1"}, exitRefused, "ask 1 is not pending"},
 		{"input that is not JSON", []string{"decide", "--tool", "Edit", "--input", "{nope"}, exitUsage, "not valid JSON"},
 		{"unknown ask", []string{"answer", "4242", "--deny"}, exitRefused, "ask 4242"},
 		{"an ask id that is not a number", []string{"answer", "abc", "--deny"}, exitUsage, "not an ask id"},

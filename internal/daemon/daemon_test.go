@@ -78,6 +78,18 @@ func decide(t *testing.T, c *client.Client, a *limenv1.Action) *limenv1.Decision
 	return resp.GetDecision()
 }
 
+// dryDecide is decide as a dry run: what limend would decide, leaving
+// no decision or ask behind (one approval is no standing permission, so
+// the same action after one is asked again: docs/policy.md).
+func dryDecide(t *testing.T, c *client.Client, a *limenv1.Action) *limenv1.Decision {
+	t.Helper()
+	resp, err := c.API.Decide(t.Context(), &limenv1.DecideRequest{Action: a, DryRun: true})
+	if err != nil {
+		t.Fatalf("Decide(%s): %v", a.GetInputJson(), err)
+	}
+	return resp.GetDecision()
+}
+
 // TestDecisionLoop walks the whole loop over a real Unix socket: a new
 // action is asked, a watcher sees it, a person approves, the waiting Await
 // returns allow, the next identical Decide has learned from the answer, and
@@ -136,6 +148,13 @@ func TestDecisionLoop(t *testing.T) {
 	if again.GetP() <= first.GetP() || again.GetEvidence().GetApprovals() < 0.99 {
 		t.Errorf("after an approval p = %v (was %v), evidence %v; want p higher with one approval seen", again.GetP(), first.GetP(), again.GetEvidence())
 	}
+	// One approval is no standing permission (docs/policy.md): the same
+	// action is asked again, and approved a second time.
+	if id := again.GetAskId(); id != "" {
+		if err := answer(c, id, limenv1.Choice_CHOICE_APPROVE); err != nil {
+			t.Fatalf("second approval: %v", err)
+		}
+	}
 
 	// Leave one ask pending, then restart on the same file.
 	pending := decide(t, c, bash("terraform apply"))
@@ -163,7 +182,7 @@ func TestDecisionLoop(t *testing.T) {
 		t.Errorf("history after restart: first ask outcome = %v; want approved", got)
 	}
 	if byID[again.GetDecisionId()] == nil {
-		t.Errorf("history after restart lacks decision %s (a logged non-ask decision)", again.GetDecisionId())
+		t.Errorf("history after restart lacks decision %s", again.GetDecisionId())
 	}
 	// The predictor was rebuilt from the stored answer.
 	if after := decide(t, c2, bash("npm run test")); after.GetEvidence().GetApprovals() < 0.99 {

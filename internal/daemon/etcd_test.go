@@ -53,7 +53,7 @@ func TestLimendOnEtcd(t *testing.T) {
 	if _, err := a.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: first.GetAskId(), Choice: limenv1.Choice_CHOICE_DENY}); err == nil {
 		t.Error("a second answer to the same ask was accepted")
 	}
-	learned := decide(t, a.Client, bash("npm run test"))
+	learned := dryDecide(t, a.Client, bash("npm run test"))
 	if learned.GetP() <= first.GetP() {
 		t.Errorf("after an approval p = %v (was %v); want higher", learned.GetP(), first.GetP())
 	}

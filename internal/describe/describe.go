@@ -54,8 +54,17 @@ func DecidedBy(d *limenv1.Decision) string {
 
 // Outcome says how an ask ended: pending, approved (approved+s for the
 // session), denied, expired, or not queued; "-" for a decision that did
-// not ask.
+// not ask. An answer taken back since (limenctl forget) says so:
+// "denied (forgotten)".
 func Outcome(d *limenv1.Decision) string {
+	s := outcome(d)
+	if d.GetOutcome().GetForgottenAt() != nil {
+		s += " (forgotten)"
+	}
+	return s
+}
+
+func outcome(d *limenv1.Decision) string {
 	if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK {
 		return "-"
 	}
@@ -79,14 +88,21 @@ func Outcome(d *limenv1.Decision) string {
 	return "?"
 }
 
-// Action is an action on one line: the command for Bash; the tool and its
-// main argument (a path, URL, pattern or query) for others; else the tool
-// and its arguments as compact JSON.
+// Action is an action on one line: the command for Bash (its line
+// breaks shown as " ⏎ ", never joined away: they separate commands); the
+// tool and its main argument (a path, URL, pattern or query) for others;
+// else the tool and its arguments as compact JSON.
 func Action(a *limenv1.Action) string {
 	var in map[string]any
 	if json.Unmarshal([]byte(a.GetInputJson()), &in) == nil {
 		if cmd, ok := in["command"].(string); ok && a.GetTool() == "Bash" {
-			return oneLine(cmd)
+			var lines []string
+			for l := range strings.SplitSeq(cmd, "\n") {
+				if l = oneLine(l); l != "" {
+					lines = append(lines, l)
+				}
+			}
+			return strings.Join(lines, " ⏎ ")
 		}
 		for _, k := range []string{"file_path", "notebook_path", "path", "url", "pattern", "query"} {
 			if v, ok := in[k].(string); ok {
@@ -103,6 +119,17 @@ func Action(a *limenv1.Action) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// command is a Bash action's command as written.
+func command(a *limenv1.Action) (string, bool) {
+	var in struct {
+		Command *string `json:"command"`
+	}
+	if a.GetTool() != "Bash" || json.Unmarshal([]byte(a.GetInputJson()), &in) != nil || in.Command == nil {
+		return "", false
+	}
+	return *in.Command, true
+}
 
 // Age formats a duration for people: 4s, 3m, 2h, 5d.
 func Age(d time.Duration) string {

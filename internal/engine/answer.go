@@ -66,3 +66,11 @@ func (g *Grants) For(user, session string) func(key string) bool {
 		return ok
 	}
 }
+
+// Revoke ends the session grants an approval of parts gave (Approve):
+// the person took that answer back.
+func (g *Grants) Revoke(user, session string, parts []action.Part) {
+	for _, p := range parts {
+		g.m.Delete(grantKey{user, session, p.Keys.Exact()})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,13 +63,15 @@ type Input struct {
 type Plan struct {
 	pol   *policy.Policy
 	parts []planned
+	read  []PartResult // each part as a decision starts reading it (results)
 }
 
 type planned struct {
 	action.Part
-	rule  policy.Rule
-	ruled bool // a hard rule matches
-	class *policy.Class
+	rule      policy.Rule
+	ruled     bool // a hard rule matches
+	class     *policy.Class
+	exactOnly bool // only an approval of its exact key can let the prediction allow it (exactOnly)
 }
 
 // NewPlan matches each part against pol's hard rules and risk classes.
@@ -76,6 +79,7 @@ func NewPlan(pol *policy.Policy, parts []action.Part, env policy.Env) *Plan {
 	p := &Plan{pol: pol, parts: make([]planned, len(parts))}
 	for i, part := range parts {
 		p.parts[i].Part = part
+		p.parts[i].exactOnly = exactOnly(part)
 		if pol != nil {
 			p.parts[i].rule, p.parts[i].ruled = pol.RuleFor(part, env)
 			p.parts[i].class = pol.ClassOf(part, env)
@@ -87,6 +91,7 @@ func NewPlan(pol *policy.Policy, parts []action.Part, env policy.Env) *Plan {
 			}
 		}
 	}
+	p.read = p.readParts()
 	return p
 }
 
@@ -100,6 +105,28 @@ type Result struct {
 	Key        string // most specific key of the deciding part
 	Rule       string // the rule that decided, if one did
 	Reason     string
+	// Parts are every part of the action as this decision read it, in
+	// order; the one with Decided set gave the verdict (Class and Key
+	// are its). Empty when the decision ended before the parts were
+	// read (no policy, no parts).
+	Parts []PartResult
+}
+
+// PartResult is one part of an action as a decision read it.
+type PartResult struct {
+	Text  string // the part's subject, or its tool when it has none
+	Key   string // its most specific key
+	Class string
+	Rule  string // "block Bash(rm -rf /)": the hard rule that matched it, if any
+	// Weighed says Verdict is the part's own: the decision reached it
+	// (a block rule on an earlier part ends a decision before the parts
+	// after it are weighed).
+	Weighed bool
+	Verdict policy.Verdict
+	// Predicted says P is the part's predicted approval probability.
+	Predicted bool
+	P         float64
+	Decided   bool // this part gave the action its verdict
 }
 
 // Decide returns the verdict for one action. Block rules win over ask rules,
@@ -127,6 +154,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	if plan == nil || plan.pol != pol || len(plan.parts) != len(in.Parts) {
 		plan = NewPlan(pol, in.Parts, in.Env)
 	}
+	parts := plan.results()
 
 	// Hard rules, part by part.
 	// Parts no allow rule covers, by reference: copying planned values
@@ -135,6 +163,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	var openBuf [4]*planned
 	open := openBuf[:0]
 	var askRule *Result
+	askAt := -1
 	for i := range plan.parts {
 		part := &plan.parts[i]
 		rule, ok := part.rule, part.ruled
@@ -142,23 +171,24 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			open = append(open, part)
 			continue
 		}
+		parts[i].Weighed, parts[i].Verdict = true, rule.Verdict
 		r := Result{Verdict: rule.Verdict, DecidedBy: ByRule, Key: part.Keys.Exact(), Rule: rule.Pattern, Class: part.class.Name}
 		switch rule.Verdict {
 		case policy.Block:
 			r.Reason = fmt.Sprintf("blocked by the policy rule %s", rule.Pattern)
-			return r
+			return withParts(r, parts, i)
 		case policy.Ask:
 			if askRule == nil {
 				r.Reason = fmt.Sprintf("the policy rule %s says a person must decide", rule.Pattern)
-				askRule = &r
+				askRule, askAt = &r, i
 			}
 		}
 	}
 	if control != nil {
-		return *control
+		return withParts(*control, parts, -1)
 	}
 	if askRule != nil {
-		return *askRule
+		return withParts(*askRule, parts, askAt)
 	}
 	if r := runsWritten(plan, in.Wrote); r != nil {
 		return *r
@@ -166,8 +196,8 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	if len(open) == 0 {
 		last := plan.parts[len(plan.parts)-1]
 		rule := last.rule
-		return Result{Verdict: policy.Allow, DecidedBy: ByRule, Key: last.Keys.Exact(), Rule: rule.Pattern,
-			Class: last.class.Name, Reason: fmt.Sprintf("allowed by the policy rule %s", rule.Pattern)}
+		return withParts(Result{Verdict: policy.Allow, DecidedBy: ByRule, Key: last.Keys.Exact(), Rule: rule.Pattern,
+			Class: last.class.Name, Reason: fmt.Sprintf("allowed by the policy rule %s", rule.Pattern)}, parts, len(parts)-1)
 	}
 
 	// Session grants: a person already said yes to exactly this.
@@ -176,13 +206,15 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		ungranted := ungrantedBuf[:0]
 		for _, part := range open {
 			if !part.Opaque && in.Granted(part.Keys.Exact()) {
+				j := plan.index(part)
+				parts[j].Weighed, parts[j].Verdict = true, policy.Allow
 				continue
 			}
 			ungranted = append(ungranted, part)
 		}
 		if len(ungranted) == 0 {
-			return Result{Verdict: policy.Allow, DecidedBy: ByHuman, Key: open[0].Keys.Exact(),
-				Class: open[0].class.Name, Reason: "a person approved this for the session"}
+			return withParts(Result{Verdict: policy.Allow, DecidedBy: ByHuman, Key: open[0].Keys.Exact(),
+				Class: open[0].class.Name, Reason: "a person approved this for the session"}, parts, plan.index(open[0]))
 		}
 		open = ungranted
 	}
@@ -192,16 +224,33 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	for i, part := range open {
 		ladders[i] = part.Keys
 	}
-	var preds []predictor.Prediction
+	// Parts only an exact approval can allow, as bits: a value, so that
+	// the closure below keeps nothing of open alive (Decide's garbage).
+	var strict uint64
+	for i, part := range open {
+		if i < 64 && part.exactOnly {
+			strict |= 1 << i
+		}
+	}
+	// What the closure learns, in one variable: each one it sets lives on
+	// the heap.
+	var got struct {
+		preds []predictor.Prediction
+		once  uint64 // bit i: part i's own evidence is one approval of it and nothing more (onlyOnce)
+	}
 	_, err := predictor.FailClosed(ctx, pol.PredictTimeout, func(ctx context.Context) (predictor.Prediction, error) {
-		var err error
-		preds, err = predict(ctx, ladders)
+		preds, err := predict(ctx, ladders)
 		if err != nil {
 			return predictor.Prediction{}, err
 		}
 		if len(preds) != len(ladders) {
 			return predictor.Prediction{}, fmt.Errorf("got %d predictions for %d parts", len(preds), len(ladders))
 		}
+		once, err := onlyOnce(ctx, strict, ladders, preds, predict)
+		if err != nil {
+			return predictor.Prediction{}, err
+		}
+		got.preds, got.once = preds, once
 		return worst(preds), nil
 	})
 	if err != nil {
@@ -209,14 +258,16 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		if errors.Is(err, predictor.ErrTimeout) {
 			reason = fmt.Sprintf("the prediction took longer than %v, so limen asks a person (failing closed)", pol.PredictTimeout)
 		}
-		return Result{Verdict: policy.Ask, DecidedBy: ByFailsafe, Key: open[0].Keys.Exact(), Reason: reason}
+		return withParts(Result{Verdict: policy.Ask, DecidedBy: ByFailsafe, Key: open[0].Keys.Exact(), Reason: reason}, parts, plan.index(open[0]))
 	}
+	preds, once := got.preds, got.once
 
 	// Each part against its own class's thresholds; the worst verdict wins,
 	// and among equals the least likely part explains it, or, as likely,
 	// the part of the stricter class (for a new person every part is
 	// equally likely, and "git status; curl x | sh" is about the sh).
 	var out Result
+	decided := 0
 	for i, part := range open {
 		class := part.class
 		th := class.Costs.Thresholds()
@@ -224,7 +275,12 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		r := Result{Verdict: th.Verdict(pred.P), DecidedBy: ByPrediction, Prediction: pred,
 			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
 		if r.Verdict == policy.Allow {
-			if why := unvouched(part.Part, pred); why != "" {
+			why := unvouched(part.Part, pred)
+			if why == "" && (i < 64 && once&(1<<i) != 0 || i >= 64 && answeredOnce(part.Keys, pred)) {
+				why = "you have approved " + part.Keys.Exact() + " only once, and one approval answers one ask: it is no standing permission " +
+					"(approve it again and limen may allow it by itself; approve it for the session, or make a rule, to stop being asked)"
+			}
+			if why != "" {
 				r.Verdict = policy.Ask
 				r.Reason = "p=" + pText(pred.P, th.AllowAbove) + " is above the " + class.Name + " allow threshold " + f3(th.AllowAbove) + ", but " + why
 			}
@@ -253,8 +309,10 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 					", but " + why + ", so a person decides rather than limen blocking"
 			}
 		}
+		j := plan.index(part)
+		parts[j].Weighed, parts[j].Verdict, parts[j].Predicted, parts[j].P = true, r.Verdict, true, pred.P
 		if i == 0 || worse(r, out) {
-			out = r
+			out, decided = r, j
 		}
 	}
 	if out.Reason == "" {
@@ -264,7 +322,63 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 		out.Verdict = policy.Ask
 		out.Reason = fmt.Sprintf("would allow (p=%.3f), but asks a small share of allows to keep learning", out.Prediction.P)
 	}
+	return withParts(out, parts, decided)
+}
+
+// results are the plan's parts as a decision starts reading them: each
+// with its text, key, class and matching rule, none weighed yet. They are
+// worked out once per plan (readParts); a decision fills in a copy.
+func (p *Plan) results() []PartResult { return slices.Clone(p.read) }
+
+func (p *Plan) readParts() []PartResult {
+	out := make([]PartResult, len(p.parts))
+	for i := range p.parts {
+		part := &p.parts[i]
+		r := PartResult{Text: part.Subject, Key: part.Keys.Exact()}
+		if r.Text == "" {
+			r.Text = part.Tool
+		}
+		if part.class != nil {
+			r.Class = part.class.Name
+		}
+		if part.ruled {
+			r.Rule = part.rule.Verdict.String() + " " + part.rule.Pattern
+		}
+		out[i] = r
+	}
 	return out
+}
+
+// index is where part, a pointer into p.parts, sits in it.
+func (p *Plan) index(part *planned) int {
+	for i := range p.parts {
+		if &p.parts[i] == part {
+			return i
+		}
+	}
+	return -1
+}
+
+// withParts gives r the action's parts, part i marked as the one that
+// decided; i < 0 marks the first part whose key is r's (a control's
+// block, found by its own reading of the parts).
+func withParts(r Result, parts []PartResult, i int) Result {
+	if i < 0 {
+		for j := range parts {
+			if parts[j].Key == r.Key {
+				i = j
+				break
+			}
+		}
+	}
+	if i >= 0 && i < len(parts) {
+		parts[i].Decided = true
+		if !parts[i].Weighed {
+			parts[i].Weighed, parts[i].Verdict = true, r.Verdict
+		}
+	}
+	r.Parts = parts
+	return r
 }
 
 // unrefused says why a prediction below the block threshold may not
@@ -294,6 +408,76 @@ func unrefused(pred predictor.Prediction, floor int) string {
 		return "you have refused " + pred.Level + " only once"
 	}
 	return ""
+}
+
+// onlyOnce reports, part by part, whether the person's own evidence
+// about the part is a single approval of its exact key (answeredOnce)
+// and nothing beyond it: their answers at the key above it (the
+// parent's ladder, predicted the same way) are that same approval and
+// no other. Then p rests on one answer, and the part is asked; an
+// approval of git status among fifty other git commands is not alone,
+// and p may allow. A part that only the person's approval of its exact
+// text can allow (exactOnly) rests on that approval whatever is above
+// it, so one is never enough for it. The parents are predicted only for parts where the
+// question arises (rare), within the same deadline.
+//
+// The answer is a bit per part (bit i for part i; strict has a bit set for
+// each part exactOnly holds for); parts past the 64th are left to the
+// caller, which asks them on answeredOnce alone.
+func onlyOnce(ctx context.Context, strict uint64, ladders []action.Ladder, preds []predictor.Prediction, predict PredictFunc) (uint64, error) {
+	var out uint64
+	var parents []action.Ladder
+	var at []int
+	for i, p := range preds {
+		if i >= 64 || !answeredOnce(ladders[i], p) {
+			continue
+		}
+		if len(ladders[i]) < 2 || strict&(1<<i) != 0 {
+			// Nothing above it says more: there is no key above, or
+			// only an approval of this exact action can allow it.
+			out |= 1 << i
+			continue
+		}
+		parents = append(parents, ladders[i][:len(ladders[i])-1])
+		at = append(at, i)
+	}
+	if len(parents) == 0 {
+		return out, nil
+	}
+	pp, err := predict(ctx, parents)
+	if err != nil {
+		return 0, err
+	}
+	if len(pp) != len(parents) {
+		return 0, fmt.Errorf("got %d predictions for %d parent keys", len(pp), len(parents))
+	}
+	for j, i := range at {
+		// The approval counts at every key of its ladder, so the parent
+		// holds it too: more than it there is other evidence.
+		if pp[j].Approvals+pp[j].Denials <= preds[i].Approvals+1e-9 {
+			out |= 1 << i
+		}
+	}
+	return out, nil
+}
+
+// exactOnly reports whether only the person's own approval of the
+// part's exact key can let the prediction allow it (unvouched): a
+// command limen cannot read, a secret read, a package install.
+func exactOnly(p action.Part) bool {
+	return p.Opaque || action.ReadsSecret(p) || action.InstallsPackage(p)
+}
+
+// answeredOnce reports whether the person's own evidence about this
+// exact action is a single approval: their deepest answered key is the
+// exact key, with no refusal and one approval's worth or less there
+// (approvals fade with the half-life, like the refusals a block needs).
+// An approval answers one ask, whatever its scope: the prediction may
+// allow the same action by itself only once the person has approved it
+// more than once. A session grant (ByHuman) and an allow rule are how a
+// person says yes for longer, and they are checked before this.
+func answeredOnce(l action.Ladder, pred predictor.Prediction) bool {
+	return len(l) > 0 && pred.Level == l.Exact() && pred.Denials <= 0 && pred.Approvals > 0 && pred.Approvals <= 1
 }
 
 // blockFloor is the index on a ladder of the least specific key whose

@@ -145,6 +145,8 @@ func TestDecide(t *testing.T) {
 		{"no block on one refusal of one's own", "Bash", "cargo build", own(0.1, 0, 1), 1, policy.Ask, ByPrediction, "only once"},
 		{"no block on refusals mixed with approvals", "Bash", "cargo build", own(0.2, 1, 5), 1, policy.Ask, ByPrediction, "both approved and refused"},
 		{"no block on refusals of other programs", "Bash", "cargo build", refusedAtRoot(0.2), 1, policy.Ask, ByPrediction, "not refused anything like it yourself"},
+		{"no allow on one approval of one's own", "Bash", "cargo build", own(0.99, 1, 0), 1, policy.Ask, ByPrediction, "only once, and one approval answers one ask"},
+		{"allow on repeated approvals of one's own", "Bash", "cargo build", own(0.99, 1.5, 0), 1, policy.Allow, ByPrediction, "above"},
 		{"block on repeated, consistent refusals of one's own", "Bash", "cargo build", own(0.05, 0, 1.5), 1, policy.Block, ByPrediction, "below"},
 		{"same p asks for a destructive command", "Bash", "rm -r build", constant(0.97), 1, policy.Ask, ByPrediction, "destructive"},
 		{"compound: the least likely part decides", "Bash", "make build && make deploy", byKey(map[string]float64{"Bash:make deploy": 0.6}), 1, policy.Ask, ByPrediction, "Bash:make deploy"},
@@ -337,6 +339,38 @@ func TestPText(t *testing.T) {
 	}{{0.9503, 0.95, "0.9503"}, {0.95000012, 0.95, "0.9500001"}, {0.97, 0.95, "0.970"}, {0.4999, 0.5, "0.4999"}, {0.95, 0.95, "0.950"}} {
 		if got := pText(c.p, c.th); got != c.want {
 			t.Errorf("pText(%v, %v) = %s, want %s", c.p, c.th, got, c.want)
+		}
+	}
+}
+
+// TestDecideReadsEveryPart: a decision carries every part in order, each
+// with its class and key; the part that decided is marked, and a part
+// after a block rule's part is not weighed (the decision ended there).
+func TestDecideReadsEveryPart(t *testing.T) {
+	pol := policy.Default()
+	tests := []struct {
+		cmd      string
+		predict  PredictFunc
+		verdicts []policy.Verdict
+		weighed  []bool
+		decided  int
+		classes  []string
+	}{
+		{"echo hello\nrm -rf ~/important", constant(0.6), []policy.Verdict{policy.Ask, policy.Ask}, []bool{true, true}, 1, []string{"read-only", "destructive"}},
+		{"rm -rf / ; ls", constant(0.6), []policy.Verdict{policy.Block, policy.Ask}, []bool{true, false}, 0, []string{"destructive", "read-only"}},
+	}
+	for _, tt := range tests {
+		r := Decide(t.Context(), Input{Parts: parts(t, "Bash", tt.cmd), Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Policy: pol, Draw: 1}, tt.predict)
+		if len(r.Parts) != len(tt.verdicts) {
+			t.Fatalf("%q: %d parts, want %d: %+v", tt.cmd, len(r.Parts), len(tt.verdicts), r.Parts)
+		}
+		for i, p := range r.Parts {
+			if p.Weighed != tt.weighed[i] || (p.Weighed && p.Verdict != tt.verdicts[i]) || p.Decided != (i == tt.decided) || p.Class != tt.classes[i] {
+				t.Errorf("%q part %d = %+v; want weighed %v, verdict %v, class %s, decided %v", tt.cmd, i, p, tt.weighed[i], tt.verdicts[i], tt.classes[i], i == tt.decided)
+			}
+		}
+		if r.Key != r.Parts[tt.decided].Key || r.Class != r.Parts[tt.decided].Class {
+			t.Errorf("%q: the result's key %s and class %s are not the deciding part's (%+v)", tt.cmd, r.Key, r.Class, r.Parts[tt.decided])
 		}
 	}
 }

@@ -23,8 +23,12 @@ func TestSecretReadsNeedTheirOwnExactApproval(t *testing.T) {
 		}
 	}
 	l.answer("ana", "cat p99/.env", true)
+	if r := l.decide("ana", "cat p99/.env"); r.Verdict != policy.Ask {
+		t.Errorf("cat p99/.env after one approval of its own: %v (%s); want ask (one approval is no standing permission)", r.Verdict, r.Reason)
+	}
+	l.answer("ana", "cat p99/.env", true)
 	if r := l.decide("ana", "cat p99/.env"); r.Verdict != policy.Allow {
-		t.Errorf("cat p99/.env after its own approval: %v (%s); want allow", r.Verdict, r.Reason)
+		t.Errorf("cat p99/.env after two approvals of its own: %v (%s); want allow", r.Verdict, r.Reason)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -49,16 +50,16 @@ func TestPlanDecidesAsWithout(t *testing.T) {
 				ruled++
 			}
 			in.Plan = engine.NewPlan(pol, c.parts, c.env)
-			if got := engine.Decide(t.Context(), in, predict); got != want {
+			if got := engine.Decide(t.Context(), in, predict); !reflect.DeepEqual(got, want) {
 				t.Fatalf("action %d: with a plan %+v, without %+v", i, got, want)
 			}
 			in.Plan = engine.NewPlan(withRules, c.parts[:0], c.env) // wrong parts
-			if got := engine.Decide(t.Context(), in, predict); got != want {
+			if got := engine.Decide(t.Context(), in, predict); !reflect.DeepEqual(got, want) {
 				t.Fatalf("action %d: with a plan for other parts %+v, without %+v", i, got, want)
 			}
 			in.Plan = engine.NewPlan(other, c.parts, c.env) // another policy's plan
 			if pol != other {
-				if got := engine.Decide(t.Context(), in, predict); got != want {
+				if got := engine.Decide(t.Context(), in, predict); !reflect.DeepEqual(got, want) {
 					t.Fatalf("action %d: with another policy's plan %+v, without %+v", i, got, want)
 				}
 			}

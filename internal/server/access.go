@@ -75,6 +75,8 @@ const (
 	opCreatePairing op = "CreatePairing"
 	opListDevices   op = "ListDevices"
 	opRevokeDevice  op = "RevokeDevice"
+	opForget        op = "Forget"
+	opExplain       op = "ExplainDecision"
 )
 
 // access says, for each call, how far each kind of caller reaches, in the
@@ -111,6 +113,10 @@ var access = map[op][numKinds]reach{
 	opCreatePairing: {none, own, none, own, none},
 	opListDevices:   {none, own, all, all, all},
 	opRevokeDevice:  {none, own, all, all, all},
+	// Forgetting changes what limen learned, as an answer does.
+	opForget: {none, own, all, all, all},
+	// Explaining a decision shows its history, as History does.
+	opExplain: {none, own, all, all, all},
 }
 
 // personOnly are the calls that only a person may make: the ones that settle
@@ -121,6 +127,7 @@ var personOnly = map[op]string{
 	opSetPolicy: "policy changes come from a person: run limenctl policy in your own terminal, not a shell an agent started",
 	// A device paired by an agent would approve for it.
 	opCreatePairing: "pairing a device comes from a person: run limenctl pair in your own terminal, not a shell an agent started",
+	opForget:        "forgetting answers is a person's: run limenctl forget in your own terminal, not a shell an agent started (an agent must not unlearn its refusals)",
 }
 
 // caller is who is on the other end of a call.

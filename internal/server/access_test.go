@@ -64,6 +64,8 @@ func TestAccessTable(t *testing.T) {
 		opCreatePairing: {none, own, none, own, none},
 		opListDevices:   {none, own, all, all, all},
 		opRevokeDevice:  {none, own, all, all, all},
+		opForget:        {none, own, all, all, all},
+		opExplain:       {none, own, all, all, all},
 	}
 	if len(tests) != len(access) {
 		t.Errorf("the test has %d rows, the table %d: test every call", len(tests), len(access))

@@ -227,6 +227,10 @@ func callAll(ctx context.Context, role string, c *client.Client) int {
 	}
 	_, err := c.API.Answer(ctx, &limenv1.AnswerRequest{AskId: ask, Choice: limenv1.Choice_CHOICE_APPROVE, Scope: limenv1.Scope_SCOPE_SESSION})
 	say("answer", err)
+	// Forgetting is guarded as answering is: an agent must not unlearn
+	// the refusals that stop it.
+	_, err = c.API.Forget(ctx, &limenv1.ForgetRequest{Last: true})
+	say("forget", err)
 	return 0
 }
 
@@ -323,7 +327,8 @@ func TestAgentCannotAnswerItself(t *testing.T) {
 		"set-policy": "PermissionDenied: policy changes come from a person: run limenctl policy in your own terminal",
 		"get-policy": "OK",
 		// An agent must not pair itself a device that approves (web app).
-		"pair": "PermissionDenied: pairing a device comes from a person: run limenctl pair in your own terminal",
+		"pair":   "PermissionDenied: pairing a device comes from a person: run limenctl pair in your own terminal",
+		"forget": "PermissionDenied: forgetting answers is a person's: run limenctl forget in your own terminal",
 	} {
 		if !strings.HasPrefix(got[call], want) {
 			t.Errorf("the agent's %s = %q; want %q", call, got[call], want)
@@ -339,8 +344,8 @@ func TestAgentCannotAnswerItself(t *testing.T) {
 
 	// The person, in a process the runtime did not start, answers.
 	got = play(t, "person", append(env, envAsk+"="+ask), nil, "")
-	if got["answer"] != "OK: " {
-		t.Fatalf("the person's answer = %q; want OK", got["answer"])
+	if got["answer"] != "OK: " || got["forget"] != "OK: " {
+		t.Fatalf("the person's answer = %q, forget = %q; want OK", got["answer"], got["forget"])
 	}
 	// And limend's owner changes the policy from its own process.
 	cur, err := l.Client.API.GetPolicy(t.Context(), &limenv1.GetPolicyRequest{})

@@ -40,6 +40,12 @@ func (s *Server) followPending() error {
 			return fmt.Errorf("follow the policy the other limends set: %w", err)
 		}
 	}
+	if fw, ok := s.store.Backend.(store.ForgetWatcher); ok {
+		if err := fw.WatchForgotten(ctx, s.forgottenElsewhere); err != nil { // forget.go
+			cancel()
+			return fmt.Errorf("follow the answers the other limends forget: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -101,9 +107,11 @@ func (s *Server) applyPending(c store.PendingChange) {
 		// next Decide must know the answer.
 		if rec := c.Answer; rec != nil {
 			approved := rec.GetChoice() == storev1.Choice_CHOICE_APPROVE
-			if attributed(rec.GetAnsweredBy()) {
+			s.learn.Lock()
+			if attributed(rec.GetAnsweredBy()) && rec.GetSeq() > s.rebuiltThrough { // a rebuild since counted it (forget.go)
 				s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
 			}
+			s.learn.Unlock()
 			// An approval for the session holds on every limend the
 			// session's agent may reach (in memory, as here; issue 17
 			// wants it in etcd with a lease).

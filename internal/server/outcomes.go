@@ -305,8 +305,10 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 	}
+	s.learn.Lock() // server.go: stored and learned with no rebuild between
 	answered, err := s.store.Answer(id, rec)
 	if err != nil {
+		s.learn.Unlock()
 		return err
 	}
 	if attributed(by) {
@@ -315,6 +317,7 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 	if choice == limenv1.Choice_CHOICE_APPROVE {
 		s.written.approved(act.User, parts)
 	}
+	s.learn.Unlock()
 	s.asks.resolve(id, finalOf(answered.GetOutcome()))
 	return nil
 }

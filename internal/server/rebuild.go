@@ -18,11 +18,23 @@ import (
 // answers cost a few thousand allocations rather than twenty per answer,
 // and start takes a third of the time. An answer stored under another key
 // scheme is decoded in full and has its ladders derived again.
-func rebuild(est *predictor.Estimator, st store.Backend) error {
+//
+// Answers a person took back (store.Backend.Forget) are skipped: they stay
+// stored, and teach nothing. It returns the seq of the last answer it
+// read.
+func rebuild(est *predictor.Estimator, st store.Backend) (through uint64, err error) {
+	forgotten := make(map[uint64]bool)
+	if err := st.Forgotten(func(m *storev1.ForgetMark) error {
+		forgotten[m.GetSeq()] = true
+		return nil
+	}); err != nil {
+		return 0, err
+	}
 	rec := new(storev1.AnswerRecord)
-	return st.AnswerViews(func(v *store.AnswerView) error {
-		if !attributed(string(v.AnsweredBy)) {
-			return nil // stored, but it never taught the predictor (Answer)
+	err = st.AnswerViews(func(v *store.AnswerView) error {
+		through = max(through, v.Seq)
+		if forgotten[v.Seq] || !attributed(string(v.AnsweredBy)) {
+			return nil // stored, but it never taught the predictor (Answer), or no longer does (Forget)
 		}
 		approved := v.Choice == storev1.Choice_CHOICE_APPROVE
 		if v.KeyScheme == action.KeyScheme {
@@ -35,6 +47,7 @@ func rebuild(est *predictor.Estimator, st store.Backend) error {
 		est.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, v.Time)
 		return nil
 	})
+	return through, err
 }
 
 // laddersOf returns the answer's stored ladders, or derives them again when

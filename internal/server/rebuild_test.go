@@ -79,7 +79,7 @@ func TestRebuildCountsAsTheFullDecode(t *testing.T) {
 	}
 
 	fast := predictor.NewEstimator(predictor.DefaultConfig())
-	if err := rebuild(fast, st); err != nil {
+	if _, err := rebuild(fast, st); err != nil {
 		t.Fatal(err)
 	}
 	full := predictor.NewEstimator(predictor.DefaultConfig())

@@ -80,6 +80,14 @@ type Server struct {
 
 	devices devicesHolder // the web app's pairing, once it is set (devices.go)
 
+	// learn is held while an answer is stored and learned, and while
+	// Forget rebuilds the predictor (forget.go), so that no answer is
+	// counted twice or lost between the two. rebuiltThrough is the seq
+	// of the last answer the latest rebuild read: an answer reported
+	// later by another limend at or below it is already counted.
+	learn          sync.Mutex
+	rebuiltThrough uint64
+
 	stopping chan struct{}
 	stopOnce sync.Once
 }
@@ -129,7 +137,7 @@ func New(opts Options) (*Server, error) {
 		if pol := s.policy.Load().pol; pol != nil {
 			est.SetHalfLife(pol.HalfLife)
 		}
-		if err := rebuild(est, s.store.Backend); err != nil {
+		if _, err := rebuild(est, s.store.Backend); err != nil {
 			return nil, err
 		}
 		s.model = est
@@ -254,9 +262,12 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		return s.model.PredictEach(user, ls, start), nil
 	})
 	// Nothing Parts left out may weaken the verdict, and an oversized input
-	// is recorded cut (oversize.go).
+	// is recorded cut (oversize.go). The parts read stay on the record
+	// whatever decided beyond them.
+	read := res.Parts
 	res = limitBeyondCaps(ps.pol, msg, pl.parts, pl.env, res, start)
 	res = limitDeep(res, deep, s.guard.limits.MaxInputDepth)
+	res.Parts = read
 	msg.InputJson = recordedInput(msg.GetInputJson())
 
 	if err := s.store.LogErr(); err != nil && res.Verdict == policy.Allow {
@@ -325,6 +336,7 @@ func (s *Server) decision(msg *limenv1.Action, res engine.Result, ps *policyStat
 		DecidedBy:     convert.APIDecider(res.DecidedBy),
 		PolicyVersion: ps.msg.GetVersion(),
 		Latency:       durationpb.New(s.now().Sub(start)),
+		Parts:         apiParts(res),
 	}
 	if id != 0 {
 		d.DecisionId = store.FormatID(id)
@@ -519,8 +531,10 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 	}
+	s.learn.Lock()
 	answered, err := s.store.Answer(id, rec)
 	if err != nil {
+		s.learn.Unlock()
 		return nil, toStatus(askErr(id, err))
 	}
 	outcome := answered.GetOutcome() // what rec says: the store's one source of it
@@ -530,6 +544,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	if attributed(by) {
 		s.model.Observe(act.User, ls, approved, now)
 	}
+	s.learn.Unlock()
 	if approved && scope == limenv1.Scope_SCOPE_SESSION {
 		s.grants.Approve(act.User, act.Session, parts)
 	}
@@ -645,6 +660,9 @@ func (s *Server) History(ctx context.Context, req *limenv1.HistoryRequest) (*lim
 	}
 	ds, err := s.store.History(q)
 	if err != nil {
+		return nil, toStatus(err)
+	}
+	if err := s.markForgotten(ds); err != nil { // forget.go
 		return nil, toStatus(err)
 	}
 	return &limenv1.HistoryResponse{Decisions: ds}, nil

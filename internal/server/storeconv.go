@@ -125,6 +125,7 @@ func storeDecision(d *limenv1.Decision) *storev1.Decision {
 		AskId:         d.GetAskId(),
 		Latency:       copyDuration(d.GetLatency()),
 		Outcome:       storeOutcome(d.GetOutcome()),
+		Parts:         storeParts(d.GetParts()),
 	}
 }
 
@@ -148,6 +149,7 @@ func apiDecision(d *storev1.Decision) *limenv1.Decision {
 		AskId:         d.GetAskId(),
 		Latency:       copyDuration(d.GetLatency()),
 		Outcome:       apiOutcome(d.GetOutcome()),
+		Parts:         apiStoredParts(d.GetParts()),
 	}
 }
 
@@ -213,6 +215,7 @@ func storeOutcome(o *limenv1.AskOutcome) *storev1.AskOutcome {
 		State: storev1.AskState(o.GetState()), Choice: storev1.Choice(o.GetChoice()), Scope: storev1.Scope(o.GetScope()),
 		Note: o.GetNote(), AnsweredBy: o.GetAnsweredBy(), Time: copyTime(o.GetTime()),
 		Channel: o.GetChannel(), DeviceId: o.GetDeviceId(), ActionDigest: o.GetActionDigest(),
+		ForgottenAt: copyTime(o.GetForgottenAt()), ForgottenBy: o.GetForgottenBy(),
 	}
 }
 
@@ -224,6 +227,7 @@ func apiOutcome(o *storev1.AskOutcome) *limenv1.AskOutcome {
 		State: limenv1.AskState(o.GetState()), Choice: limenv1.Choice(o.GetChoice()), Scope: limenv1.Scope(o.GetScope()),
 		Note: o.GetNote(), AnsweredBy: o.GetAnsweredBy(), Time: copyTime(o.GetTime()),
 		Channel: o.GetChannel(), DeviceId: o.GetDeviceId(), ActionDigest: o.GetActionDigest(),
+		ForgottenAt: copyTime(o.GetForgottenAt()), ForgottenBy: o.GetForgottenBy(),
 	}
 }
 

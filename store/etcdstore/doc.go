@@ -22,6 +22,7 @@
 //	answers/<seq>         -> storev1.AnswerRecord  (append-only; seq = answer_seq + 1)
 //	policies/<version>    -> storev1.Policy
 //	devices/<id>          -> storev1.Device  (the web app's paired browsers)
+//	forgotten/<seq>       -> storev1.ForgetMark    (answers a person took back; forget.go)
 //
 // The records are the bbolt store's messages (store/storev1), encoded the
 // same way, so a record copied from one store to the other means the same.

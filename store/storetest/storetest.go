@@ -48,6 +48,8 @@ func Run(t *testing.T, fresh func(t *testing.T) Open) {
 		{"Expire", testExpire},
 		{"AnswersInOrderAndViewsAgree", testAnswersOrder},
 		{"AnswersStopsOnCallbackError", testAnswersStop},
+		{"ForgetMarksAndKeeps", testForget},
+		{"ForgetRefusesUnknownAnswers", testForgetUnknown},
 		{"LogDecisionAndHistory", testHistory},
 		{"LogDecisionKeepsAskOutcome", testLogKeepsOutcome},
 		{"DecisionsNewestFirst", testDecisions},

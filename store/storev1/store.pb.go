@@ -602,7 +602,9 @@ type Decision struct {
 	AskId         string                 `protobuf:"bytes,13,opt,name=ask_id,json=askId,proto3" json:"ask_id,omitempty"`
 	Latency       *durationpb.Duration   `protobuf:"bytes,14,opt,name=latency,proto3" json:"latency,omitempty"`
 	// outcome is set once the ask is answered or expires.
-	Outcome       *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// parts are the action's parts as the decision read them.
+	Parts         []*Part `protobuf:"bytes,16,rep,name=parts,proto3" json:"parts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -742,6 +744,114 @@ func (x *Decision) GetOutcome() *AskOutcome {
 	return nil
 }
 
+func (x *Decision) GetParts() []*Part {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// Part is one part of an action as a decision read it (limen.v1.Part).
+type Part struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Text          string                 `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	Key           string                 `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	RiskClass     string                 `protobuf:"bytes,3,opt,name=risk_class,json=riskClass,proto3" json:"risk_class,omitempty"`
+	Verdict       Verdict                `protobuf:"varint,4,opt,name=verdict,proto3,enum=limen.store.v1.Verdict" json:"verdict,omitempty"`
+	P             float64                `protobuf:"fixed64,5,opt,name=p,proto3" json:"p,omitempty"`
+	Predicted     bool                   `protobuf:"varint,6,opt,name=predicted,proto3" json:"predicted,omitempty"`
+	Rule          string                 `protobuf:"bytes,7,opt,name=rule,proto3" json:"rule,omitempty"`
+	Decided       bool                   `protobuf:"varint,8,opt,name=decided,proto3" json:"decided,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Part) Reset() {
+	*x = Part{}
+	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Part) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Part) ProtoMessage() {}
+
+func (x *Part) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Part.ProtoReflect.Descriptor instead.
+func (*Part) Descriptor() ([]byte, []int) {
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Part) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Part) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Part) GetRiskClass() string {
+	if x != nil {
+		return x.RiskClass
+	}
+	return ""
+}
+
+func (x *Part) GetVerdict() Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return Verdict_VERDICT_UNSPECIFIED
+}
+
+func (x *Part) GetP() float64 {
+	if x != nil {
+		return x.P
+	}
+	return 0
+}
+
+func (x *Part) GetPredicted() bool {
+	if x != nil {
+		return x.Predicted
+	}
+	return false
+}
+
+func (x *Part) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Part) GetDecided() bool {
+	if x != nil {
+		return x.Decided
+	}
+	return false
+}
+
 // AskOutcome is how an ask ended.
 type AskOutcome struct {
 	state      protoimpl.MessageState `protogen:"open.v1"`
@@ -752,16 +862,21 @@ type AskOutcome struct {
 	AnsweredBy string                 `protobuf:"bytes,5,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
 	Time       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
 	// channel, device_id and action_digest are the answer record's.
-	Channel       string `protobuf:"bytes,7,opt,name=channel,proto3" json:"channel,omitempty"`
-	DeviceId      string `protobuf:"bytes,8,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
-	ActionDigest  string `protobuf:"bytes,9,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
+	Channel      string `protobuf:"bytes,7,opt,name=channel,proto3" json:"channel,omitempty"`
+	DeviceId     string `protobuf:"bytes,8,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	ActionDigest string `protobuf:"bytes,9,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
+	// forgotten_at and forgotten_by mirror limen.v1's, so the two stay
+	// field for field the same; limend does not write them here (the mark
+	// of a forgotten answer is forgotten/<seq>, read into the API's).
+	ForgottenAt   *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=forgotten_at,json=forgottenAt,proto3" json:"forgotten_at,omitempty"`
+	ForgottenBy   string                 `protobuf:"bytes,21,opt,name=forgotten_by,json=forgottenBy,proto3" json:"forgotten_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AskOutcome) Reset() {
 	*x = AskOutcome{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	mi := &file_limen_store_v1_store_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -773,7 +888,7 @@ func (x *AskOutcome) String() string {
 func (*AskOutcome) ProtoMessage() {}
 
 func (x *AskOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[5]
+	mi := &file_limen_store_v1_store_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -786,7 +901,7 @@ func (x *AskOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskOutcome.ProtoReflect.Descriptor instead.
 func (*AskOutcome) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{5}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AskOutcome) GetState() AskState {
@@ -852,6 +967,20 @@ func (x *AskOutcome) GetActionDigest() string {
 	return ""
 }
 
+func (x *AskOutcome) GetForgottenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ForgottenAt
+	}
+	return nil
+}
+
+func (x *AskOutcome) GetForgottenBy() string {
+	if x != nil {
+		return x.ForgottenBy
+	}
+	return ""
+}
+
 // PendingAsk is pending/<id>: an ask that waits for a person.
 type PendingAsk struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -864,7 +993,7 @@ type PendingAsk struct {
 
 func (x *PendingAsk) Reset() {
 	*x = PendingAsk{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[6]
+	mi := &file_limen_store_v1_store_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -876,7 +1005,7 @@ func (x *PendingAsk) String() string {
 func (*PendingAsk) ProtoMessage() {}
 
 func (x *PendingAsk) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[6]
+	mi := &file_limen_store_v1_store_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -889,7 +1018,7 @@ func (x *PendingAsk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingAsk.ProtoReflect.Descriptor instead.
 func (*PendingAsk) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{6}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PendingAsk) GetAskId() string {
@@ -925,7 +1054,7 @@ type ClassThresholds struct {
 
 func (x *ClassThresholds) Reset() {
 	*x = ClassThresholds{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[7]
+	mi := &file_limen_store_v1_store_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -937,7 +1066,7 @@ func (x *ClassThresholds) String() string {
 func (*ClassThresholds) ProtoMessage() {}
 
 func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[7]
+	mi := &file_limen_store_v1_store_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -950,7 +1079,7 @@ func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClassThresholds.ProtoReflect.Descriptor instead.
 func (*ClassThresholds) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{7}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ClassThresholds) GetName() string {
@@ -989,7 +1118,7 @@ type Policy struct {
 
 func (x *Policy) Reset() {
 	*x = Policy{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[8]
+	mi := &file_limen_store_v1_store_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1001,7 +1130,7 @@ func (x *Policy) String() string {
 func (*Policy) ProtoMessage() {}
 
 func (x *Policy) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[8]
+	mi := &file_limen_store_v1_store_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1014,7 +1143,7 @@ func (x *Policy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Policy.ProtoReflect.Descriptor instead.
 func (*Policy) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{8}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Policy) GetVersion() uint64 {
@@ -1062,7 +1191,7 @@ type Ladder struct {
 
 func (x *Ladder) Reset() {
 	*x = Ladder{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[9]
+	mi := &file_limen_store_v1_store_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1074,7 +1203,7 @@ func (x *Ladder) String() string {
 func (*Ladder) ProtoMessage() {}
 
 func (x *Ladder) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[9]
+	mi := &file_limen_store_v1_store_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1087,7 +1216,7 @@ func (x *Ladder) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ladder.ProtoReflect.Descriptor instead.
 func (*Ladder) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{9}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Ladder) GetKeys() []string {
@@ -1130,7 +1259,7 @@ type AnswerRecord struct {
 
 func (x *AnswerRecord) Reset() {
 	*x = AnswerRecord{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[10]
+	mi := &file_limen_store_v1_store_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1142,7 +1271,7 @@ func (x *AnswerRecord) String() string {
 func (*AnswerRecord) ProtoMessage() {}
 
 func (x *AnswerRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[10]
+	mi := &file_limen_store_v1_store_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1155,7 +1284,7 @@ func (x *AnswerRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerRecord.ProtoReflect.Descriptor instead.
 func (*AnswerRecord) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{10}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AnswerRecord) GetSeq() uint64 {
@@ -1267,7 +1396,7 @@ type Device struct {
 
 func (x *Device) Reset() {
 	*x = Device{}
-	mi := &file_limen_store_v1_store_proto_msgTypes[11]
+	mi := &file_limen_store_v1_store_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1279,7 +1408,7 @@ func (x *Device) String() string {
 func (*Device) ProtoMessage() {}
 
 func (x *Device) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_store_v1_store_proto_msgTypes[11]
+	mi := &file_limen_store_v1_store_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1292,7 +1421,7 @@ func (x *Device) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Device.ProtoReflect.Descriptor instead.
 func (*Device) Descriptor() ([]byte, []int) {
-	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{11}
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Device) GetId() string {
@@ -1337,6 +1466,80 @@ func (x *Device) GetLastUsed() *timestamppb.Timestamp {
 	return nil
 }
 
+// ForgetMark is forgotten/<seq>: a person took back the answer at seq.
+// The answer stays in answers/ as it was given, so the history stays
+// true; the mark says the predictor no longer learns from it.
+type ForgetMark struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// seq is the forgotten answer's seq (its key in answers/).
+	Seq uint64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// ask_id is the ask the answer answered.
+	AskId string `protobuf:"bytes,2,opt,name=ask_id,json=askId,proto3" json:"ask_id,omitempty"`
+	// time is when it was forgotten, by whom.
+	Time          *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=time,proto3" json:"time,omitempty"`
+	By            string                 `protobuf:"bytes,4,opt,name=by,proto3" json:"by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetMark) Reset() {
+	*x = ForgetMark{}
+	mi := &file_limen_store_v1_store_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetMark) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetMark) ProtoMessage() {}
+
+func (x *ForgetMark) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_store_v1_store_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetMark.ProtoReflect.Descriptor instead.
+func (*ForgetMark) Descriptor() ([]byte, []int) {
+	return file_limen_store_v1_store_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ForgetMark) GetSeq() uint64 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *ForgetMark) GetAskId() string {
+	if x != nil {
+		return x.AskId
+	}
+	return ""
+}
+
+func (x *ForgetMark) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *ForgetMark) GetBy() string {
+	if x != nil {
+		return x.By
+	}
+	return ""
+}
+
 var File_limen_store_v1_store_proto protoreflect.FileDescriptor
 
 const file_limen_store_v1_store_proto_rawDesc = "" +
@@ -1366,7 +1569,7 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\tapprovals\x18\x02 \x01(\x01R\tapprovals\x12\x18\n" +
 	"\adenials\x18\x03 \x01(\x01R\adenials\x12'\n" +
 	"\x0feffective_count\x18\x04 \x01(\x01R\x0eeffectiveCount\x12\x1a\n" +
-	"\bspecific\x18\x05 \x01(\bR\bspecific\"\xe8\x04\n" +
+	"\bspecific\x18\x05 \x01(\bR\bspecific\"\x94\x05\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12.\n" +
@@ -1388,7 +1591,18 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x0epolicy_version\x18\f \x01(\x04R\rpolicyVersion\x12\x15\n" +
 	"\x06ask_id\x18\r \x01(\tR\x05askId\x123\n" +
 	"\alatency\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\alatency\x124\n" +
-	"\aoutcome\x18\x0f \x01(\v2\x1a.limen.store.v1.AskOutcomeR\aoutcome\"\xda\x02\n" +
+	"\aoutcome\x18\x0f \x01(\v2\x1a.limen.store.v1.AskOutcomeR\aoutcome\x12*\n" +
+	"\x05parts\x18\x10 \x03(\v2\x14.limen.store.v1.PartR\x05parts\"\xd8\x01\n" +
+	"\x04Part\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1d\n" +
+	"\n" +
+	"risk_class\x18\x03 \x01(\tR\triskClass\x121\n" +
+	"\averdict\x18\x04 \x01(\x0e2\x17.limen.store.v1.VerdictR\averdict\x12\f\n" +
+	"\x01p\x18\x05 \x01(\x01R\x01p\x12\x1c\n" +
+	"\tpredicted\x18\x06 \x01(\bR\tpredicted\x12\x12\n" +
+	"\x04rule\x18\a \x01(\tR\x04rule\x12\x18\n" +
+	"\adecided\x18\b \x01(\bR\adecided\"\xbc\x03\n" +
 	"\n" +
 	"AskOutcome\x12.\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x18.limen.store.v1.AskStateR\x05state\x12.\n" +
@@ -1400,7 +1614,9 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x18\n" +
 	"\achannel\x18\a \x01(\tR\achannel\x12\x1b\n" +
 	"\tdevice_id\x18\b \x01(\tR\bdeviceId\x12#\n" +
-	"\raction_digest\x18\t \x01(\tR\factionDigest\"\x94\x01\n" +
+	"\raction_digest\x18\t \x01(\tR\factionDigest\x12=\n" +
+	"\fforgotten_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\vforgottenAt\x12!\n" +
+	"\fforgotten_by\x18\x15 \x01(\tR\vforgottenBy\"\x94\x01\n" +
 	"\n" +
 	"PendingAsk\x12\x15\n" +
 	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x124\n" +
@@ -1446,7 +1662,13 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"credential\x18\x05 \x01(\fR\n" +
 	"credential\x127\n" +
-	"\tlast_used\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\blastUsed*Y\n" +
+	"\tlast_used\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\blastUsed\"u\n" +
+	"\n" +
+	"ForgetMark\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x15\n" +
+	"\x06ask_id\x18\x02 \x01(\tR\x05askId\x12.\n" +
+	"\x04time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x0e\n" +
+	"\x02by\x18\x04 \x01(\tR\x02by*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -1487,7 +1709,7 @@ func file_limen_store_v1_store_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_store_v1_store_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_limen_store_v1_store_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_limen_store_v1_store_proto_goTypes = []any{
 	(Verdict)(0),                  // 0: limen.store.v1.Verdict
 	(Decider)(0),                  // 1: limen.store.v1.Decider
@@ -1499,47 +1721,53 @@ var file_limen_store_v1_store_proto_goTypes = []any{
 	(*Costs)(nil),                 // 7: limen.store.v1.Costs
 	(*Evidence)(nil),              // 8: limen.store.v1.Evidence
 	(*Decision)(nil),              // 9: limen.store.v1.Decision
-	(*AskOutcome)(nil),            // 10: limen.store.v1.AskOutcome
-	(*PendingAsk)(nil),            // 11: limen.store.v1.PendingAsk
-	(*ClassThresholds)(nil),       // 12: limen.store.v1.ClassThresholds
-	(*Policy)(nil),                // 13: limen.store.v1.Policy
-	(*Ladder)(nil),                // 14: limen.store.v1.Ladder
-	(*AnswerRecord)(nil),          // 15: limen.store.v1.AnswerRecord
-	(*Device)(nil),                // 16: limen.store.v1.Device
-	(*timestamppb.Timestamp)(nil), // 17: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),   // 18: google.protobuf.Duration
+	(*Part)(nil),                  // 10: limen.store.v1.Part
+	(*AskOutcome)(nil),            // 11: limen.store.v1.AskOutcome
+	(*PendingAsk)(nil),            // 12: limen.store.v1.PendingAsk
+	(*ClassThresholds)(nil),       // 13: limen.store.v1.ClassThresholds
+	(*Policy)(nil),                // 14: limen.store.v1.Policy
+	(*Ladder)(nil),                // 15: limen.store.v1.Ladder
+	(*AnswerRecord)(nil),          // 16: limen.store.v1.AnswerRecord
+	(*Device)(nil),                // 17: limen.store.v1.Device
+	(*ForgetMark)(nil),            // 18: limen.store.v1.ForgetMark
+	(*timestamppb.Timestamp)(nil), // 19: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 20: google.protobuf.Duration
 }
 var file_limen_store_v1_store_proto_depIdxs = []int32{
-	17, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	19, // 0: limen.store.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	5,  // 1: limen.store.v1.Decision.action:type_name -> limen.store.v1.Action
 	0,  // 2: limen.store.v1.Decision.verdict:type_name -> limen.store.v1.Verdict
 	6,  // 3: limen.store.v1.Decision.thresholds:type_name -> limen.store.v1.Thresholds
 	8,  // 4: limen.store.v1.Decision.evidence:type_name -> limen.store.v1.Evidence
 	1,  // 5: limen.store.v1.Decision.decided_by:type_name -> limen.store.v1.Decider
-	18, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
-	10, // 7: limen.store.v1.Decision.outcome:type_name -> limen.store.v1.AskOutcome
-	4,  // 8: limen.store.v1.AskOutcome.state:type_name -> limen.store.v1.AskState
-	2,  // 9: limen.store.v1.AskOutcome.choice:type_name -> limen.store.v1.Choice
-	3,  // 10: limen.store.v1.AskOutcome.scope:type_name -> limen.store.v1.Scope
-	17, // 11: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
-	9,  // 12: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
-	17, // 13: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
-	7,  // 14: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
-	6,  // 15: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
-	12, // 16: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
-	17, // 17: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
-	5,  // 18: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
-	2,  // 19: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
-	3,  // 20: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
-	17, // 21: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
-	14, // 22: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
-	17, // 23: limen.store.v1.Device.created:type_name -> google.protobuf.Timestamp
-	17, // 24: limen.store.v1.Device.last_used:type_name -> google.protobuf.Timestamp
-	25, // [25:25] is the sub-list for method output_type
-	25, // [25:25] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	20, // 6: limen.store.v1.Decision.latency:type_name -> google.protobuf.Duration
+	11, // 7: limen.store.v1.Decision.outcome:type_name -> limen.store.v1.AskOutcome
+	10, // 8: limen.store.v1.Decision.parts:type_name -> limen.store.v1.Part
+	0,  // 9: limen.store.v1.Part.verdict:type_name -> limen.store.v1.Verdict
+	4,  // 10: limen.store.v1.AskOutcome.state:type_name -> limen.store.v1.AskState
+	2,  // 11: limen.store.v1.AskOutcome.choice:type_name -> limen.store.v1.Choice
+	3,  // 12: limen.store.v1.AskOutcome.scope:type_name -> limen.store.v1.Scope
+	19, // 13: limen.store.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	19, // 14: limen.store.v1.AskOutcome.forgotten_at:type_name -> google.protobuf.Timestamp
+	9,  // 15: limen.store.v1.PendingAsk.decision:type_name -> limen.store.v1.Decision
+	19, // 16: limen.store.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	7,  // 17: limen.store.v1.ClassThresholds.costs:type_name -> limen.store.v1.Costs
+	6,  // 18: limen.store.v1.ClassThresholds.thresholds:type_name -> limen.store.v1.Thresholds
+	13, // 19: limen.store.v1.Policy.classes:type_name -> limen.store.v1.ClassThresholds
+	19, // 20: limen.store.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	5,  // 21: limen.store.v1.AnswerRecord.action:type_name -> limen.store.v1.Action
+	2,  // 22: limen.store.v1.AnswerRecord.choice:type_name -> limen.store.v1.Choice
+	3,  // 23: limen.store.v1.AnswerRecord.scope:type_name -> limen.store.v1.Scope
+	19, // 24: limen.store.v1.AnswerRecord.time:type_name -> google.protobuf.Timestamp
+	15, // 25: limen.store.v1.AnswerRecord.ladders:type_name -> limen.store.v1.Ladder
+	19, // 26: limen.store.v1.Device.created:type_name -> google.protobuf.Timestamp
+	19, // 27: limen.store.v1.Device.last_used:type_name -> google.protobuf.Timestamp
+	19, // 28: limen.store.v1.ForgetMark.time:type_name -> google.protobuf.Timestamp
+	29, // [29:29] is the sub-list for method output_type
+	29, // [29:29] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_limen_store_v1_store_proto_init() }
@@ -1553,7 +1781,7 @@ func file_limen_store_v1_store_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_store_v1_store_proto_rawDesc), len(file_limen_store_v1_store_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   12,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -355,7 +355,7 @@ func (x WatchPendingResponse_Kind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use WatchPendingResponse_Kind.Descriptor instead.
 func (WatchPendingResponse_Kind) EnumDescriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{16, 0}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{17, 0}
 }
 
 // Action is one thing an agent wants to do.
@@ -683,7 +683,12 @@ type Decision struct {
 	// latency is how long the decision took inside limend.
 	Latency *durationpb.Duration `protobuf:"bytes,14,opt,name=latency,proto3" json:"latency,omitempty"`
 	// outcome is filled in once the ask is answered or expires.
-	Outcome       *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome *AskOutcome `protobuf:"bytes,15,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// parts are the action's parts as the decision read them, in the
+	// order they appear (a shell command's simple commands; one part for
+	// any other tool); the one with decided set gave the verdict, and
+	// risk_class and key are its.
+	Parts         []*Part `protobuf:"bytes,16,rep,name=parts,proto3" json:"parts,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -823,6 +828,122 @@ func (x *Decision) GetOutcome() *AskOutcome {
 	return nil
 }
 
+func (x *Decision) GetParts() []*Part {
+	if x != nil {
+		return x.Parts
+	}
+	return nil
+}
+
+// Part is one part of an action as a decision read it.
+type Part struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// text is what the part does: the simple command with its wrappers
+	// removed, or the path, URL or tool of any other tool call.
+	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
+	// key is the part's most specific action key.
+	Key       string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	RiskClass string `protobuf:"bytes,3,opt,name=risk_class,json=riskClass,proto3" json:"risk_class,omitempty"`
+	// verdict is this part's own verdict; unspecified when the decision
+	// ended before the part was weighed (a block rule on another part).
+	Verdict Verdict `protobuf:"varint,4,opt,name=verdict,proto3,enum=limen.v1.Verdict" json:"verdict,omitempty"`
+	// p is the part's predicted approval probability when predicted is set.
+	P         float64 `protobuf:"fixed64,5,opt,name=p,proto3" json:"p,omitempty"`
+	Predicted bool    `protobuf:"varint,6,opt,name=predicted,proto3" json:"predicted,omitempty"`
+	// rule is the hard rule that matched the part ("block Bash(rm -rf /)").
+	Rule string `protobuf:"bytes,7,opt,name=rule,proto3" json:"rule,omitempty"`
+	// decided says this part gave the action its verdict.
+	Decided       bool `protobuf:"varint,8,opt,name=decided,proto3" json:"decided,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Part) Reset() {
+	*x = Part{}
+	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Part) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Part) ProtoMessage() {}
+
+func (x *Part) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Part.ProtoReflect.Descriptor instead.
+func (*Part) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Part) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Part) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *Part) GetRiskClass() string {
+	if x != nil {
+		return x.RiskClass
+	}
+	return ""
+}
+
+func (x *Part) GetVerdict() Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return Verdict_VERDICT_UNSPECIFIED
+}
+
+func (x *Part) GetP() float64 {
+	if x != nil {
+		return x.P
+	}
+	return 0
+}
+
+func (x *Part) GetPredicted() bool {
+	if x != nil {
+		return x.Predicted
+	}
+	return false
+}
+
+func (x *Part) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *Part) GetDecided() bool {
+	if x != nil {
+		return x.Decided
+	}
+	return false
+}
+
 // AskOutcome is how an ask ended.
 type AskOutcome struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -840,14 +961,18 @@ type AskOutcome struct {
 	DeviceId string `protobuf:"bytes,8,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
 	// action_digest is the SHA-256 (hex) of the action as the web app showed
 	// it (empty on the socket).
-	ActionDigest  string `protobuf:"bytes,9,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
+	ActionDigest string `protobuf:"bytes,9,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
+	// forgotten_at is set once the answer was taken back (Forget): it
+	// stays in the history, and teaches the predictor nothing.
+	ForgottenAt   *timestamppb.Timestamp `protobuf:"bytes,20,opt,name=forgotten_at,json=forgottenAt,proto3" json:"forgotten_at,omitempty"`
+	ForgottenBy   string                 `protobuf:"bytes,21,opt,name=forgotten_by,json=forgottenBy,proto3" json:"forgotten_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AskOutcome) Reset() {
 	*x = AskOutcome{}
-	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	mi := &file_limen_v1_limen_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -859,7 +984,7 @@ func (x *AskOutcome) String() string {
 func (*AskOutcome) ProtoMessage() {}
 
 func (x *AskOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[5]
+	mi := &file_limen_v1_limen_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -872,7 +997,7 @@ func (x *AskOutcome) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AskOutcome.ProtoReflect.Descriptor instead.
 func (*AskOutcome) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{5}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AskOutcome) GetState() AskState {
@@ -938,6 +1063,20 @@ func (x *AskOutcome) GetActionDigest() string {
 	return ""
 }
 
+func (x *AskOutcome) GetForgottenAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ForgottenAt
+	}
+	return nil
+}
+
+func (x *AskOutcome) GetForgottenBy() string {
+	if x != nil {
+		return x.ForgottenBy
+	}
+	return ""
+}
+
 // PendingAsk is an ask that waits for a person.
 type PendingAsk struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -950,7 +1089,7 @@ type PendingAsk struct {
 
 func (x *PendingAsk) Reset() {
 	*x = PendingAsk{}
-	mi := &file_limen_v1_limen_proto_msgTypes[6]
+	mi := &file_limen_v1_limen_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1101,7 @@ func (x *PendingAsk) String() string {
 func (*PendingAsk) ProtoMessage() {}
 
 func (x *PendingAsk) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[6]
+	mi := &file_limen_v1_limen_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1114,7 @@ func (x *PendingAsk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PendingAsk.ProtoReflect.Descriptor instead.
 func (*PendingAsk) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{6}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *PendingAsk) GetAskId() string {
@@ -1011,7 +1150,7 @@ type DecideRequest struct {
 
 func (x *DecideRequest) Reset() {
 	*x = DecideRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[7]
+	mi := &file_limen_v1_limen_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1023,7 +1162,7 @@ func (x *DecideRequest) String() string {
 func (*DecideRequest) ProtoMessage() {}
 
 func (x *DecideRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[7]
+	mi := &file_limen_v1_limen_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1036,7 +1175,7 @@ func (x *DecideRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideRequest.ProtoReflect.Descriptor instead.
 func (*DecideRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{7}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *DecideRequest) GetAction() *Action {
@@ -1062,7 +1201,7 @@ type DecideResponse struct {
 
 func (x *DecideResponse) Reset() {
 	*x = DecideResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[8]
+	mi := &file_limen_v1_limen_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1074,7 +1213,7 @@ func (x *DecideResponse) String() string {
 func (*DecideResponse) ProtoMessage() {}
 
 func (x *DecideResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[8]
+	mi := &file_limen_v1_limen_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1087,7 +1226,7 @@ func (x *DecideResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DecideResponse.ProtoReflect.Descriptor instead.
 func (*DecideResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{8}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DecideResponse) GetDecision() *Decision {
@@ -1108,7 +1247,7 @@ type AwaitRequest struct {
 
 func (x *AwaitRequest) Reset() {
 	*x = AwaitRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[9]
+	mi := &file_limen_v1_limen_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1120,7 +1259,7 @@ func (x *AwaitRequest) String() string {
 func (*AwaitRequest) ProtoMessage() {}
 
 func (x *AwaitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[9]
+	mi := &file_limen_v1_limen_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1133,7 +1272,7 @@ func (x *AwaitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitRequest.ProtoReflect.Descriptor instead.
 func (*AwaitRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{9}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AwaitRequest) GetAskId() string {
@@ -1163,7 +1302,7 @@ type AwaitResponse struct {
 
 func (x *AwaitResponse) Reset() {
 	*x = AwaitResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[10]
+	mi := &file_limen_v1_limen_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1175,7 +1314,7 @@ func (x *AwaitResponse) String() string {
 func (*AwaitResponse) ProtoMessage() {}
 
 func (x *AwaitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[10]
+	mi := &file_limen_v1_limen_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1188,7 +1327,7 @@ func (x *AwaitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitResponse.ProtoReflect.Descriptor instead.
 func (*AwaitResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{10}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AwaitResponse) GetVerdict() Verdict {
@@ -1231,7 +1370,7 @@ type AnswerRequest struct {
 
 func (x *AnswerRequest) Reset() {
 	*x = AnswerRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[11]
+	mi := &file_limen_v1_limen_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1382,7 @@ func (x *AnswerRequest) String() string {
 func (*AnswerRequest) ProtoMessage() {}
 
 func (x *AnswerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[11]
+	mi := &file_limen_v1_limen_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1395,7 @@ func (x *AnswerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerRequest.ProtoReflect.Descriptor instead.
 func (*AnswerRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{11}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AnswerRequest) GetAskId() string {
@@ -1298,7 +1437,7 @@ type AnswerResponse struct {
 
 func (x *AnswerResponse) Reset() {
 	*x = AnswerResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[12]
+	mi := &file_limen_v1_limen_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1310,7 +1449,7 @@ func (x *AnswerResponse) String() string {
 func (*AnswerResponse) ProtoMessage() {}
 
 func (x *AnswerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[12]
+	mi := &file_limen_v1_limen_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1323,7 +1462,7 @@ func (x *AnswerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerResponse.ProtoReflect.Descriptor instead.
 func (*AnswerResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{12}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AnswerResponse) GetVerdict() Verdict {
@@ -1348,7 +1487,7 @@ type ListPendingRequest struct {
 
 func (x *ListPendingRequest) Reset() {
 	*x = ListPendingRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[13]
+	mi := &file_limen_v1_limen_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1360,7 +1499,7 @@ func (x *ListPendingRequest) String() string {
 func (*ListPendingRequest) ProtoMessage() {}
 
 func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[13]
+	mi := &file_limen_v1_limen_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1373,7 +1512,7 @@ func (x *ListPendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingRequest.ProtoReflect.Descriptor instead.
 func (*ListPendingRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{13}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{14}
 }
 
 type ListPendingResponse struct {
@@ -1385,7 +1524,7 @@ type ListPendingResponse struct {
 
 func (x *ListPendingResponse) Reset() {
 	*x = ListPendingResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[14]
+	mi := &file_limen_v1_limen_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1397,7 +1536,7 @@ func (x *ListPendingResponse) String() string {
 func (*ListPendingResponse) ProtoMessage() {}
 
 func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[14]
+	mi := &file_limen_v1_limen_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1410,7 +1549,7 @@ func (x *ListPendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPendingResponse.ProtoReflect.Descriptor instead.
 func (*ListPendingResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{14}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListPendingResponse) GetAsks() []*PendingAsk {
@@ -1428,7 +1567,7 @@ type WatchPendingRequest struct {
 
 func (x *WatchPendingRequest) Reset() {
 	*x = WatchPendingRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[15]
+	mi := &file_limen_v1_limen_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1440,7 +1579,7 @@ func (x *WatchPendingRequest) String() string {
 func (*WatchPendingRequest) ProtoMessage() {}
 
 func (x *WatchPendingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[15]
+	mi := &file_limen_v1_limen_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1453,7 +1592,7 @@ func (x *WatchPendingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPendingRequest.ProtoReflect.Descriptor instead.
 func (*WatchPendingRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{15}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{16}
 }
 
 // WatchPendingResponse is one change of the pending asks.
@@ -1468,7 +1607,7 @@ type WatchPendingResponse struct {
 
 func (x *WatchPendingResponse) Reset() {
 	*x = WatchPendingResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[16]
+	mi := &file_limen_v1_limen_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1619,7 @@ func (x *WatchPendingResponse) String() string {
 func (*WatchPendingResponse) ProtoMessage() {}
 
 func (x *WatchPendingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[16]
+	mi := &file_limen_v1_limen_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1632,7 @@ func (x *WatchPendingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPendingResponse.ProtoReflect.Descriptor instead.
 func (*WatchPendingResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{16}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WatchPendingResponse) GetKind() WatchPendingResponse_Kind {
@@ -1529,7 +1668,7 @@ type ClassThresholds struct {
 
 func (x *ClassThresholds) Reset() {
 	*x = ClassThresholds{}
-	mi := &file_limen_v1_limen_proto_msgTypes[17]
+	mi := &file_limen_v1_limen_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1541,7 +1680,7 @@ func (x *ClassThresholds) String() string {
 func (*ClassThresholds) ProtoMessage() {}
 
 func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[17]
+	mi := &file_limen_v1_limen_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1554,7 +1693,7 @@ func (x *ClassThresholds) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ClassThresholds.ProtoReflect.Descriptor instead.
 func (*ClassThresholds) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{17}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ClassThresholds) GetName() string {
@@ -1594,7 +1733,7 @@ type Policy struct {
 
 func (x *Policy) Reset() {
 	*x = Policy{}
-	mi := &file_limen_v1_limen_proto_msgTypes[18]
+	mi := &file_limen_v1_limen_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1606,7 +1745,7 @@ func (x *Policy) String() string {
 func (*Policy) ProtoMessage() {}
 
 func (x *Policy) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[18]
+	mi := &file_limen_v1_limen_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1619,7 +1758,7 @@ func (x *Policy) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Policy.ProtoReflect.Descriptor instead.
 func (*Policy) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{18}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Policy) GetVersion() uint64 {
@@ -1665,7 +1804,7 @@ type GetPolicyRequest struct {
 
 func (x *GetPolicyRequest) Reset() {
 	*x = GetPolicyRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[19]
+	mi := &file_limen_v1_limen_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +1816,7 @@ func (x *GetPolicyRequest) String() string {
 func (*GetPolicyRequest) ProtoMessage() {}
 
 func (x *GetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[19]
+	mi := &file_limen_v1_limen_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +1829,7 @@ func (x *GetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*GetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{19}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{20}
 }
 
 type GetPolicyResponse struct {
@@ -1702,7 +1841,7 @@ type GetPolicyResponse struct {
 
 func (x *GetPolicyResponse) Reset() {
 	*x = GetPolicyResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[20]
+	mi := &file_limen_v1_limen_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1714,7 +1853,7 @@ func (x *GetPolicyResponse) String() string {
 func (*GetPolicyResponse) ProtoMessage() {}
 
 func (x *GetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[20]
+	mi := &file_limen_v1_limen_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1727,7 +1866,7 @@ func (x *GetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*GetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{20}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetPolicyResponse) GetPolicy() *Policy {
@@ -1750,7 +1889,7 @@ type SetPolicyRequest struct {
 
 func (x *SetPolicyRequest) Reset() {
 	*x = SetPolicyRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[21]
+	mi := &file_limen_v1_limen_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1762,7 +1901,7 @@ func (x *SetPolicyRequest) String() string {
 func (*SetPolicyRequest) ProtoMessage() {}
 
 func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[21]
+	mi := &file_limen_v1_limen_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1775,7 +1914,7 @@ func (x *SetPolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyRequest.ProtoReflect.Descriptor instead.
 func (*SetPolicyRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{21}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *SetPolicyRequest) GetExpectedVersion() uint64 {
@@ -1801,7 +1940,7 @@ type SetPolicyResponse struct {
 
 func (x *SetPolicyResponse) Reset() {
 	*x = SetPolicyResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[22]
+	mi := &file_limen_v1_limen_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1813,7 +1952,7 @@ func (x *SetPolicyResponse) String() string {
 func (*SetPolicyResponse) ProtoMessage() {}
 
 func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[22]
+	mi := &file_limen_v1_limen_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1826,7 +1965,7 @@ func (x *SetPolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPolicyResponse.ProtoReflect.Descriptor instead.
 func (*SetPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{22}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SetPolicyResponse) GetPolicy() *Policy {
@@ -1852,7 +1991,7 @@ type HistoryRequest struct {
 
 func (x *HistoryRequest) Reset() {
 	*x = HistoryRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[23]
+	mi := &file_limen_v1_limen_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1864,7 +2003,7 @@ func (x *HistoryRequest) String() string {
 func (*HistoryRequest) ProtoMessage() {}
 
 func (x *HistoryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[23]
+	mi := &file_limen_v1_limen_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1877,7 +2016,7 @@ func (x *HistoryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryRequest.ProtoReflect.Descriptor instead.
 func (*HistoryRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{23}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *HistoryRequest) GetLimit() int32 {
@@ -1917,7 +2056,7 @@ type HistoryResponse struct {
 
 func (x *HistoryResponse) Reset() {
 	*x = HistoryResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[24]
+	mi := &file_limen_v1_limen_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1929,7 +2068,7 @@ func (x *HistoryResponse) String() string {
 func (*HistoryResponse) ProtoMessage() {}
 
 func (x *HistoryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[24]
+	mi := &file_limen_v1_limen_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1942,7 +2081,7 @@ func (x *HistoryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HistoryResponse.ProtoReflect.Descriptor instead.
 func (*HistoryResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{24}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *HistoryResponse) GetDecisions() []*Decision {
@@ -1960,7 +2099,7 @@ type ListPolicyVersionsRequest struct {
 
 func (x *ListPolicyVersionsRequest) Reset() {
 	*x = ListPolicyVersionsRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[25]
+	mi := &file_limen_v1_limen_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1972,7 +2111,7 @@ func (x *ListPolicyVersionsRequest) String() string {
 func (*ListPolicyVersionsRequest) ProtoMessage() {}
 
 func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[25]
+	mi := &file_limen_v1_limen_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1985,7 +2124,7 @@ func (x *ListPolicyVersionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsRequest.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{25}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{26}
 }
 
 type ListPolicyVersionsResponse struct {
@@ -1997,7 +2136,7 @@ type ListPolicyVersionsResponse struct {
 
 func (x *ListPolicyVersionsResponse) Reset() {
 	*x = ListPolicyVersionsResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[26]
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2009,7 +2148,7 @@ func (x *ListPolicyVersionsResponse) String() string {
 func (*ListPolicyVersionsResponse) ProtoMessage() {}
 
 func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[26]
+	mi := &file_limen_v1_limen_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2022,7 +2161,7 @@ func (x *ListPolicyVersionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPolicyVersionsResponse.ProtoReflect.Descriptor instead.
 func (*ListPolicyVersionsResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{26}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListPolicyVersionsResponse) GetPolicies() []*Policy {
@@ -2045,7 +2184,7 @@ type SimulatePolicyRequest struct {
 
 func (x *SimulatePolicyRequest) Reset() {
 	*x = SimulatePolicyRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2057,7 +2196,7 @@ func (x *SimulatePolicyRequest) String() string {
 func (*SimulatePolicyRequest) ProtoMessage() {}
 
 func (x *SimulatePolicyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[27]
+	mi := &file_limen_v1_limen_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2070,7 +2209,7 @@ func (x *SimulatePolicyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulatePolicyRequest.ProtoReflect.Descriptor instead.
 func (*SimulatePolicyRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{27}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SimulatePolicyRequest) GetDocument() string {
@@ -2108,7 +2247,7 @@ type SimulationSummary struct {
 
 func (x *SimulationSummary) Reset() {
 	*x = SimulationSummary{}
-	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2120,7 +2259,7 @@ func (x *SimulationSummary) String() string {
 func (*SimulationSummary) ProtoMessage() {}
 
 func (x *SimulationSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[28]
+	mi := &file_limen_v1_limen_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2133,7 +2272,7 @@ func (x *SimulationSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulationSummary.ProtoReflect.Descriptor instead.
 func (*SimulationSummary) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{28}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SimulationSummary) GetPolicyVersion() uint64 {
@@ -2202,7 +2341,7 @@ type SimulatePolicyResponse struct {
 
 func (x *SimulatePolicyResponse) Reset() {
 	*x = SimulatePolicyResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2214,7 +2353,7 @@ func (x *SimulatePolicyResponse) String() string {
 func (*SimulatePolicyResponse) ProtoMessage() {}
 
 func (x *SimulatePolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[29]
+	mi := &file_limen_v1_limen_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2227,7 +2366,7 @@ func (x *SimulatePolicyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SimulatePolicyResponse.ProtoReflect.Descriptor instead.
 func (*SimulatePolicyResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{29}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SimulatePolicyResponse) GetCurrent() *SimulationSummary {
@@ -2254,7 +2393,7 @@ type StatsRequest struct {
 
 func (x *StatsRequest) Reset() {
 	*x = StatsRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2266,7 +2405,7 @@ func (x *StatsRequest) String() string {
 func (*StatsRequest) ProtoMessage() {}
 
 func (x *StatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[30]
+	mi := &file_limen_v1_limen_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2279,7 +2418,7 @@ func (x *StatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsRequest.ProtoReflect.Descriptor instead.
 func (*StatsRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{30}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *StatsRequest) GetSince() *timestamppb.Timestamp {
@@ -2305,7 +2444,7 @@ type VerdictCounts struct {
 
 func (x *VerdictCounts) Reset() {
 	*x = VerdictCounts{}
-	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2317,7 +2456,7 @@ func (x *VerdictCounts) String() string {
 func (*VerdictCounts) ProtoMessage() {}
 
 func (x *VerdictCounts) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[31]
+	mi := &file_limen_v1_limen_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2330,7 +2469,7 @@ func (x *VerdictCounts) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerdictCounts.ProtoReflect.Descriptor instead.
 func (*VerdictCounts) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{31}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *VerdictCounts) GetAllows() int64 {
@@ -2386,7 +2525,7 @@ type UserStats struct {
 
 func (x *UserStats) Reset() {
 	*x = UserStats{}
-	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2398,7 +2537,7 @@ func (x *UserStats) String() string {
 func (*UserStats) ProtoMessage() {}
 
 func (x *UserStats) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[32]
+	mi := &file_limen_v1_limen_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2411,7 +2550,7 @@ func (x *UserStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UserStats.ProtoReflect.Descriptor instead.
 func (*UserStats) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{32}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *UserStats) GetUser() string {
@@ -2439,7 +2578,7 @@ type StatsResponse struct {
 
 func (x *StatsResponse) Reset() {
 	*x = StatsResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2451,7 +2590,7 @@ func (x *StatsResponse) String() string {
 func (*StatsResponse) ProtoMessage() {}
 
 func (x *StatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[33]
+	mi := &file_limen_v1_limen_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2464,7 +2603,7 @@ func (x *StatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatsResponse.ProtoReflect.Descriptor instead.
 func (*StatsResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{33}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *StatsResponse) GetTotal() *VerdictCounts {
@@ -2496,7 +2635,7 @@ type GetVersionRequest struct {
 
 func (x *GetVersionRequest) Reset() {
 	*x = GetVersionRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2508,7 +2647,7 @@ func (x *GetVersionRequest) String() string {
 func (*GetVersionRequest) ProtoMessage() {}
 
 func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[34]
+	mi := &file_limen_v1_limen_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2521,7 +2660,7 @@ func (x *GetVersionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVersionRequest.ProtoReflect.Descriptor instead.
 func (*GetVersionRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{34}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{35}
 }
 
 // BuildInfo is one binary's build, as the Go toolchain recorded it.
@@ -2543,7 +2682,7 @@ type BuildInfo struct {
 
 func (x *BuildInfo) Reset() {
 	*x = BuildInfo{}
-	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2555,7 +2694,7 @@ func (x *BuildInfo) String() string {
 func (*BuildInfo) ProtoMessage() {}
 
 func (x *BuildInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[35]
+	mi := &file_limen_v1_limen_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2568,7 +2707,7 @@ func (x *BuildInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BuildInfo.ProtoReflect.Descriptor instead.
 func (*BuildInfo) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{35}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *BuildInfo) GetModule() string {
@@ -2615,7 +2754,7 @@ type GetVersionResponse struct {
 
 func (x *GetVersionResponse) Reset() {
 	*x = GetVersionResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2627,7 +2766,7 @@ func (x *GetVersionResponse) String() string {
 func (*GetVersionResponse) ProtoMessage() {}
 
 func (x *GetVersionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[36]
+	mi := &file_limen_v1_limen_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2640,7 +2779,7 @@ func (x *GetVersionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetVersionResponse.ProtoReflect.Descriptor instead.
 func (*GetVersionResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{36}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetVersionResponse) GetLimend() *BuildInfo {
@@ -2660,7 +2799,7 @@ type CreatePairingRequest struct {
 
 func (x *CreatePairingRequest) Reset() {
 	*x = CreatePairingRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2672,7 +2811,7 @@ func (x *CreatePairingRequest) String() string {
 func (*CreatePairingRequest) ProtoMessage() {}
 
 func (x *CreatePairingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[37]
+	mi := &file_limen_v1_limen_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2685,7 +2824,7 @@ func (x *CreatePairingRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePairingRequest.ProtoReflect.Descriptor instead.
 func (*CreatePairingRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{37}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *CreatePairingRequest) GetName() string {
@@ -2711,7 +2850,7 @@ type CreatePairingResponse struct {
 
 func (x *CreatePairingResponse) Reset() {
 	*x = CreatePairingResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	mi := &file_limen_v1_limen_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2723,7 +2862,7 @@ func (x *CreatePairingResponse) String() string {
 func (*CreatePairingResponse) ProtoMessage() {}
 
 func (x *CreatePairingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[38]
+	mi := &file_limen_v1_limen_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2736,7 +2875,7 @@ func (x *CreatePairingResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePairingResponse.ProtoReflect.Descriptor instead.
 func (*CreatePairingResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{38}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CreatePairingResponse) GetUrl() string {
@@ -2788,7 +2927,7 @@ type Device struct {
 
 func (x *Device) Reset() {
 	*x = Device{}
-	mi := &file_limen_v1_limen_proto_msgTypes[39]
+	mi := &file_limen_v1_limen_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2800,7 +2939,7 @@ func (x *Device) String() string {
 func (*Device) ProtoMessage() {}
 
 func (x *Device) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[39]
+	mi := &file_limen_v1_limen_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2813,7 +2952,7 @@ func (x *Device) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Device.ProtoReflect.Descriptor instead.
 func (*Device) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{39}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *Device) GetId() string {
@@ -2859,7 +2998,7 @@ type ListDevicesRequest struct {
 
 func (x *ListDevicesRequest) Reset() {
 	*x = ListDevicesRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[40]
+	mi := &file_limen_v1_limen_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2871,7 +3010,7 @@ func (x *ListDevicesRequest) String() string {
 func (*ListDevicesRequest) ProtoMessage() {}
 
 func (x *ListDevicesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[40]
+	mi := &file_limen_v1_limen_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2884,7 +3023,7 @@ func (x *ListDevicesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDevicesRequest.ProtoReflect.Descriptor instead.
 func (*ListDevicesRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{40}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{41}
 }
 
 type ListDevicesResponse struct {
@@ -2896,7 +3035,7 @@ type ListDevicesResponse struct {
 
 func (x *ListDevicesResponse) Reset() {
 	*x = ListDevicesResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[41]
+	mi := &file_limen_v1_limen_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2908,7 +3047,7 @@ func (x *ListDevicesResponse) String() string {
 func (*ListDevicesResponse) ProtoMessage() {}
 
 func (x *ListDevicesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[41]
+	mi := &file_limen_v1_limen_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2921,7 +3060,7 @@ func (x *ListDevicesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListDevicesResponse.ProtoReflect.Descriptor instead.
 func (*ListDevicesResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{41}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ListDevicesResponse) GetDevices() []*Device {
@@ -2940,7 +3079,7 @@ type RevokeDeviceRequest struct {
 
 func (x *RevokeDeviceRequest) Reset() {
 	*x = RevokeDeviceRequest{}
-	mi := &file_limen_v1_limen_proto_msgTypes[42]
+	mi := &file_limen_v1_limen_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2952,7 +3091,7 @@ func (x *RevokeDeviceRequest) String() string {
 func (*RevokeDeviceRequest) ProtoMessage() {}
 
 func (x *RevokeDeviceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[42]
+	mi := &file_limen_v1_limen_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2965,7 +3104,7 @@ func (x *RevokeDeviceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeDeviceRequest.ProtoReflect.Descriptor instead.
 func (*RevokeDeviceRequest) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{42}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *RevokeDeviceRequest) GetId() string {
@@ -2984,7 +3123,7 @@ type RevokeDeviceResponse struct {
 
 func (x *RevokeDeviceResponse) Reset() {
 	*x = RevokeDeviceResponse{}
-	mi := &file_limen_v1_limen_proto_msgTypes[43]
+	mi := &file_limen_v1_limen_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2996,7 +3135,7 @@ func (x *RevokeDeviceResponse) String() string {
 func (*RevokeDeviceResponse) ProtoMessage() {}
 
 func (x *RevokeDeviceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_limen_v1_limen_proto_msgTypes[43]
+	mi := &file_limen_v1_limen_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3009,7 +3148,7 @@ func (x *RevokeDeviceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeDeviceResponse.ProtoReflect.Descriptor instead.
 func (*RevokeDeviceResponse) Descriptor() ([]byte, []int) {
-	return file_limen_v1_limen_proto_rawDescGZIP(), []int{43}
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RevokeDeviceResponse) GetDevice() *Device {
@@ -3017,6 +3156,397 @@ func (x *RevokeDeviceResponse) GetDevice() *Device {
 		return x.Device
 	}
 	return nil
+}
+
+// ForgetRequest selects answers to take back. Every selector given must
+// hold (they are ANDed), and at least one must be given; answers already
+// forgotten are left as they are.
+type ForgetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// ask_ids selects the answers to these asks.
+	AskIds []string `protobuf:"bytes,1,rep,name=ask_ids,json=askIds,proto3" json:"ask_ids,omitempty"`
+	// key selects answers to actions with this key on a part's ladder,
+	// such as "Bash:git push" (every git push) or an exact key.
+	Key string `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	// action selects answers to actions made of the same parts (the same
+	// exact keys) as this one.
+	Action *Action `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	// since and until bound the answers' time: since <= time < until.
+	Since *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=since,proto3" json:"since,omitempty"`
+	Until *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
+	// user is whose answers; empty means the caller's own.
+	User string `protobuf:"bytes,6,opt,name=user,proto3" json:"user,omitempty"`
+	// last keeps, of the answers selected, only the most recent: "undo my
+	// last answer".
+	Last bool `protobuf:"varint,7,opt,name=last,proto3" json:"last,omitempty"`
+	// dry_run lists what would be forgotten and forgets nothing.
+	DryRun        bool `protobuf:"varint,8,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetRequest) Reset() {
+	*x = ForgetRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetRequest) ProtoMessage() {}
+
+func (x *ForgetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetRequest.ProtoReflect.Descriptor instead.
+func (*ForgetRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ForgetRequest) GetAskIds() []string {
+	if x != nil {
+		return x.AskIds
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *ForgetRequest) GetAction() *Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
+func (x *ForgetRequest) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
+func (x *ForgetRequest) GetLast() bool {
+	if x != nil {
+		return x.Last
+	}
+	return false
+}
+
+func (x *ForgetRequest) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+// ForgottenAnswer is one answer Forget took back (or would, on a dry run).
+type ForgottenAnswer struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	AskId      string                 `protobuf:"bytes,1,opt,name=ask_id,json=askId,proto3" json:"ask_id,omitempty"`
+	Time       *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=time,proto3" json:"time,omitempty"`
+	Action     *Action                `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
+	Choice     Choice                 `protobuf:"varint,4,opt,name=choice,proto3,enum=limen.v1.Choice" json:"choice,omitempty"`
+	Scope      Scope                  `protobuf:"varint,5,opt,name=scope,proto3,enum=limen.v1.Scope" json:"scope,omitempty"`
+	AnsweredBy string                 `protobuf:"bytes,6,opt,name=answered_by,json=answeredBy,proto3" json:"answered_by,omitempty"`
+	// keys are the exact keys of its parts.
+	Keys          []string `protobuf:"bytes,7,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgottenAnswer) Reset() {
+	*x = ForgottenAnswer{}
+	mi := &file_limen_v1_limen_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgottenAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgottenAnswer) ProtoMessage() {}
+
+func (x *ForgottenAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgottenAnswer.ProtoReflect.Descriptor instead.
+func (*ForgottenAnswer) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{46}
+}
+
+func (x *ForgottenAnswer) GetAskId() string {
+	if x != nil {
+		return x.AskId
+	}
+	return ""
+}
+
+func (x *ForgottenAnswer) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *ForgottenAnswer) GetAction() *Action {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ForgottenAnswer) GetChoice() Choice {
+	if x != nil {
+		return x.Choice
+	}
+	return Choice_CHOICE_UNSPECIFIED
+}
+
+func (x *ForgottenAnswer) GetScope() Scope {
+	if x != nil {
+		return x.Scope
+	}
+	return Scope_SCOPE_UNSPECIFIED
+}
+
+func (x *ForgottenAnswer) GetAnsweredBy() string {
+	if x != nil {
+		return x.AnsweredBy
+	}
+	return ""
+}
+
+func (x *ForgottenAnswer) GetKeys() []string {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
+type ForgetResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Answers       []*ForgottenAnswer     `protobuf:"bytes,1,rep,name=answers,proto3" json:"answers,omitempty"`
+	DryRun        bool                   `protobuf:"varint,2,opt,name=dry_run,json=dryRun,proto3" json:"dry_run,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ForgetResponse) Reset() {
+	*x = ForgetResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ForgetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ForgetResponse) ProtoMessage() {}
+
+func (x *ForgetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ForgetResponse.ProtoReflect.Descriptor instead.
+func (*ForgetResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *ForgetResponse) GetAnswers() []*ForgottenAnswer {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
+func (x *ForgetResponse) GetDryRun() bool {
+	if x != nil {
+		return x.DryRun
+	}
+	return false
+}
+
+type ExplainDecisionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	DecisionId    string                 `protobuf:"bytes,1,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainDecisionRequest) Reset() {
+	*x = ExplainDecisionRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainDecisionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainDecisionRequest) ProtoMessage() {}
+
+func (x *ExplainDecisionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainDecisionRequest.ProtoReflect.Descriptor instead.
+func (*ExplainDecisionRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *ExplainDecisionRequest) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
+}
+
+// ExplainDecisionResponse is a recorded decision and its decision made
+// again on the evidence of its time: the answers given before it (those
+// forgotten since are left out), under the policy version it was made
+// under.
+type ExplainDecisionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// recorded is the decision as it was recorded.
+	Recorded *Decision `protobuf:"bytes,1,opt,name=recorded,proto3" json:"recorded,omitempty"`
+	// replayed is the same action decided again on the answers given
+	// before it, with no exploration: its p, evidence and parts are the
+	// evidence as it stood then.
+	Replayed *Decision `protobuf:"bytes,2,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	// answers_before counts the answers the replay learned from.
+	AnswersBefore int64 `protobuf:"varint,3,opt,name=answers_before,json=answersBefore,proto3" json:"answers_before,omitempty"`
+	// policy is the policy version the decision was made under.
+	Policy *Policy `protobuf:"bytes,4,opt,name=policy,proto3" json:"policy,omitempty"`
+	// note says where the replay may differ from what was recorded
+	// (exploration, a session grant, answers forgotten since).
+	Note          string `protobuf:"bytes,5,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainDecisionResponse) Reset() {
+	*x = ExplainDecisionResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainDecisionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainDecisionResponse) ProtoMessage() {}
+
+func (x *ExplainDecisionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainDecisionResponse.ProtoReflect.Descriptor instead.
+func (*ExplainDecisionResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *ExplainDecisionResponse) GetRecorded() *Decision {
+	if x != nil {
+		return x.Recorded
+	}
+	return nil
+}
+
+func (x *ExplainDecisionResponse) GetReplayed() *Decision {
+	if x != nil {
+		return x.Replayed
+	}
+	return nil
+}
+
+func (x *ExplainDecisionResponse) GetAnswersBefore() int64 {
+	if x != nil {
+		return x.AnswersBefore
+	}
+	return 0
+}
+
+func (x *ExplainDecisionResponse) GetPolicy() *Policy {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+func (x *ExplainDecisionResponse) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
 }
 
 var File_limen_v1_limen_proto protoreflect.FileDescriptor
@@ -3048,7 +3578,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\tapprovals\x18\x02 \x01(\x01R\tapprovals\x12\x18\n" +
 	"\adenials\x18\x03 \x01(\x01R\adenials\x12'\n" +
 	"\x0feffective_count\x18\x04 \x01(\x01R\x0eeffectiveCount\x12\x1a\n" +
-	"\bspecific\x18\x05 \x01(\bR\bspecific\"\xc4\x04\n" +
+	"\bspecific\x18\x05 \x01(\bR\bspecific\"\xea\x04\n" +
 	"\bDecision\x12\x1f\n" +
 	"\vdecision_id\x18\x01 \x01(\tR\n" +
 	"decisionId\x12.\n" +
@@ -3070,7 +3600,18 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x0epolicy_version\x18\f \x01(\x04R\rpolicyVersion\x12\x15\n" +
 	"\x06ask_id\x18\r \x01(\tR\x05askId\x123\n" +
 	"\alatency\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\alatency\x12.\n" +
-	"\aoutcome\x18\x0f \x01(\v2\x14.limen.v1.AskOutcomeR\aoutcome\"\xc8\x02\n" +
+	"\aoutcome\x18\x0f \x01(\v2\x14.limen.v1.AskOutcomeR\aoutcome\x12$\n" +
+	"\x05parts\x18\x10 \x03(\v2\x0e.limen.v1.PartR\x05parts\"\xd2\x01\n" +
+	"\x04Part\x12\x12\n" +
+	"\x04text\x18\x01 \x01(\tR\x04text\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12\x1d\n" +
+	"\n" +
+	"risk_class\x18\x03 \x01(\tR\triskClass\x12+\n" +
+	"\averdict\x18\x04 \x01(\x0e2\x11.limen.v1.VerdictR\averdict\x12\f\n" +
+	"\x01p\x18\x05 \x01(\x01R\x01p\x12\x1c\n" +
+	"\tpredicted\x18\x06 \x01(\bR\tpredicted\x12\x12\n" +
+	"\x04rule\x18\a \x01(\tR\x04rule\x12\x18\n" +
+	"\adecided\x18\b \x01(\bR\adecided\"\xaa\x03\n" +
 	"\n" +
 	"AskOutcome\x12(\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x12.limen.v1.AskStateR\x05state\x12(\n" +
@@ -3082,7 +3623,9 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x18\n" +
 	"\achannel\x18\a \x01(\tR\achannel\x12\x1b\n" +
 	"\tdevice_id\x18\b \x01(\tR\bdeviceId\x12#\n" +
-	"\raction_digest\x18\t \x01(\tR\factionDigest\"\x8e\x01\n" +
+	"\raction_digest\x18\t \x01(\tR\factionDigest\x12=\n" +
+	"\fforgotten_at\x18\x14 \x01(\v2\x1a.google.protobuf.TimestampR\vforgottenAt\x12!\n" +
+	"\fforgotten_by\x18\x15 \x01(\tR\vforgottenBy\"\x8e\x01\n" +
 	"\n" +
 	"PendingAsk\x12\x15\n" +
 	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x12.\n" +
@@ -3216,7 +3759,37 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x13RevokeDeviceRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"@\n" +
 	"\x14RevokeDeviceResponse\x12(\n" +
-	"\x06device\x18\x01 \x01(\v2\x10.limen.v1.DeviceR\x06device*Y\n" +
+	"\x06device\x18\x01 \x01(\v2\x10.limen.v1.DeviceR\x06device\"\x89\x02\n" +
+	"\rForgetRequest\x12\x17\n" +
+	"\aask_ids\x18\x01 \x03(\tR\x06askIds\x12\x10\n" +
+	"\x03key\x18\x02 \x01(\tR\x03key\x12(\n" +
+	"\x06action\x18\x03 \x01(\v2\x10.limen.v1.ActionR\x06action\x120\n" +
+	"\x05since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
+	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12\x12\n" +
+	"\x04user\x18\x06 \x01(\tR\x04user\x12\x12\n" +
+	"\x04last\x18\a \x01(\bR\x04last\x12\x17\n" +
+	"\adry_run\x18\b \x01(\bR\x06dryRun\"\x88\x02\n" +
+	"\x0fForgottenAnswer\x12\x15\n" +
+	"\x06ask_id\x18\x01 \x01(\tR\x05askId\x12.\n" +
+	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12(\n" +
+	"\x06action\x18\x03 \x01(\v2\x10.limen.v1.ActionR\x06action\x12(\n" +
+	"\x06choice\x18\x04 \x01(\x0e2\x10.limen.v1.ChoiceR\x06choice\x12%\n" +
+	"\x05scope\x18\x05 \x01(\x0e2\x0f.limen.v1.ScopeR\x05scope\x12\x1f\n" +
+	"\vanswered_by\x18\x06 \x01(\tR\n" +
+	"answeredBy\x12\x12\n" +
+	"\x04keys\x18\a \x03(\tR\x04keys\"^\n" +
+	"\x0eForgetResponse\x123\n" +
+	"\aanswers\x18\x01 \x03(\v2\x19.limen.v1.ForgottenAnswerR\aanswers\x12\x17\n" +
+	"\adry_run\x18\x02 \x01(\bR\x06dryRun\"9\n" +
+	"\x16ExplainDecisionRequest\x12\x1f\n" +
+	"\vdecision_id\x18\x01 \x01(\tR\n" +
+	"decisionId\"\xde\x01\n" +
+	"\x17ExplainDecisionResponse\x12.\n" +
+	"\brecorded\x18\x01 \x01(\v2\x12.limen.v1.DecisionR\brecorded\x12.\n" +
+	"\breplayed\x18\x02 \x01(\v2\x12.limen.v1.DecisionR\breplayed\x12%\n" +
+	"\x0eanswers_before\x18\x03 \x01(\x03R\ranswersBefore\x12(\n" +
+	"\x06policy\x18\x04 \x01(\v2\x10.limen.v1.PolicyR\x06policy\x12\x12\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -3242,7 +3815,7 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x15ASK_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11ASK_STATE_PENDING\x10\x01\x12\x16\n" +
 	"\x12ASK_STATE_ANSWERED\x10\x02\x12\x15\n" +
-	"\x11ASK_STATE_EXPIRED\x10\x032\xd4\b\n" +
+	"\x11ASK_STATE_EXPIRED\x10\x032\xe9\t\n" +
 	"\x0fDecisionService\x12;\n" +
 	"\x06Decide\x12\x17.limen.v1.DecideRequest\x1a\x18.limen.v1.DecideResponse\x128\n" +
 	"\x05Await\x12\x16.limen.v1.AwaitRequest\x1a\x17.limen.v1.AwaitResponse\x12;\n" +
@@ -3259,7 +3832,9 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"GetVersion\x12\x1b.limen.v1.GetVersionRequest\x1a\x1c.limen.v1.GetVersionResponse\x12P\n" +
 	"\rCreatePairing\x12\x1e.limen.v1.CreatePairingRequest\x1a\x1f.limen.v1.CreatePairingResponse\x12J\n" +
 	"\vListDevices\x12\x1c.limen.v1.ListDevicesRequest\x1a\x1d.limen.v1.ListDevicesResponse\x12M\n" +
-	"\fRevokeDevice\x12\x1d.limen.v1.RevokeDeviceRequest\x1a\x1e.limen.v1.RevokeDeviceResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
+	"\fRevokeDevice\x12\x1d.limen.v1.RevokeDeviceRequest\x1a\x1e.limen.v1.RevokeDeviceResponse\x12;\n" +
+	"\x06Forget\x12\x17.limen.v1.ForgetRequest\x1a\x18.limen.v1.ForgetResponse\x12V\n" +
+	"\x0fExplainDecision\x12 .limen.v1.ExplainDecisionRequest\x1a!.limen.v1.ExplainDecisionResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
 
 var (
 	file_limen_v1_limen_proto_rawDescOnce sync.Once
@@ -3274,7 +3849,7 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_limen_v1_limen_proto_goTypes = []any{
 	(Verdict)(0),                       // 0: limen.v1.Verdict
 	(Decider)(0),                       // 1: limen.v1.Decider
@@ -3287,132 +3862,156 @@ var file_limen_v1_limen_proto_goTypes = []any{
 	(*Costs)(nil),                      // 8: limen.v1.Costs
 	(*Evidence)(nil),                   // 9: limen.v1.Evidence
 	(*Decision)(nil),                   // 10: limen.v1.Decision
-	(*AskOutcome)(nil),                 // 11: limen.v1.AskOutcome
-	(*PendingAsk)(nil),                 // 12: limen.v1.PendingAsk
-	(*DecideRequest)(nil),              // 13: limen.v1.DecideRequest
-	(*DecideResponse)(nil),             // 14: limen.v1.DecideResponse
-	(*AwaitRequest)(nil),               // 15: limen.v1.AwaitRequest
-	(*AwaitResponse)(nil),              // 16: limen.v1.AwaitResponse
-	(*AnswerRequest)(nil),              // 17: limen.v1.AnswerRequest
-	(*AnswerResponse)(nil),             // 18: limen.v1.AnswerResponse
-	(*ListPendingRequest)(nil),         // 19: limen.v1.ListPendingRequest
-	(*ListPendingResponse)(nil),        // 20: limen.v1.ListPendingResponse
-	(*WatchPendingRequest)(nil),        // 21: limen.v1.WatchPendingRequest
-	(*WatchPendingResponse)(nil),       // 22: limen.v1.WatchPendingResponse
-	(*ClassThresholds)(nil),            // 23: limen.v1.ClassThresholds
-	(*Policy)(nil),                     // 24: limen.v1.Policy
-	(*GetPolicyRequest)(nil),           // 25: limen.v1.GetPolicyRequest
-	(*GetPolicyResponse)(nil),          // 26: limen.v1.GetPolicyResponse
-	(*SetPolicyRequest)(nil),           // 27: limen.v1.SetPolicyRequest
-	(*SetPolicyResponse)(nil),          // 28: limen.v1.SetPolicyResponse
-	(*HistoryRequest)(nil),             // 29: limen.v1.HistoryRequest
-	(*HistoryResponse)(nil),            // 30: limen.v1.HistoryResponse
-	(*ListPolicyVersionsRequest)(nil),  // 31: limen.v1.ListPolicyVersionsRequest
-	(*ListPolicyVersionsResponse)(nil), // 32: limen.v1.ListPolicyVersionsResponse
-	(*SimulatePolicyRequest)(nil),      // 33: limen.v1.SimulatePolicyRequest
-	(*SimulationSummary)(nil),          // 34: limen.v1.SimulationSummary
-	(*SimulatePolicyResponse)(nil),     // 35: limen.v1.SimulatePolicyResponse
-	(*StatsRequest)(nil),               // 36: limen.v1.StatsRequest
-	(*VerdictCounts)(nil),              // 37: limen.v1.VerdictCounts
-	(*UserStats)(nil),                  // 38: limen.v1.UserStats
-	(*StatsResponse)(nil),              // 39: limen.v1.StatsResponse
-	(*GetVersionRequest)(nil),          // 40: limen.v1.GetVersionRequest
-	(*BuildInfo)(nil),                  // 41: limen.v1.BuildInfo
-	(*GetVersionResponse)(nil),         // 42: limen.v1.GetVersionResponse
-	(*CreatePairingRequest)(nil),       // 43: limen.v1.CreatePairingRequest
-	(*CreatePairingResponse)(nil),      // 44: limen.v1.CreatePairingResponse
-	(*Device)(nil),                     // 45: limen.v1.Device
-	(*ListDevicesRequest)(nil),         // 46: limen.v1.ListDevicesRequest
-	(*ListDevicesResponse)(nil),        // 47: limen.v1.ListDevicesResponse
-	(*RevokeDeviceRequest)(nil),        // 48: limen.v1.RevokeDeviceRequest
-	(*RevokeDeviceResponse)(nil),       // 49: limen.v1.RevokeDeviceResponse
-	(*timestamppb.Timestamp)(nil),      // 50: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),        // 51: google.protobuf.Duration
+	(*Part)(nil),                       // 11: limen.v1.Part
+	(*AskOutcome)(nil),                 // 12: limen.v1.AskOutcome
+	(*PendingAsk)(nil),                 // 13: limen.v1.PendingAsk
+	(*DecideRequest)(nil),              // 14: limen.v1.DecideRequest
+	(*DecideResponse)(nil),             // 15: limen.v1.DecideResponse
+	(*AwaitRequest)(nil),               // 16: limen.v1.AwaitRequest
+	(*AwaitResponse)(nil),              // 17: limen.v1.AwaitResponse
+	(*AnswerRequest)(nil),              // 18: limen.v1.AnswerRequest
+	(*AnswerResponse)(nil),             // 19: limen.v1.AnswerResponse
+	(*ListPendingRequest)(nil),         // 20: limen.v1.ListPendingRequest
+	(*ListPendingResponse)(nil),        // 21: limen.v1.ListPendingResponse
+	(*WatchPendingRequest)(nil),        // 22: limen.v1.WatchPendingRequest
+	(*WatchPendingResponse)(nil),       // 23: limen.v1.WatchPendingResponse
+	(*ClassThresholds)(nil),            // 24: limen.v1.ClassThresholds
+	(*Policy)(nil),                     // 25: limen.v1.Policy
+	(*GetPolicyRequest)(nil),           // 26: limen.v1.GetPolicyRequest
+	(*GetPolicyResponse)(nil),          // 27: limen.v1.GetPolicyResponse
+	(*SetPolicyRequest)(nil),           // 28: limen.v1.SetPolicyRequest
+	(*SetPolicyResponse)(nil),          // 29: limen.v1.SetPolicyResponse
+	(*HistoryRequest)(nil),             // 30: limen.v1.HistoryRequest
+	(*HistoryResponse)(nil),            // 31: limen.v1.HistoryResponse
+	(*ListPolicyVersionsRequest)(nil),  // 32: limen.v1.ListPolicyVersionsRequest
+	(*ListPolicyVersionsResponse)(nil), // 33: limen.v1.ListPolicyVersionsResponse
+	(*SimulatePolicyRequest)(nil),      // 34: limen.v1.SimulatePolicyRequest
+	(*SimulationSummary)(nil),          // 35: limen.v1.SimulationSummary
+	(*SimulatePolicyResponse)(nil),     // 36: limen.v1.SimulatePolicyResponse
+	(*StatsRequest)(nil),               // 37: limen.v1.StatsRequest
+	(*VerdictCounts)(nil),              // 38: limen.v1.VerdictCounts
+	(*UserStats)(nil),                  // 39: limen.v1.UserStats
+	(*StatsResponse)(nil),              // 40: limen.v1.StatsResponse
+	(*GetVersionRequest)(nil),          // 41: limen.v1.GetVersionRequest
+	(*BuildInfo)(nil),                  // 42: limen.v1.BuildInfo
+	(*GetVersionResponse)(nil),         // 43: limen.v1.GetVersionResponse
+	(*CreatePairingRequest)(nil),       // 44: limen.v1.CreatePairingRequest
+	(*CreatePairingResponse)(nil),      // 45: limen.v1.CreatePairingResponse
+	(*Device)(nil),                     // 46: limen.v1.Device
+	(*ListDevicesRequest)(nil),         // 47: limen.v1.ListDevicesRequest
+	(*ListDevicesResponse)(nil),        // 48: limen.v1.ListDevicesResponse
+	(*RevokeDeviceRequest)(nil),        // 49: limen.v1.RevokeDeviceRequest
+	(*RevokeDeviceResponse)(nil),       // 50: limen.v1.RevokeDeviceResponse
+	(*ForgetRequest)(nil),              // 51: limen.v1.ForgetRequest
+	(*ForgottenAnswer)(nil),            // 52: limen.v1.ForgottenAnswer
+	(*ForgetResponse)(nil),             // 53: limen.v1.ForgetResponse
+	(*ExplainDecisionRequest)(nil),     // 54: limen.v1.ExplainDecisionRequest
+	(*ExplainDecisionResponse)(nil),    // 55: limen.v1.ExplainDecisionResponse
+	(*timestamppb.Timestamp)(nil),      // 56: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 57: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	50, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	56, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	51, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
-	11, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
-	4,  // 8: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
-	2,  // 9: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
-	3,  // 10: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	50, // 11: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
-	10, // 12: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	50, // 13: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
-	6,  // 14: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
-	10, // 15: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	51, // 16: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
-	0,  // 17: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
-	4,  // 18: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
-	11, // 19: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
-	2,  // 20: limen.v1.AnswerRequest.choice:type_name -> limen.v1.Choice
-	3,  // 21: limen.v1.AnswerRequest.scope:type_name -> limen.v1.Scope
-	0,  // 22: limen.v1.AnswerResponse.verdict:type_name -> limen.v1.Verdict
-	11, // 23: limen.v1.AnswerResponse.outcome:type_name -> limen.v1.AskOutcome
-	12, // 24: limen.v1.ListPendingResponse.asks:type_name -> limen.v1.PendingAsk
-	5,  // 25: limen.v1.WatchPendingResponse.kind:type_name -> limen.v1.WatchPendingResponse.Kind
-	12, // 26: limen.v1.WatchPendingResponse.ask:type_name -> limen.v1.PendingAsk
-	11, // 27: limen.v1.WatchPendingResponse.outcome:type_name -> limen.v1.AskOutcome
-	8,  // 28: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
-	7,  // 29: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
-	23, // 30: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	50, // 31: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
-	24, // 32: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
-	24, // 33: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
-	10, // 34: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
-	24, // 35: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
-	34, // 36: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
-	34, // 37: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
-	50, // 38: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
-	37, // 39: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
-	37, // 40: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
-	38, // 41: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
-	41, // 42: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
-	50, // 43: limen.v1.CreatePairingResponse.expires_at:type_name -> google.protobuf.Timestamp
-	50, // 44: limen.v1.Device.created:type_name -> google.protobuf.Timestamp
-	50, // 45: limen.v1.Device.last_used:type_name -> google.protobuf.Timestamp
-	45, // 46: limen.v1.ListDevicesResponse.devices:type_name -> limen.v1.Device
-	45, // 47: limen.v1.RevokeDeviceResponse.device:type_name -> limen.v1.Device
-	13, // 48: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	15, // 49: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	17, // 50: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	19, // 51: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	21, // 52: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	25, // 53: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	27, // 54: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	29, // 55: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	31, // 56: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
-	33, // 57: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
-	36, // 58: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
-	40, // 59: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
-	43, // 60: limen.v1.DecisionService.CreatePairing:input_type -> limen.v1.CreatePairingRequest
-	46, // 61: limen.v1.DecisionService.ListDevices:input_type -> limen.v1.ListDevicesRequest
-	48, // 62: limen.v1.DecisionService.RevokeDevice:input_type -> limen.v1.RevokeDeviceRequest
-	14, // 63: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	16, // 64: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	18, // 65: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	20, // 66: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	22, // 67: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	26, // 68: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	28, // 69: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	30, // 70: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	32, // 71: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
-	35, // 72: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
-	39, // 73: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
-	42, // 74: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
-	44, // 75: limen.v1.DecisionService.CreatePairing:output_type -> limen.v1.CreatePairingResponse
-	47, // 76: limen.v1.DecisionService.ListDevices:output_type -> limen.v1.ListDevicesResponse
-	49, // 77: limen.v1.DecisionService.RevokeDevice:output_type -> limen.v1.RevokeDeviceResponse
-	63, // [63:78] is the sub-list for method output_type
-	48, // [48:63] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	57, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	12, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
+	11, // 8: limen.v1.Decision.parts:type_name -> limen.v1.Part
+	0,  // 9: limen.v1.Part.verdict:type_name -> limen.v1.Verdict
+	4,  // 10: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
+	2,  // 11: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
+	3,  // 12: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
+	56, // 13: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	56, // 14: limen.v1.AskOutcome.forgotten_at:type_name -> google.protobuf.Timestamp
+	10, // 15: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
+	56, // 16: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	6,  // 17: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
+	10, // 18: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
+	57, // 19: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	0,  // 20: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
+	4,  // 21: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
+	12, // 22: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
+	2,  // 23: limen.v1.AnswerRequest.choice:type_name -> limen.v1.Choice
+	3,  // 24: limen.v1.AnswerRequest.scope:type_name -> limen.v1.Scope
+	0,  // 25: limen.v1.AnswerResponse.verdict:type_name -> limen.v1.Verdict
+	12, // 26: limen.v1.AnswerResponse.outcome:type_name -> limen.v1.AskOutcome
+	13, // 27: limen.v1.ListPendingResponse.asks:type_name -> limen.v1.PendingAsk
+	5,  // 28: limen.v1.WatchPendingResponse.kind:type_name -> limen.v1.WatchPendingResponse.Kind
+	13, // 29: limen.v1.WatchPendingResponse.ask:type_name -> limen.v1.PendingAsk
+	12, // 30: limen.v1.WatchPendingResponse.outcome:type_name -> limen.v1.AskOutcome
+	8,  // 31: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
+	7,  // 32: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
+	24, // 33: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
+	56, // 34: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	25, // 35: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
+	25, // 36: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
+	10, // 37: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
+	25, // 38: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
+	35, // 39: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
+	35, // 40: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
+	56, // 41: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	38, // 42: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
+	38, // 43: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
+	39, // 44: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
+	42, // 45: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
+	56, // 46: limen.v1.CreatePairingResponse.expires_at:type_name -> google.protobuf.Timestamp
+	56, // 47: limen.v1.Device.created:type_name -> google.protobuf.Timestamp
+	56, // 48: limen.v1.Device.last_used:type_name -> google.protobuf.Timestamp
+	46, // 49: limen.v1.ListDevicesResponse.devices:type_name -> limen.v1.Device
+	46, // 50: limen.v1.RevokeDeviceResponse.device:type_name -> limen.v1.Device
+	6,  // 51: limen.v1.ForgetRequest.action:type_name -> limen.v1.Action
+	56, // 52: limen.v1.ForgetRequest.since:type_name -> google.protobuf.Timestamp
+	56, // 53: limen.v1.ForgetRequest.until:type_name -> google.protobuf.Timestamp
+	56, // 54: limen.v1.ForgottenAnswer.time:type_name -> google.protobuf.Timestamp
+	6,  // 55: limen.v1.ForgottenAnswer.action:type_name -> limen.v1.Action
+	2,  // 56: limen.v1.ForgottenAnswer.choice:type_name -> limen.v1.Choice
+	3,  // 57: limen.v1.ForgottenAnswer.scope:type_name -> limen.v1.Scope
+	52, // 58: limen.v1.ForgetResponse.answers:type_name -> limen.v1.ForgottenAnswer
+	10, // 59: limen.v1.ExplainDecisionResponse.recorded:type_name -> limen.v1.Decision
+	10, // 60: limen.v1.ExplainDecisionResponse.replayed:type_name -> limen.v1.Decision
+	25, // 61: limen.v1.ExplainDecisionResponse.policy:type_name -> limen.v1.Policy
+	14, // 62: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	16, // 63: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	18, // 64: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	20, // 65: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	22, // 66: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	26, // 67: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	28, // 68: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	30, // 69: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	32, // 70: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	34, // 71: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	37, // 72: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	41, // 73: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
+	44, // 74: limen.v1.DecisionService.CreatePairing:input_type -> limen.v1.CreatePairingRequest
+	47, // 75: limen.v1.DecisionService.ListDevices:input_type -> limen.v1.ListDevicesRequest
+	49, // 76: limen.v1.DecisionService.RevokeDevice:input_type -> limen.v1.RevokeDeviceRequest
+	51, // 77: limen.v1.DecisionService.Forget:input_type -> limen.v1.ForgetRequest
+	54, // 78: limen.v1.DecisionService.ExplainDecision:input_type -> limen.v1.ExplainDecisionRequest
+	15, // 79: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	17, // 80: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	19, // 81: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	21, // 82: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	23, // 83: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	27, // 84: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	29, // 85: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	31, // 86: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	33, // 87: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	36, // 88: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	40, // 89: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	43, // 90: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
+	45, // 91: limen.v1.DecisionService.CreatePairing:output_type -> limen.v1.CreatePairingResponse
+	48, // 92: limen.v1.DecisionService.ListDevices:output_type -> limen.v1.ListDevicesResponse
+	50, // 93: limen.v1.DecisionService.RevokeDevice:output_type -> limen.v1.RevokeDeviceResponse
+	53, // 94: limen.v1.DecisionService.Forget:output_type -> limen.v1.ForgetResponse
+	55, // 95: limen.v1.DecisionService.ExplainDecision:output_type -> limen.v1.ExplainDecisionResponse
+	79, // [79:96] is the sub-list for method output_type
+	62, // [62:79] is the sub-list for method input_type
+	62, // [62:62] is the sub-list for extension type_name
+	62, // [62:62] is the sub-list for extension extendee
+	0,  // [0:62] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -3426,7 +4025,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   44,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

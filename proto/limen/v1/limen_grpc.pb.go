@@ -37,6 +37,8 @@ const (
 	DecisionService_CreatePairing_FullMethodName      = "/limen.v1.DecisionService/CreatePairing"
 	DecisionService_ListDevices_FullMethodName        = "/limen.v1.DecisionService/ListDevices"
 	DecisionService_RevokeDevice_FullMethodName       = "/limen.v1.DecisionService/RevokeDevice"
+	DecisionService_Forget_FullMethodName             = "/limen.v1.DecisionService/Forget"
+	DecisionService_ExplainDecision_FullMethodName    = "/limen.v1.DecisionService/ExplainDecision"
 )
 
 // DecisionServiceClient is the client API for DecisionService service.
@@ -88,6 +90,14 @@ type DecisionServiceClient interface {
 	// RevokeDevice removes a paired device at once: its sessions and live
 	// streams end.
 	RevokeDevice(ctx context.Context, in *RevokeDeviceRequest, opts ...grpc.CallOption) (*RevokeDeviceResponse, error)
+	// Forget takes back answers a person gave: they stay in the history,
+	// marked forgotten, and the predictor's counts are rebuilt exactly as if
+	// they had never been given (an approval for the session they gave ends
+	// too). Like Answer, only a person may call it, never an agent.
+	Forget(ctx context.Context, in *ForgetRequest, opts ...grpc.CallOption) (*ForgetResponse, error)
+	// ExplainDecision says why a recorded decision got its verdict, with the
+	// evidence as it stood then.
+	ExplainDecision(ctx context.Context, in *ExplainDecisionRequest, opts ...grpc.CallOption) (*ExplainDecisionResponse, error)
 }
 
 type decisionServiceClient struct {
@@ -257,6 +267,26 @@ func (c *decisionServiceClient) RevokeDevice(ctx context.Context, in *RevokeDevi
 	return out, nil
 }
 
+func (c *decisionServiceClient) Forget(ctx context.Context, in *ForgetRequest, opts ...grpc.CallOption) (*ForgetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ForgetResponse)
+	err := c.cc.Invoke(ctx, DecisionService_Forget_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *decisionServiceClient) ExplainDecision(ctx context.Context, in *ExplainDecisionRequest, opts ...grpc.CallOption) (*ExplainDecisionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExplainDecisionResponse)
+	err := c.cc.Invoke(ctx, DecisionService_ExplainDecision_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecisionServiceServer is the server API for DecisionService service.
 // All implementations must embed UnimplementedDecisionServiceServer
 // for forward compatibility.
@@ -306,6 +336,14 @@ type DecisionServiceServer interface {
 	// RevokeDevice removes a paired device at once: its sessions and live
 	// streams end.
 	RevokeDevice(context.Context, *RevokeDeviceRequest) (*RevokeDeviceResponse, error)
+	// Forget takes back answers a person gave: they stay in the history,
+	// marked forgotten, and the predictor's counts are rebuilt exactly as if
+	// they had never been given (an approval for the session they gave ends
+	// too). Like Answer, only a person may call it, never an agent.
+	Forget(context.Context, *ForgetRequest) (*ForgetResponse, error)
+	// ExplainDecision says why a recorded decision got its verdict, with the
+	// evidence as it stood then.
+	ExplainDecision(context.Context, *ExplainDecisionRequest) (*ExplainDecisionResponse, error)
 	mustEmbedUnimplementedDecisionServiceServer()
 }
 
@@ -360,6 +398,12 @@ func (UnimplementedDecisionServiceServer) ListDevices(context.Context, *ListDevi
 }
 func (UnimplementedDecisionServiceServer) RevokeDevice(context.Context, *RevokeDeviceRequest) (*RevokeDeviceResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeDevice not implemented")
+}
+func (UnimplementedDecisionServiceServer) Forget(context.Context, *ForgetRequest) (*ForgetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Forget not implemented")
+}
+func (UnimplementedDecisionServiceServer) ExplainDecision(context.Context, *ExplainDecisionRequest) (*ExplainDecisionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExplainDecision not implemented")
 }
 func (UnimplementedDecisionServiceServer) mustEmbedUnimplementedDecisionServiceServer() {}
 func (UnimplementedDecisionServiceServer) testEmbeddedByValue()                         {}
@@ -645,6 +689,42 @@ func _DecisionService_RevokeDevice_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DecisionService_Forget_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ForgetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).Forget(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_Forget_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).Forget(ctx, req.(*ForgetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _DecisionService_ExplainDecision_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExplainDecisionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).ExplainDecision(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_ExplainDecision_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).ExplainDecision(ctx, req.(*ExplainDecisionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DecisionService_ServiceDesc is the grpc.ServiceDesc for DecisionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -707,6 +787,14 @@ var DecisionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeDevice",
 			Handler:    _DecisionService_RevokeDevice_Handler,
+		},
+		{
+			MethodName: "Forget",
+			Handler:    _DecisionService_Forget_Handler,
+		},
+		{
+			MethodName: "ExplainDecision",
+			Handler:    _DecisionService_ExplainDecision_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

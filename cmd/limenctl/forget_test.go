@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestForget, against a real limend: two denials of make deploy block
+// it; a dry run lists them and changes nothing; forgetting one by its ask
+// id unblocks it (one refusal blocks nothing), and history shows it as
+// forgotten; forgetting by action takes the other; --last takes back an
+// approval for the session, whose grant ends with it.
+func TestForget(t *testing.T) {
+	run, _ := polDaemon(t)
+	ask := func(cmd, choice string, extra ...string) {
+		t.Helper()
+		out, errOut, code := run(append([]string{"--json", "decide", "--session", "s1"}, cmd)...)
+		var d struct {
+			AskID string `json:"ask_id"`
+		}
+		if code != exitAsk || json.Unmarshal([]byte(out), &d) != nil || d.AskID == "" {
+			t.Fatalf("decide %s = %d: %s%s; want an ask", cmd, code, out, errOut)
+		}
+		if _, errOut, code := run(append([]string{"answer", d.AskID, choice}, extra...)...); code != exitOK {
+			t.Fatalf("answer %s %s = %d: %s", d.AskID, choice, code, errOut)
+		}
+	}
+	ask("make deploy", "--deny")
+	ask("make deploy", "--deny")
+	if _, _, code := run("decide", "make deploy"); code != exitBlock {
+		t.Fatalf("make deploy after two denials = %d; want block", code)
+	}
+
+	out, errOut, code := run("forget", "--key", "Bash:make deploy", "--dry-run")
+	if code != exitOK {
+		t.Fatalf("forget --dry-run = %d: %s", code, errOut)
+	}
+	polContains(t, "forget --dry-run", out, "would forget 2 answers (dry run: nothing was forgotten)", "deny", "Bash:make deploy")
+	if _, _, code := run("decide", "make deploy"); code != exitBlock {
+		t.Fatalf("make deploy after a dry run = %d; want block still", code)
+	}
+	var dry struct {
+		Answers []struct {
+			AskID string `json:"ask_id"`
+		} `json:"answers"`
+		DryRun bool `json:"dry_run"`
+	}
+	out, _, _ = run("--json", "forget", "--key", "Bash:make deploy", "--dry-run")
+	if err := json.Unmarshal([]byte(out), &dry); err != nil || len(dry.Answers) != 2 || !dry.DryRun {
+		t.Fatalf("forget --json --dry-run = %+v (%v):\n%s", dry, err, out)
+	}
+
+	out, errOut, code = run("forget", "--ask", dry.Answers[0].AskID)
+	if code != exitOK {
+		t.Fatalf("forget --ask = %d: %s", code, errOut)
+	}
+	polContains(t, "forget --ask", out, "forgot 1 answer; limen's counts are rebuilt without them")
+	if out, _, code := run("decide", "make deploy"); code == exitBlock {
+		t.Errorf("make deploy after one of its two denials was forgotten = block; want ask:\n%s", out)
+	}
+	out, _, _ = run("history", "--asks")
+	polContains(t, "history", out, "denied (forgotten)")
+
+	out, _, code = run("forget", "make deploy")
+	if code != exitOK || !strings.Contains(out, "forgot 1 answer") {
+		t.Errorf("forget make deploy = %d:\n%s\nwant the other denial forgotten", code, out)
+	}
+
+	ask("make build", "--approve", "--session")
+	if _, _, code := run("decide", "--session", "s1", "make build"); code != exitOK {
+		t.Fatalf("make build in s1 after an approval for the session = %d; want allow", code)
+	}
+	if out, errOut, code = run("forget", "--last"); code != exitOK || !strings.Contains(out, "approve (session)") {
+		t.Fatalf("forget --last = %d: %s%s; want the approval for the session", code, out, errOut)
+	}
+	if _, _, code := run("decide", "--session", "s1", "make build"); code != exitAsk {
+		t.Errorf("make build in s1 after its session approval was forgotten = %d; want ask", code)
+	}
+	if _, errOut, code := run("forget"); code != exitUsage || !strings.Contains(errOut, "say which answers to forget") {
+		t.Errorf("forget with no selector = %d: %s; want a usage error", code, errOut)
+	}
+}

@@ -1,0 +1,59 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/limenhq/limen/internal/limentest"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+)
+
+// TestUndoLastAnswer: against a real limend, u with nothing answered says
+// there is nothing to undo; after a deny, u takes that answer back, and
+// limend's history keeps it, marked forgotten.
+func TestUndoLastAnswer(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	v := c.Decide(t.Context(), &limenv1.Action{User: "ana", Agent: "claude-code", Session: "s1", Tool: "Bash",
+		InputJson: `{"command":"make deploy"}`, Cwd: "/home/ana/shop"})
+	id := v.Decision.GetAskId()
+	if v.Err != nil || id == "" {
+		t.Fatalf("Decide = %v %q, %v; want an ask", v.Verdict, v.Reason, v.Err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	m := New(ctx, Options{Client: c, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
+	defer m.Close()
+	m.c.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	r := &runtime{t: t, ctx: ctx, m: m, msgs: make(chan tea.Msg, 64)}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	r.run(m.watch.open())
+	r.until("the ask is shown", func() bool { return selectedID(m) == id })
+
+	r.press("u")
+	if !strings.Contains(m.c.status, "nothing to undo") {
+		t.Errorf("u with nothing answered: status %q; want nothing to undo", m.c.status)
+	}
+	r.press("d")
+	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "block sent") })
+	r.press("u")
+	r.until("the undo comes back", func() bool { return strings.Contains(m.c.status, "took back your answer to ask "+id) })
+
+	ds, err := c.History(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.GetAskId() == id {
+			if o := d.GetOutcome(); o.GetForgottenAt() == nil || o.GetChoice() != limenv1.Choice_CHOICE_DENY {
+				t.Errorf("ask %s after undo: outcome %v; want the deny kept, marked forgotten", id, o)
+			}
+			return
+		}
+	}
+	t.Fatalf("ask %s is not in the history", id)
+}
