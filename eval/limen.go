@@ -30,6 +30,9 @@ type Limen struct {
 	// written is what each user's agents wrote and no approval has run
 	// since, as limend keeps it (engine.Input.Wrote).
 	written map[string]map[string]bool
+	// approvedIn holds, by user and session, the exact keys approved
+	// there (engine.Input.ApprovedInSession).
+	approvedIn map[[2]string]map[string]bool
 }
 
 // NewLimen returns limen's strategy under pol with a fresh estimator of
@@ -38,12 +41,13 @@ type Limen struct {
 func NewLimen(pol *policy.Policy, cfg predictor.Config, seed uint64) *Limen {
 	cfg.HalfLife = pol.HalfLife
 	return &Limen{
-		pol:     pol,
-		est:     predictor.NewEstimator(cfg),
-		rng:     rand.New(rand.NewPCG(seed, 0x6c696d656e)), // "limen"
-		ctx:     context.Background(),
-		lastSeq: -1,
-		written: make(map[string]map[string]bool),
+		pol:        pol,
+		est:        predictor.NewEstimator(cfg),
+		rng:        rand.New(rand.NewPCG(seed, 0x6c696d656e)), // "limen"
+		ctx:        context.Background(),
+		lastSeq:    -1,
+		written:    make(map[string]map[string]bool),
+		approvedIn: make(map[[2]string]map[string]bool),
 	}
 }
 
@@ -65,11 +69,12 @@ func (s *Limen) Decide(a Action) Decision {
 		}
 	}
 	in := engine.Input{
-		Parts:  parts,
-		Env:    policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
-		Policy: s.pol,
-		Wrote:  func(run string) bool { return wroteAny(w, run) },
-		Draw:   s.rng.Float64(),
+		Parts:             parts,
+		Env:               policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
+		Policy:            s.pol,
+		Wrote:             func(run string) bool { return wroteAny(w, run) },
+		ApprovedInSession: func(key string) bool { return s.approvedIn[[2]string{a.User, a.Session}][key] },
+		Draw:              s.rng.Float64(),
 	}
 	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.est.PredictEach(a.User, ls, a.Time), nil
@@ -99,6 +104,13 @@ func (s *Limen) Learn(a Action, approved bool) {
 	}
 	s.est.Observe(a.User, ladders, approved, a.Time)
 	if approved && a.Seq == s.lastSeq {
+		k := [2]string{a.User, a.Session}
+		if s.approvedIn[k] == nil {
+			s.approvedIn[k] = make(map[string]bool)
+		}
+		for _, p := range s.lastParts {
+			s.approvedIn[k][p.Keys.Exact()] = true
+		}
 		for _, p := range s.lastParts {
 			for _, run := range p.Runs {
 				for path := range s.written[a.User] {

@@ -44,6 +44,11 @@ type Input struct {
 	// Granted reports whether a person already approved this exact key for
 	// the session (an answer with session scope).
 	Granted func(key string) bool
+	// ApprovedInSession reports whether the person approved this exact key
+	// in this session with any scope, once included: there one approval
+	// is evidence enough for the prediction to allow a repeat, and beyond
+	// the session it is not (answeredOnce).
+	ApprovedInSession func(key string) bool
 	// Draw is a uniform random number in [0, 1) for exploration.
 	Draw float64
 	// Wrote, if set, reports whether an agent wrote a file that a part's
@@ -276,8 +281,9 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
 		if r.Verdict == policy.Allow {
 			why := unvouched(part.Part, pred)
-			if why == "" && (i < 64 && once&(1<<i) != 0 || i >= 64 && answeredOnce(part.Keys, pred)) {
-				why = "you have approved " + part.Keys.Exact() + " only once, and one approval answers one ask: it is no standing permission " +
+			if why == "" && (i < 64 && once&(1<<i) != 0 || i >= 64 && answeredOnce(part.Keys, pred)) &&
+				(in.ApprovedInSession == nil || !in.ApprovedInSession(part.Keys.Exact())) {
+				why = "you have approved " + part.Keys.Exact() + " only once, in another session, and one approval is no standing permission " +
 					"(approve it again and limen may allow it by itself; approve it for the session, or make a rule, to stop being asked)"
 			}
 			if why != "" {

@@ -83,13 +83,15 @@ func TestOneDenyBlocksNothingElse(t *testing.T) {
 
 // TestApproveOnceIsNoStandingPermission (docs/policy.md, What an answer
 // does): one approval "once" lets that call run and teaches limen one
-// approval, but the same command in a fresh session is asked again, and
-// says why; a second approval lets the prediction allow it.
+// approval; in the session it was given the prediction may allow the
+// same command again, but in a fresh session it is asked again, and says
+// why: once never reaches farther than "for the session". A second
+// approval lets the prediction allow it anywhere.
 func TestApproveOnceIsNoStandingPermission(t *testing.T) {
 	e := startE2E(t)
 	e.ask("ana", "s1", "make build", approve, once)
-	e.want("ana", "s2", "make build", asks, "only once, and one approval answers one ask")
-	e.want("ana", "s1", "make build", asks, "only once") // nor in the same session: that is what "for the session" is for
+	e.want("ana", "s2", "make build", asks, "only once, in another session")
+	e.want("ana", "s1", "make build", allows, "above")
 	e.ask("ana", "s3", "make build", approve, once)
 	e.want("ana", "s4", "make build", allows, "above")
 }

@@ -35,6 +35,9 @@ type Recorded struct {
 	Predicted *predictor.Prediction
 	// Answered says a person answered its ask, Approved how.
 	Answered, Approved bool
+	// ApprovedInSession is Input.ApprovedInSession as it stood when the
+	// decision was made (nil: nothing approved in its session before).
+	ApprovedInSession func(key string) bool
 }
 
 // Replay is one recorded decision made ready to be decided again.
@@ -44,6 +47,8 @@ type Replay struct {
 	granted bool
 	failed  bool
 	preds   map[string]predictor.Prediction
+	// inSession is Recorded.ApprovedInSession.
+	inSession func(key string) bool
 	// approve is the probability that the person approves the whole action,
 	// or 1 or 0 when they answered.
 	approve float64
@@ -61,7 +66,7 @@ func NewReplay(rec Recorded, now []predictor.Prediction) (Replay, error) {
 		return Replay{}, fmt.Errorf("the model gave %d predictions for %d parts", len(now), len(rec.Parts))
 	}
 	r := Replay{parts: rec.Parts, env: rec.Env, granted: rec.Granted, failed: rec.Failed,
-		preds: make(map[string]predictor.Prediction, 1), approve: 1}
+		preds: make(map[string]predictor.Prediction, 1), approve: 1, inSession: rec.ApprovedInSession}
 	for i, part := range rec.Parts {
 		pred := now[i]
 		if rec.Predicted != nil && part.Keys.Exact() == rec.Predicted.Key {
@@ -89,8 +94,9 @@ func (r Replay) decide(ctx context.Context, pol *policy.Policy) Result {
 		Parts:   r.parts,
 		Env:     r.env,
 		Policy:  pol,
-		Granted: func(string) bool { return r.granted },
-		Draw:    1, // no exploration
+		Granted:           func(string) bool { return r.granted },
+		ApprovedInSession: r.inSession,
+		Draw:              1, // no exploration
 	}
 	return Decide(ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		if r.failed {

@@ -12,6 +12,7 @@ import (
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store/storev1"
 )
 
 // ListPolicyVersions implements DecisionService.
@@ -57,6 +58,29 @@ func (s *Server) SimulatePolicy(ctx context.Context, req *limenv1.SimulatePolicy
 	start := s.now()
 	sim := engine.NewSimulation(ps.pol, cand)
 	errLimit := errors.New("limit reached")
+	// When each session's person first approved each exact key, so that
+	// a decision replays with what its session had approved before it
+	// (engine.Input.ApprovedInSession); decisions come newest first.
+	approvedIn := make(map[[3]string]time.Time)
+	if err := s.store.Answers(func(rec *storev1.AnswerRecord) error {
+		if rec.GetChoice() != storev1.Choice_CHOICE_APPROVE {
+			return nil
+		}
+		act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime())
+		if err != nil {
+			return nil
+		}
+		at := rec.GetTime().AsTime()
+		for _, p := range action.Parts(act) {
+			k := [3]string{act.User, act.Session, p.Keys.Exact()}
+			if t, ok := approvedIn[k]; !ok || at.Before(t) {
+				approvedIn[k] = at
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, toStatus(err)
+	}
 	err = s.store.Decisions(func(d *limenv1.Decision) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -71,7 +95,11 @@ func (s *Server) SimulatePolicy(ctx context.Context, req *limenv1.SimulatePolicy
 			s.log.Warn("simulate: skip a decision that does not decode", "id", d.GetDecisionId(), "err", err)
 			return nil
 		}
-		r, err := s.replayOf(d, act, start)
+		at := d.GetTime().AsTime()
+		r, err := s.replayOf(d, act, start, func(key string) bool {
+			t, ok := approvedIn[[3]string{act.User, act.Session, key}]
+			return ok && t.Before(at)
+		})
 		if err != nil {
 			return err
 		}
@@ -92,13 +120,14 @@ func toSummary(s engine.Summary, version uint64) *limenv1.SimulationSummary {
 
 // replayOf converts a recorded decision into the engine's terms and
 // prepares it to be decided again, with the model's predictions as of now.
-func (s *Server) replayOf(d *limenv1.Decision, act action.Action, now time.Time) (engine.Replay, error) {
+func (s *Server) replayOf(d *limenv1.Decision, act action.Action, now time.Time, inSession func(string) bool) (engine.Replay, error) {
 	act.Self = s.plans.self
 	rec := engine.Recorded{
-		Parts:   action.Parts(act),
-		Env:     convert.Env(act),
-		Granted: d.GetDecidedBy() == limenv1.Decider_DECIDER_HUMAN,
-		Failed:  d.GetDecidedBy() == limenv1.Decider_DECIDER_FAILSAFE,
+		Parts:             action.Parts(act),
+		Env:               convert.Env(act),
+		Granted:           d.GetDecidedBy() == limenv1.Decider_DECIDER_HUMAN,
+		Failed:            d.GetDecidedBy() == limenv1.Decider_DECIDER_FAILSAFE,
+		ApprovedInSession: inSession,
 	}
 	if d.GetDecidedBy() == limenv1.Decider_DECIDER_PREDICTION {
 		ev := d.GetEvidence()

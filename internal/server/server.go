@@ -73,6 +73,9 @@ type Server struct {
 	asks   *asks
 	guard  *guard
 	grants engine.Grants // session-scoped approvals, in memory only
+	// approvedIn are the keys each session's person approved with any
+	// scope: where one approval lets the prediction allow a repeat.
+	approvedIn engine.Grants
 	// written is what agents wrote, so that running it asks (written.go).
 	written *written
 	plans   planCache // what Decide works out from an action and the policy alone
@@ -245,13 +248,14 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	}
 	user, session := msg.GetUser(), msg.GetSession()
 	in := engine.Input{
-		Parts:   pl.parts,
-		Env:     pl.env,
-		Plan:    pl.plan,
-		Policy:  ps.pol,
-		Granted: s.grants.For(user, session),
-		Wrote:   s.written.wrote(user, pl.parts),
-		Draw:    rand.Float64(),
+		Parts:             pl.parts,
+		Env:               pl.env,
+		Plan:              pl.plan,
+		Policy:            ps.pol,
+		Granted:           s.grants.For(user, session),
+		ApprovedInSession: s.approvedIn.For(user, session),
+		Wrote:             s.written.wrote(user, pl.parts),
+		Draw:              rand.Float64(),
 	}
 	if req.GetDryRun() {
 		in.Draw = 1 // no exploration: explain what the policy and the evidence say
@@ -550,6 +554,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	if approved {
 		s.written.approved(act.User, parts) // the person allowed running them as they are
+		s.approvedIn.Approve(act.User, act.Session, parts)
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)
