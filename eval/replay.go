@@ -318,11 +318,15 @@ func Replay(r io.Reader, strategies []Strategy, opt Options) (*Report, error) {
 
 // step is the protocol for one action and one strategy.
 func (ru *run) step(l labelled, costs policy.Costs) {
+	if o, ok := ru.s.(Oracle); ok {
+		// An oracle is a floor, not a strategy: it is told the answer.
+		o.Foresee(l.act, l.approve)
+	}
 	start := time.Now()
 	d := ru.s.Decide(l.act)
 	took := time.Since(start)
 	if d.Verdict == policy.Ask {
-		// The only place a label crosses to a strategy.
+		// The only place a label crosses to a strategy (but an Oracle).
 		ru.s.Learn(l.act, l.approve)
 		if d.HasP {
 			ru.cal.add(d.P, l.approve)

@@ -23,6 +23,7 @@ type evalOptions struct {
 	policyFile string
 	seed       uint64
 	usersHalf  string
+	floor      bool
 }
 
 func newEvalCmd(a *app) *cobra.Command {
@@ -61,6 +62,10 @@ second and per-decision p50/p99.`,
 	f.Uint64Var(&o.seed, "seed", 1, "seed of limen's exploration draws")
 	f.StringVar(&o.usersHalf, "users-half", "", "replay only half of the stream's users, a or b, split by a fixed hash of the user id\n"+
 		"(the other half's lines are skipped: they neither count nor teach), to tune on one half and check on the other")
+	f.BoolVar(&o.floor, "floor", false, "also replay the floors of limen's keys: oracles that know every answer, ask at the first\n"+
+		"meeting of each key and are right after it (floor-keys; floor-coarse keys at the ladder's second level\n"+
+		"below the tool instead of just above the exact key), and also pay for exact approvals of secret\n"+
+		"reads and package installs (floor-exact) and for blocking only after two refusals (floor-blocks)")
 	return cmd
 }
 
@@ -104,6 +109,13 @@ func runEvalStream(a *app, o evalOptions, stream string) error {
 	strategies := []eval.Strategy{
 		eval.NewLimen(pol, predictor.DefaultConfig(), o.seed),
 		eval.AlwaysAsk{}, eval.NewRememberExact(), eval.NewRememberPrefix(),
+	}
+	if o.floor {
+		strategies = append(strategies,
+			eval.NewFloor("floor-coarse", pol, eval.FloorRules{Coarse: true}),
+			eval.NewFloor("floor-keys", pol, eval.FloorRules{}),
+			eval.NewFloor("floor-exact", pol, eval.FloorRules{ExactRisky: true}),
+			eval.NewFloor("floor-blocks", pol, eval.FloorRules{ExactRisky: true, BlockAfter: 2}))
 	}
 	start := time.Now()
 	rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: o.perUser, Users: users})
@@ -212,6 +224,12 @@ func printReport(a *app, rep *eval.Report, name, scoring string, took time.Durat
 			r.Latency.PerSecond, r.Latency.P50, r.Latency.P99)
 	}
 	w.Flush()
+	for _, r := range rep.Results {
+		if strings.HasPrefix(r.Strategy, "floor-") {
+			fmt.Fprintln(a.out, "(floor-*: oracles told every answer, asking once per key of limen's and right after it: what asking that way costs at best, not strategies)")
+			break
+		}
+	}
 	for _, r := range rep.Results {
 		if n := r.Overall.Failsafes; n > 0 {
 			fmt.Fprintf(a.out, "(%s: %d asks came from a prediction that failed or missed its deadline, not from the evidence)\n", r.Strategy, n)

@@ -67,6 +67,45 @@ func TestEvalJSON(t *testing.T) {
 	}
 }
 
+// --floor adds the oracles, each paying for one more rule than the last,
+// so each costs at least as much as the one before.
+func TestEvalFloor(t *testing.T) {
+	code, out, errOut := runEval(t, smokeStream, "--json", "--floor", "--costs", "allow=20,block=2,ask=1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Results []struct {
+			Strategy string `json:"strategy"`
+			Overall  struct {
+				Asks          int     `json:"asks"`
+				CostPerAction float64 `json:"cost_per_action"`
+			} `json:"overall"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	var names []string
+	prev := -1.0
+	for _, r := range rep.Results {
+		if !strings.HasPrefix(r.Strategy, "floor-") {
+			continue
+		}
+		names = append(names, r.Strategy)
+		if r.Overall.CostPerAction < prev {
+			t.Errorf("%s costs %.4f, less than the floor before it (%.4f)", r.Strategy, r.Overall.CostPerAction, prev)
+		}
+		prev = r.Overall.CostPerAction
+	}
+	if strings.Join(names, " ") != "floor-coarse floor-keys floor-exact floor-blocks" {
+		t.Errorf("floors %v; want floor-coarse floor-keys floor-exact floor-blocks", names)
+	}
+	if code, out, _ := runEval(t, smokeStream, "--floor"); code != exitOK || !strings.Contains(out, "oracles told every answer") {
+		t.Errorf("the table does not say what the floors are (exit %d):\n%s", code, out)
+	}
+}
+
 func TestEvalRefusesBadInput(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	if err := os.WriteFile(bad, []byte(`{"t":"2026-03-02T10:00:00Z","user":"u1","tool":"Bash","truth":"maybe"}`+"\n"), 0o600); err != nil {
