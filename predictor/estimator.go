@@ -137,6 +137,12 @@ const maxDepth = 6
 type novelty struct {
 	root     counts
 	byParent [2 * maxDepth][2]counts
+	// clean is the part of byParent[s][1] whose parent the person had
+	// approved and never refused: a new child of a key someone has only
+	// ever approved is approved more often than one of a key they have
+	// also refused (a new `curl URL` after approved curls, against a new
+	// `psql …` after a refused one).
+	clean [2 * maxDepth]counts
 }
 
 // noNovelty stands in, read only, for a root nobody has answered yet.
@@ -382,6 +388,7 @@ func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved 
 		parent *node // the key above, when it was known before this answer
 		known  bool
 		pa     bool // the parent leaned towards approval
+		clean  bool // the parent was approved and never refused
 		risky  bool // the key is above the ladder's risk marks
 	}
 	var buf [32]step
@@ -406,6 +413,7 @@ func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved 
 			if parent != nil && parent.own.a+parent.own.d > 0 {
 				s.parent = parent
 				s.pa = parent.own.a >= parent.own.d
+				s.clean = parent.own.d == 0
 			}
 			steps = append(steps, s)
 			parent = n
@@ -422,6 +430,9 @@ func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved 
 				e.info[s.id].first.bump(approved, now, hl)
 				if s.parent != nil {
 					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
+					if s.clean {
+						nv.clean[s.slot].bump(approved, now, hl)
+					}
 					s.parent.kids.bump(approved, now, hl)
 				}
 			}
@@ -617,6 +628,14 @@ func (e *Estimator) childStart(nv *novelty, first counts, parent *node, s int, p
 	// child of a parent that is itself new follows the parent's estimate.
 	yes := rate(ya, yd, cfg.PriorMean, cfg.PriorStrength)
 	no := rate(na, nd, 1-cfg.PriorMean, cfg.PriorStrength)
+	if parent != nil && parent.own.d == 0 && parent.own.a > 0 {
+		// A parent never refused starts its children from the rate of
+		// children of such parents, shrunk towards all approving
+		// parents'; never below the latter, so that the person's first
+		// refusal there can only lower p.
+		ca, cd := nv.clean[s].at(now, hl)
+		yes = max(yes, rate(ca, cd, yes, cfg.PriorStrength))
+	}
 	// The parent's estimate says how it leans. A child of an approving
 	// parent is never taken as less likely approved than a child of a
 	// denying one, which keeps p monotone in the answers.

@@ -219,3 +219,37 @@ func TestEstimatorRiskyDenials(t *testing.T) {
 		t.Errorf("the upload itself: %+v; want its own denial, not a risky one", p)
 	}
 }
+
+// A new child of a key the person approved and never refused starts from
+// how new children of such keys were answered, not from the children of
+// every key that leans towards approval: in an organisation where new
+// children of never-refused keys are approved and those of keys that were
+// also refused are denied, one approved child carries the next one high.
+func TestCleanParentsPoolApart(t *testing.T) {
+	e := NewEstimator(DefaultConfig())
+	at := t0
+	obs := func(user string, l action.Ladder, ok bool) {
+		at = at.Add(time.Minute)
+		e.Observe(user, []action.Ladder{l}, ok, at)
+	}
+	for i := range 20 {
+		u, prog := "clean"+string(rune('a'+i)), "Bash:p"+string(rune('a'+i))
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, true)
+		obs(u, action.Ladder{"Bash", prog, prog + " 2"}, true) // a new child of a clean parent
+		u, prog = "mixed"+string(rune('a'+i)), "Bash:q"+string(rune('a'+i))
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, true)
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, true)
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, false) // the parent is refused too, but leans to approval
+		obs(u, action.Ladder{"Bash", prog, prog + " 2"}, false) // a new child of a mixed parent
+	}
+	obs("ana", action.Ladder{"Bash", "Bash:z", "Bash:z 1"}, true)
+	next := action.Ladder{"Bash", "Bash:z", "Bash:z 2"}
+	p := e.Predict("ana", []action.Ladder{next}, at).P
+	if p < 0.9 {
+		t.Errorf("a new child of a key ana approved and never refused: p = %.3f; want above 0.9", p)
+	}
+	obs("ana", action.Ladder{"Bash", "Bash:z", "Bash:z 1"}, false)
+	if q := e.Predict("ana", []action.Ladder{next}, at).P; q >= p || q > 0.8 {
+		t.Errorf("after ana refused z 1 too: p = %.3f (before %.3f); want lower, at most 0.8", q, p)
+	}
+}
