@@ -269,5 +269,16 @@ func printReport(a *app, rep *eval.Report, name, scoring string, took time.Durat
 			fmt.Fprintln(w)
 		}
 		w.Flush()
+		fmt.Fprintf(a.out, "\nspread over the %d users (min / median / max):\n", len(rep.Results[0].PerUser))
+		w = a.table()
+		fmt.Fprintln(w, "strategy\tasks/100\twrong allows/100 denied\tcost/action")
+		for _, r := range rep.Results {
+			sp := r.Spreads
+			fmt.Fprintf(w, "%s\t%.1f / %.1f / %.1f\t%.1f / %.1f / %.1f\t%.3f / %.3f / %.3f\n", r.Strategy,
+				sp.AsksPer100.Min, sp.AsksPer100.Median, sp.AsksPer100.Max,
+				sp.WrongAllowRate.Min, sp.WrongAllowRate.Median, sp.WrongAllowRate.Max,
+				sp.CostPerAction.Min, sp.CostPerAction.Median, sp.CostPerAction.Max)
+		}
+		w.Flush()
 	}
 }

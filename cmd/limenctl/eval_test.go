@@ -26,7 +26,7 @@ func TestEvalTable(t *testing.T) {
 	for _, want := range []string{
 		"300 actions, 5 users", "limen's default policy",
 		"limen ", "always-ask ", "remember-exact ", "remember-prefix ",
-		"calibration of limen", "per user", "u28 ",
+		"calibration of limen", "per user", "u28 ", "spread over the 5 users (min / median / max)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
