@@ -148,17 +148,6 @@ type novelty struct {
 // noNovelty stands in, read only, for a root nobody has answered yet.
 var noNovelty novelty
 
-// slotOf is the novelty slot of key id at depth i of a ladder of n keys:
-// an exact key that is a subcommand elsewhere takes its depth's slot of
-// subcommands.
-func (e *Estimator) slotOf(id int32, i, n int) int {
-	s := slot(i, n)
-	if i == n-1 && i > 0 && id >= 0 && e.info[id].inner {
-		s &^= 1
-	}
-	return s
-}
-
 // slot is the novelty slot of depth i of a ladder of n keys.
 func slot(i, n int) int {
 	s := 2 * min(i, maxDepth-1)
@@ -276,12 +265,6 @@ type keyInfo struct {
 	// novel is 1 + the index in Estimator.novel of the key's pooled
 	// novelty when it is the root of a ladder that was answered, else 0.
 	novel int32
-	// inner says the key was a level above the exact key of some ladder:
-	// a subcommand (Bash:git status, in git status -s), not only an
-	// argument list. A new one is a new subcommand where it is the exact
-	// key (a bare git status), and pools with those, not with new
-	// arguments of a known one.
-	inner bool
 }
 
 // NewEstimator returns an empty estimator.
@@ -351,13 +334,10 @@ func observe[T text, L ~[]T](e *Estimator, user T, parts []L, approved bool, now
 	for _, l := range parts {
 		marks = append(marks, markLevel(l))
 		pools = append(pools, poolLevel(l))
-		for i, k := range l {
+		for _, k := range l {
 			id, ok := e.keys[string(k)]
 			if !ok {
 				id = e.addKey(string(k))
-			}
-			if i < len(l)-1 {
-				e.info[id].inner = true
 			}
 			ids = append(ids, id)
 		}
@@ -448,7 +428,7 @@ func (e *Estimator) count(who *person, ids []int32, ends, marks, pools []int, ap
 				parent = n
 				continue
 			}
-			s := step{id: id, root: l[pools[j]], slot: e.slotOf(id, i, len(l)), node: n, known: n.own.a > 0 || n.own.d > 0,
+			s := step{id: id, root: l[pools[j]], slot: slot(i, len(l)), node: n, known: n.own.a > 0 || n.own.d > 0,
 				risky: !approved && i < marks[j]}
 			if parent != nil && parent.own.a+parent.own.d > 0 {
 				s.parent = parent
@@ -600,7 +580,6 @@ func (e *Estimator) predictLadder(who *person, ladder action.Ladder, now int64) 
 	type keyLook struct {
 		first counts
 		node  *node
-		id    int32
 	}
 	var buf [8]keyLook
 	looks := buf[:0]
@@ -610,9 +589,9 @@ func (e *Estimator) predictLadder(who *person, ladder action.Ladder, now int64) 
 	nv := &noNovelty
 	pool := poolLevel(ladder)
 	for i, k := range ladder {
-		l := keyLook{id: -1}
+		var l keyLook
 		if id, ok := e.keys[k]; ok {
-			l.first, l.node, l.id = e.info[id].first, who.node(id), id
+			l.first, l.node = e.info[id].first, who.node(id)
 			if i == pool && e.info[id].novel > 0 {
 				nv = e.novel[e.info[id].novel-1]
 			}
@@ -628,7 +607,7 @@ func (e *Estimator) predictLadder(who *person, ladder action.Ladder, now int64) 
 	var parent *node
 	for i, l := range looks {
 		if i > 0 {
-			start = e.childStart(nv, l.first, parent, e.slotOf(l.id, i, len(ladder)), est, now)
+			start = e.childStart(nv, l.first, parent, slot(i, len(ladder)), est, now)
 		}
 		est = start
 		if i > 0 && (l.first.a > 0 || l.first.d > 0 || l.node != nil && (l.node.own.a > 0 || l.node.own.d > 0)) {

@@ -289,30 +289,3 @@ func TestOpaqueLaddersPoolApart(t *testing.T) {
 		}
 	}
 }
-
-// A bare subcommand (Bash:git status, which is its own exact key) is a
-// new subcommand, not new arguments: once some ladder shows the key is a
-// level above an exact key, its first answers pool with new subcommands,
-// so refusals of new subcommands do not lower new arguments of a program
-// the person approved.
-func TestBareSubcommandsPoolWithSubcommands(t *testing.T) {
-	e := NewEstimator(DefaultConfig())
-	at := t0
-	obs := func(user string, l action.Ladder, ok bool) {
-		at = at.Add(time.Minute)
-		e.Observe(user, []action.Ladder{l}, ok, at)
-	}
-	for i := range 10 {
-		c := string(rune('a' + i))
-		obs("args"+c, action.Ladder{"Bash", "Bash:p" + c, "Bash:p" + c + " 1"}, true)
-		obs("args"+c, action.Ladder{"Bash", "Bash:p" + c, "Bash:p" + c + " 2"}, true) // new arguments
-		sub := "Bash:g s" + c
-		obs("deep"+c, action.Ladder{"Bash", "Bash:g", sub, sub + " -v"}, true) // sub is a subcommand
-		obs("bare"+c, action.Ladder{"Bash", "Bash:g", "Bash:g t"}, true)
-		obs("bare"+c, action.Ladder{"Bash", "Bash:g", sub}, false) // a new bare subcommand, refused
-	}
-	obs("ana", action.Ladder{"Bash", "Bash:z", "Bash:z 1"}, true)
-	if p := e.Predict("ana", []action.Ladder{{"Bash", "Bash:z", "Bash:z 2"}}, at).P; p < 0.95 {
-		t.Errorf("new arguments of a program ana approved: p = %.3f; want above 0.95, as new arguments were approved", p)
-	}
-}
