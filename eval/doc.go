@@ -11,5 +11,7 @@
 // truth is parsed into an unexported field that only the replayer reads.
 // A Strategy is handed an Action, which has no truth in it, and learns a
 // label only through Learn, which the replayer calls after — and only
-// after — the strategy answered ask for that very action.
+// after — the strategy answered ask for that very action. The one
+// exception is an Oracle (Floor), which is told every answer by design: it
+// is a floor to measure strategies against, not one of them.
 package eval

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -354,5 +355,33 @@ func TestCostsUnderUsesTheRiskiestClass(t *testing.T) {
 				t.Errorf("costs = %+v; want the %s class's %+v", got, tt.class, want)
 			}
 		})
+	}
+}
+
+// With per-user metrics each result carries their spread over users, as
+// a plain sort of the users' own figures gives it.
+func TestUserSpreads(t *testing.T) {
+	rep := replayFile(t, smoke, []Strategy{NewRememberExact()}, Options{PerUser: true})
+	r := rep.Result("remember-exact")
+	if r.Spreads == nil || len(r.PerUser) != 5 {
+		t.Fatalf("spreads %v over %d users; want spreads over 5", r.Spreads, len(r.PerUser))
+	}
+	var costs []float64
+	for _, u := range r.PerUser {
+		costs = append(costs, u.CostPerAction)
+	}
+	sort.Float64s(costs)
+	want := Spread{Min: costs[0], Median: costs[2], Max: costs[4]}
+	if r.Spreads.CostPerAction != want {
+		t.Errorf("cost spread %+v; want %+v", r.Spreads.CostPerAction, want)
+	}
+	if want.Min == want.Max {
+		t.Errorf("every user costs %v: the smoke stream no longer tells users apart", want.Min)
+	}
+	if s := spreadOf(r.PerUser[:4], func(m Metrics) float64 { return m.CostPerAction }); s.Median <= s.Min || s.Median >= s.Max {
+		t.Errorf("median of four users %+v; want between the least and the greatest", s)
+	}
+	if rep := replayFile(t, smoke, []Strategy{NewRememberExact()}, Options{}); rep.Results[0].Spreads != nil {
+		t.Errorf("spreads without PerUser: %+v", rep.Results[0].Spreads)
 	}
 }

@@ -219,6 +219,35 @@ type UserMetrics struct {
 	Metrics
 }
 
+// Spread is how one metric varies over users.
+type Spread struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+}
+
+// UserSpreads are the spreads over users of a strategy's main metrics.
+type UserSpreads struct {
+	AsksPer100     Spread `json:"asks_per_100"`
+	WrongAllowRate Spread `json:"wrong_allow_rate"`
+	CostPerAction  Spread `json:"cost_per_action"`
+}
+
+// spreadOf is the spread of metric over users; the median of an even
+// number of users is the mean of the middle two.
+func spreadOf(users []UserMetrics, metric func(Metrics) float64) Spread {
+	if len(users) == 0 {
+		return Spread{}
+	}
+	v := make([]float64, len(users))
+	for i, u := range users {
+		v[i] = metric(u.Metrics)
+	}
+	slices.Sort(v)
+	n := len(v)
+	return Spread{Min: v[0], Median: (v[(n-1)/2] + v[n/2]) / 2, Max: v[n-1]}
+}
+
 // NoRisk is the ByRisk key of actions whose stream line has no risk label.
 const NoRisk = "none"
 
@@ -234,6 +263,9 @@ type Result struct {
 	// PerUser is each user's metrics, by user id, when Options.PerUser
 	// asked for them.
 	PerUser []UserMetrics `json:"per_user,omitempty"`
+	// Spreads say how the main metrics vary over the users, with PerUser:
+	// an overall figure can hide a few users who pay for everyone.
+	Spreads *UserSpreads `json:"user_spreads,omitempty"`
 	// Calibration is nil when the strategy gave no probabilities.
 	Calibration *Calibration `json:"calibration,omitempty"`
 	Latency     Latency      `json:"latency"`
@@ -318,11 +350,15 @@ func Replay(r io.Reader, strategies []Strategy, opt Options) (*Report, error) {
 
 // step is the protocol for one action and one strategy.
 func (ru *run) step(l labelled, costs policy.Costs) {
+	if o, ok := ru.s.(Oracle); ok {
+		// An oracle is a floor, not a strategy: it is told the answer.
+		o.Foresee(l.act, l.approve)
+	}
 	start := time.Now()
 	d := ru.s.Decide(l.act)
 	took := time.Since(start)
 	if d.Verdict == policy.Ask {
-		// The only place a label crosses to a strategy.
+		// The only place a label crosses to a strategy (but an Oracle).
 		ru.s.Learn(l.act, l.approve)
 		if d.HasP {
 			ru.cal.add(d.P, l.approve)
@@ -358,6 +394,11 @@ func (ru *run) result(perUser bool) Result {
 			res.PerUser = append(res.PerUser, UserMetrics{User: u, Metrics: c.metrics()})
 		}
 		sort.Slice(res.PerUser, func(i, j int) bool { return res.PerUser[i].User < res.PerUser[j].User })
+		res.Spreads = &UserSpreads{
+			AsksPer100:     spreadOf(res.PerUser, func(m Metrics) float64 { return m.AsksPer100 }),
+			WrongAllowRate: spreadOf(res.PerUser, func(m Metrics) float64 { return m.WrongAllowRate }),
+			CostPerAction:  spreadOf(res.PerUser, func(m Metrics) float64 { return m.CostPerAction }),
+		}
 	}
 	if ru.cal.Scored > 0 {
 		ru.cal.finish()

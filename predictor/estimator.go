@@ -137,6 +137,12 @@ const maxDepth = 6
 type novelty struct {
 	root     counts
 	byParent [2 * maxDepth][2]counts
+	// clean is the part of byParent[s][1] whose parent the person had
+	// approved and never refused: a new child of a key someone has only
+	// ever approved is approved more often than one of a key they have
+	// also refused (a new `curl URL` after approved curls, against a new
+	// `psql …` after a refused one).
+	clean [2 * maxDepth]counts
 }
 
 // noNovelty stands in, read only, for a root nobody has answered yet.
@@ -323,10 +329,11 @@ func observe[T text, L ~[]T](e *Estimator, user T, parts []L, approved bool, now
 	// Most actions have one part of a handful of keys: keep them on the
 	// stack.
 	var idBuf [32]int32
-	var endBuf, markBuf [8]int
-	ids, ends, marks := idBuf[:0], endBuf[:0], markBuf[:0]
+	var endBuf, markBuf, poolBuf [8]int
+	ids, ends, marks, pools := idBuf[:0], endBuf[:0], markBuf[:0], poolBuf[:0]
 	for _, l := range parts {
 		marks = append(marks, markLevel(l))
+		pools = append(pools, poolLevel(l))
 		for _, k := range l {
 			id, ok := e.keys[string(k)]
 			if !ok {
@@ -336,7 +343,26 @@ func observe[T text, L ~[]T](e *Estimator, user T, parts []L, approved bool, now
 		}
 		ends = append(ends, len(ids))
 	}
-	e.count(who, ids, ends, marks, approved, now)
+	e.count(who, ids, ends, marks, pools, approved, now)
+}
+
+// poolLevel is the level of a ladder whose pooled novelty its keys share:
+// the root, except for ladders whose second level is a name limen made up
+// rather than a program, path or host (Bash:<opaque>, Bash:<unparsed>,
+// Bash:<assign>, Read:<too many paths>), which pool at that level, apart
+// from the tool's. Above all the ladders of what limen could not read:
+// their answers say nothing about the new commands it can read (a refused
+// `curl … | sh` is no evidence against a new `curl URL`), and they are
+// allowed only on their own exact approval whatever they pool with.
+func poolLevel[T text, L ~[]T](l L) int {
+	if len(l) < 2 {
+		return 0
+	}
+	r, k := l[0], l[1]
+	if n := len(r); len(k) > n+2 && string(k[:n]) == string(r) && k[n] == ':' && k[n+1] == '<' && k[len(k)-1] == '>' {
+		return 1
+	}
+	return 0
 }
 
 // markLevel is action.MarkLevel for keys as strings or bytes: the index
@@ -366,9 +392,9 @@ func (e *Estimator) addKey(k string) int32 {
 }
 
 // count records one answer of who: ids are the key ids of every ladder of
-// the action, one after the other, ends[i] is where ladder i ends, and
-// marks[i] is its mark level (-1 without one).
-func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved bool, now int64) {
+// the action, one after the other, ends[i] is where ladder i ends,
+// marks[i] is its mark level (-1 without one) and pools[i] its pool level.
+func (e *Estimator) count(who *person, ids []int32, ends, marks, pools []int, approved bool, now int64) {
 	hl := e.cfg.HalfLife
 	// Collect each distinct key once, with what was known before this
 	// answer, so that two parts sharing a key neither count it twice nor
@@ -382,6 +408,7 @@ func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved 
 		parent *node // the key above, when it was known before this answer
 		known  bool
 		pa     bool // the parent leaned towards approval
+		clean  bool // the parent was approved and never refused
 		risky  bool // the key is above the ladder's risk marks
 	}
 	var buf [32]step
@@ -401,11 +428,12 @@ func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved 
 				parent = n
 				continue
 			}
-			s := step{id: id, root: l[0], slot: slot(i, len(l)), node: n, known: n.own.a > 0 || n.own.d > 0,
+			s := step{id: id, root: l[pools[j]], slot: slot(i, len(l)), node: n, known: n.own.a > 0 || n.own.d > 0,
 				risky: !approved && i < marks[j]}
 			if parent != nil && parent.own.a+parent.own.d > 0 {
 				s.parent = parent
 				s.pa = parent.own.a >= parent.own.d
+				s.clean = parent.own.d == 0
 			}
 			steps = append(steps, s)
 			parent = n
@@ -422,6 +450,9 @@ func (e *Estimator) count(who *person, ids []int32, ends, marks []int, approved 
 				e.info[s.id].first.bump(approved, now, hl)
 				if s.parent != nil {
 					nv.byParent[s.slot][b2i(s.pa)].bump(approved, now, hl)
+					if s.clean {
+						nv.clean[s.slot].bump(approved, now, hl)
+					}
 					s.parent.kids.bump(approved, now, hl)
 				}
 			}
@@ -556,11 +587,12 @@ func (e *Estimator) predictLadder(who *person, ladder action.Ladder, now int64) 
 		looks = make([]keyLook, 0, len(ladder))
 	}
 	nv := &noNovelty
+	pool := poolLevel(ladder)
 	for i, k := range ladder {
 		var l keyLook
 		if id, ok := e.keys[k]; ok {
 			l.first, l.node = e.info[id].first, who.node(id)
-			if i == 0 && e.info[id].novel > 0 {
+			if i == pool && e.info[id].novel > 0 {
 				nv = e.novel[e.info[id].novel-1]
 			}
 		}
@@ -617,6 +649,14 @@ func (e *Estimator) childStart(nv *novelty, first counts, parent *node, s int, p
 	// child of a parent that is itself new follows the parent's estimate.
 	yes := rate(ya, yd, cfg.PriorMean, cfg.PriorStrength)
 	no := rate(na, nd, 1-cfg.PriorMean, cfg.PriorStrength)
+	if parent != nil && parent.own.d == 0 && parent.own.a > 0 {
+		// A parent never refused starts its children from the rate of
+		// children of such parents, shrunk towards all approving
+		// parents'; never below the latter, so that the person's first
+		// refusal there can only lower p.
+		ca, cd := nv.clean[s].at(now, hl)
+		yes = max(yes, rate(ca, cd, yes, cfg.PriorStrength))
+	}
 	// The parent's estimate says how it leans. A child of an approving
 	// parent is never taken as less likely approved than a child of a
 	// denying one, which keeps p monotone in the answers.

@@ -2,6 +2,7 @@ package predictor
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,5 +218,74 @@ func TestEstimatorRiskyDenials(t *testing.T) {
 	}
 	if p := e.Predict("ana", []action.Ladder{upload}, t0); p.RiskyDenials != 0 || p.Denials != 1 {
 		t.Errorf("the upload itself: %+v; want its own denial, not a risky one", p)
+	}
+}
+
+// A new child of a key the person approved and never refused starts from
+// how new children of such keys were answered, not from the children of
+// every key that leans towards approval: in an organisation where new
+// children of never-refused keys are approved and those of keys that were
+// also refused are denied, one approved child carries the next one high.
+func TestCleanParentsPoolApart(t *testing.T) {
+	e := NewEstimator(DefaultConfig())
+	at := t0
+	obs := func(user string, l action.Ladder, ok bool) {
+		at = at.Add(time.Minute)
+		e.Observe(user, []action.Ladder{l}, ok, at)
+	}
+	for i := range 20 {
+		u, prog := "clean"+string(rune('a'+i)), "Bash:p"+string(rune('a'+i))
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, true)
+		obs(u, action.Ladder{"Bash", prog, prog + " 2"}, true) // a new child of a clean parent
+		u, prog = "mixed"+string(rune('a'+i)), "Bash:q"+string(rune('a'+i))
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, true)
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, true)
+		obs(u, action.Ladder{"Bash", prog, prog + " 1"}, false) // the parent is refused too, but leans to approval
+		obs(u, action.Ladder{"Bash", prog, prog + " 2"}, false) // a new child of a mixed parent
+	}
+	obs("ana", action.Ladder{"Bash", "Bash:z", "Bash:z 1"}, true)
+	next := action.Ladder{"Bash", "Bash:z", "Bash:z 2"}
+	p := e.Predict("ana", []action.Ladder{next}, at).P
+	if p < 0.9 {
+		t.Errorf("a new child of a key ana approved and never refused: p = %.3f; want above 0.9", p)
+	}
+	obs("ana", action.Ladder{"Bash", "Bash:z", "Bash:z 1"}, false)
+	if q := e.Predict("ana", []action.Ladder{next}, at).P; q >= p || q > 0.8 {
+		t.Errorf("after ana refused z 1 too: p = %.3f (before %.3f); want lower, at most 0.8", q, p)
+	}
+}
+
+// What limen could not read pools its novelty apart: refusals of new
+// opaque commands do not lower a new command limen can read. Every opaque
+// part of package action pools apart, and no part of a program's.
+func TestOpaqueLaddersPoolApart(t *testing.T) {
+	plain := func(e *Estimator) float64 {
+		at := t0
+		for i := range 10 {
+			u, prog := "u"+string(rune('a'+i)), "Bash:p"+string(rune('a'+i))
+			e.Observe(u, []action.Ladder{{"Bash", prog, prog + " 1"}}, true, at)
+			e.Observe(u, []action.Ladder{{"Bash", prog, prog + " 2"}}, true, at)
+		}
+		e.Observe("ana", []action.Ladder{{"Bash", "Bash:z", "Bash:z 1"}}, true, at)
+		return e.Predict("ana", []action.Ladder{{"Bash", "Bash:z", "Bash:z 2"}}, at).P
+	}
+	want := plain(NewEstimator(DefaultConfig()))
+	e := NewEstimator(DefaultConfig())
+	for i := range 10 {
+		u := "o" + string(rune('a'+i))
+		e.Observe(u, []action.Ladder{{"Bash", "Bash:<opaque>", "Bash:<opaque> $X 1"}}, true, t0)
+		e.Observe(u, []action.Ladder{{"Bash", "Bash:<opaque>", "Bash:<opaque> $X 2"}}, false, t0)
+	}
+	if got := plain(e); got != want {
+		t.Errorf("a new readable command: p = %.4f after other people's refused opaque commands, %.4f without them; want the same", got, want)
+	}
+
+	for _, cmd := range []string{"$X -rf a", "curl x | sh", "python -c 'print(1)'", "git status", "ls -la", "rm -rf build", "a=rm; $a x", "echo '", "cat .env"} {
+		for _, p := range action.Parts(action.Action{Tool: "Bash", Input: map[string]any{"command": cmd}, Cwd: "/home/u/p"}) {
+			apart := poolLevel(p.Keys) == 1
+			if p.Opaque && !apart || apart && !strings.HasPrefix(p.Keys[1], "Bash:<") {
+				t.Errorf("%q: part %q pools apart %v; opaque %v", cmd, p.Keys, apart, p.Opaque)
+			}
+		}
 	}
 }

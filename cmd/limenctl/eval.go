@@ -26,6 +26,7 @@ type evalOptions struct {
 	// interrupted, when set, adds limen learning through a dialog in
 	// which these shares of answers arrive as interruptions.
 	interrupted string
+	floor       bool
 }
 
 func newEvalCmd(a *app) *cobra.Command {
@@ -68,6 +69,10 @@ second and per-decision p50/p99.`,
 	f.StringVar(&o.interrupted, "interrupted", "", "also replay limen learning from a runtime's dialog in which these shares of answers come only as an\n"+
 		"interruption (No without a note, Esc, or Yes then Esc while it ran), once per way of teaching one:\n"+
 		"nothing, a weak deny (the exact action only) and a deny; as deny=0.5,approve=0.02")
+	f.BoolVar(&o.floor, "floor", false, "also replay the floors of limen's keys: oracles that know every answer, ask at the first\n"+
+		"meeting of each key and are right after it (floor-keys; floor-coarse keys at the ladder's second level\n"+
+		"below the tool instead of just above the exact key), and also pay for exact approvals of secret\n"+
+		"reads and package installs (floor-exact) and for blocking only after two refusals (floor-blocks)")
 	return cmd
 }
 
@@ -121,6 +126,13 @@ func runEvalStream(a *app, o evalOptions, stream string) error {
 	}
 	if o.interrupted != "" {
 		strategies = append(strategies, interruptedStrategies(pol, interrupted, o.seed)...)
+	}
+	if o.floor {
+		strategies = append(strategies,
+			eval.NewFloor("floor-coarse", pol, eval.FloorRules{Coarse: true}),
+			eval.NewFloor("floor-keys", pol, eval.FloorRules{}),
+			eval.NewFloor("floor-exact", pol, eval.FloorRules{ExactRisky: true}),
+			eval.NewFloor("floor-blocks", pol, eval.FloorRules{ExactRisky: true, BlockAfter: 2}))
 	}
 	start := time.Now()
 	rep, err := eval.Replay(r, strategies, eval.Options{Costs: eval.CostsUnder(pol), PerUser: o.perUser, Users: users})
@@ -230,6 +242,12 @@ func printReport(a *app, rep *eval.Report, name, scoring string, took time.Durat
 	}
 	w.Flush()
 	for _, r := range rep.Results {
+		if strings.HasPrefix(r.Strategy, "floor-") {
+			fmt.Fprintln(a.out, "(floor-*: oracles told every answer, asking once per key of limen's and right after it: what asking that way costs at best, not strategies)")
+			break
+		}
+	}
+	for _, r := range rep.Results {
 		if n := r.Overall.Failsafes; n > 0 {
 			fmt.Fprintf(a.out, "(%s: %d asks came from a prediction that failed or missed its deadline, not from the evidence)\n", r.Strategy, n)
 		}
@@ -266,6 +284,17 @@ func printReport(a *app, rep *eval.Report, name, scoring string, took time.Durat
 				fmt.Fprintf(w, "\t%.1f, %.1f, %.3f", m.AsksPer100, m.WrongAllowRate, m.CostPerAction)
 			}
 			fmt.Fprintln(w)
+		}
+		w.Flush()
+		fmt.Fprintf(a.out, "\nspread over the %d users (min / median / max):\n", len(rep.Results[0].PerUser))
+		w = a.table()
+		fmt.Fprintln(w, "strategy\tasks/100\twrong allows/100 denied\tcost/action")
+		for _, r := range rep.Results {
+			sp := r.Spreads
+			fmt.Fprintf(w, "%s\t%.1f / %.1f / %.1f\t%.1f / %.1f / %.1f\t%.3f / %.3f / %.3f\n", r.Strategy,
+				sp.AsksPer100.Min, sp.AsksPer100.Median, sp.AsksPer100.Max,
+				sp.WrongAllowRate.Min, sp.WrongAllowRate.Median, sp.WrongAllowRate.Max,
+				sp.CostPerAction.Min, sp.CostPerAction.Median, sp.CostPerAction.Max)
 		}
 		w.Flush()
 	}

@@ -26,7 +26,7 @@ func TestEvalTable(t *testing.T) {
 	for _, want := range []string{
 		"300 actions, 5 users", "limen's default policy",
 		"limen ", "always-ask ", "remember-exact ", "remember-prefix ",
-		"calibration of limen", "per user", "u28 ",
+		"calibration of limen", "per user", "u28 ", "spread over the 5 users (min / median / max)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -64,6 +64,45 @@ func TestEvalJSON(t *testing.T) {
 		if r.Strategy == "always-ask" && (r.Overall.Asks != 300 || r.Overall.CostPerAction != 1) {
 			t.Errorf("always-ask: %+v", r.Overall)
 		}
+	}
+}
+
+// --floor adds the oracles, each paying for one more rule than the last,
+// so each costs at least as much as the one before.
+func TestEvalFloor(t *testing.T) {
+	code, out, errOut := runEval(t, smokeStream, "--json", "--floor", "--costs", "allow=20,block=2,ask=1")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Results []struct {
+			Strategy string `json:"strategy"`
+			Overall  struct {
+				Asks          int     `json:"asks"`
+				CostPerAction float64 `json:"cost_per_action"`
+			} `json:"overall"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	var names []string
+	prev := -1.0
+	for _, r := range rep.Results {
+		if !strings.HasPrefix(r.Strategy, "floor-") {
+			continue
+		}
+		names = append(names, r.Strategy)
+		if r.Overall.CostPerAction < prev {
+			t.Errorf("%s costs %.4f, less than the floor before it (%.4f)", r.Strategy, r.Overall.CostPerAction, prev)
+		}
+		prev = r.Overall.CostPerAction
+	}
+	if strings.Join(names, " ") != "floor-coarse floor-keys floor-exact floor-blocks" {
+		t.Errorf("floors %v; want floor-coarse floor-keys floor-exact floor-blocks", names)
+	}
+	if code, out, _ := runEval(t, smokeStream, "--floor"); code != exitOK || !strings.Contains(out, "oracles told every answer") {
+		t.Errorf("the table does not say what the floors are (exit %d):\n%s", code, out)
 	}
 }
 

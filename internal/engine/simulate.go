@@ -91,9 +91,9 @@ func NewReplay(rec Recorded, now []predictor.Prediction) (Replay, error) {
 // decide runs the decision function on the replay under pol.
 func (r Replay) decide(ctx context.Context, pol *policy.Policy) Result {
 	in := Input{
-		Parts:   r.parts,
-		Env:     r.env,
-		Policy:  pol,
+		Parts:             r.parts,
+		Env:               r.env,
+		Policy:            pol,
 		Granted:           func(string) bool { return r.granted },
 		ApprovedInSession: r.inSession,
 		Draw:              1, // no exploration
