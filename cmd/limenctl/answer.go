@@ -31,8 +31,9 @@ this user's habits. Without --approve or --deny it answers nothing and shows
 what each answer would do.
 
 --approve alone is "once": it runs this call and teaches limen one approval,
-but is no standing permission (the same action is asked again until it has
-been approved more than once). --session also lets the same action through
+but is no standing permission (outside the agent session it was given in,
+the same action is asked again until it has been approved more than once).
+--session also lets the same action through
 for the rest of the agent's session. --always adds an allow rule for the
 action to the policy (as the TUI's r does), then approves.`,
 		Example: `  limenctl answer 12                 # what each answer would do

@@ -28,7 +28,7 @@ func AnswerChoices(d *limenv1.Decision) []AnswerChoice {
 	}
 	return []AnswerChoice{
 		{"once", "runs this call and teaches limen one approval of " + keys +
-			"; not a standing permission: the next one is asked again until you have approved it more than once",
+			"; not a standing permission: outside this agent session the next one is asked again until you have approved it more than once",
 			"this call only; one approval learned, no standing permission"},
 		{"session", sessionDoes, short},
 		{"always", "adds an allow rule to the policy: allowed for everyone, every session, until the rule is removed",

@@ -283,7 +283,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			why := unvouched(part.Part, pred)
 			if why == "" && (i < 64 && once&(1<<i) != 0 || i >= 64 && answeredOnce(part.Keys, pred)) &&
 				(in.ApprovedInSession == nil || !in.ApprovedInSession(part.Keys.Exact())) {
-				why = "you have approved " + part.Keys.Exact() + " only once, in another session, and one approval is no standing permission " +
+				why = "you have approved " + part.Keys.Exact() + " only once, and not in this session: one approval is no standing permission " +
 					"(approve it again and limen may allow it by itself; approve it for the session, or make a rule, to stop being asked)"
 			}
 			if why != "" {

@@ -145,7 +145,7 @@ func TestDecide(t *testing.T) {
 		{"no block on one refusal of one's own", "Bash", "cargo build", own(0.1, 0, 1), 1, policy.Ask, ByPrediction, "only once"},
 		{"no block on refusals mixed with approvals", "Bash", "cargo build", own(0.2, 1, 5), 1, policy.Ask, ByPrediction, "both approved and refused"},
 		{"no block on refusals of other programs", "Bash", "cargo build", refusedAtRoot(0.2), 1, policy.Ask, ByPrediction, "not refused anything like it yourself"},
-		{"no allow on one approval of one's own", "Bash", "cargo build", own(0.99, 1, 0), 1, policy.Ask, ByPrediction, "only once, in another session"},
+		{"no allow on one approval of one's own", "Bash", "cargo build", own(0.99, 1, 0), 1, policy.Ask, ByPrediction, "only once, and not in this session"},
 		{"allow on repeated approvals of one's own", "Bash", "cargo build", own(0.99, 1.5, 0), 1, policy.Allow, ByPrediction, "above"},
 		{"block on repeated, consistent refusals of one's own", "Bash", "cargo build", own(0.05, 0, 1.5), 1, policy.Block, ByPrediction, "below"},
 		{"same p asks for a destructive command", "Bash", "rm -r build", constant(0.97), 1, policy.Ask, ByPrediction, "destructive"},

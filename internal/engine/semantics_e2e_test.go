@@ -90,7 +90,7 @@ func TestOneDenyBlocksNothingElse(t *testing.T) {
 func TestApproveOnceIsNoStandingPermission(t *testing.T) {
 	e := startE2E(t)
 	e.ask("ana", "s1", "make build", approve, once)
-	e.want("ana", "s2", "make build", asks, "only once, in another session")
+	e.want("ana", "s2", "make build", asks, "only once, and not in this session")
 	e.want("ana", "s1", "make build", allows, "above")
 	e.ask("ana", "s3", "make build", approve, once)
 	e.want("ana", "s4", "make build", allows, "above")
