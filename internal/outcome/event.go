@@ -88,6 +88,15 @@ type Event struct {
 	// PermissionRequest's dialog ("" for Claude Code's, which only a
 	// person or a hook answers): CodexApproval.
 	Approver string
+	// Since is when the oldest process between the runtime and the one
+	// that posted the event started (clock ticks since boot, as
+	// /proc/<pid>/stat says; 0 when limend cannot tell). A runtime starts
+	// a hook for each event, after the ask opened; a process older than
+	// the ask is something else the runtime ran: a tool of the agent's.
+	Since uint64
+	// Opens says this PreToolUse opened an ask in limen (limend fills it
+	// in): a PreToolUse that opened none is a call the runtime may run.
+	Opens bool
 }
 
 // Call is one tool call of a PostToolBatch.

@@ -57,6 +57,10 @@ type Ask struct {
 	Tool      string
 	Input     string // canonical, as Event.Input
 	Source    string // who opened it; see Event.Source
+	// Since is when the PreToolUse hook that opened it started (as
+	// Event.Since; 0 when unknown): events from processes older than it
+	// settle nothing.
+	Since uint64
 }
 
 // Outcome is what the events said about one ask.
@@ -81,6 +85,11 @@ type Outcome struct {
 	// between the dialog and the tool's run: the person's "don't ask
 	// again", as the runtime saved it.
 	Scope string
+	// Tainted says why what the events said may not be the person's: a
+	// call of the same session that limen did not ask about could run
+	// while the dialog was open, and a process it started could have
+	// posted them (the tenth red-team pass). Then it is no person's.
+	Tainted string
 }
 
 // Person reports whether the outcome is a person's answer: approved,
@@ -88,7 +97,7 @@ type Outcome struct {
 // of limen's answered. An interruption is the person's No (see
 // Interrupted).
 func (o Outcome) Person() bool {
-	return o.Dialog && o.HookAnswer == "" && o.Approver == "" && (o.Result == Approved || o.Result == Denied || o.Result == Interrupted)
+	return o.Dialog && o.HookAnswer == "" && o.Approver == "" && o.Tainted == "" && (o.Result == Approved || o.Result == Denied || o.Result == Interrupted)
 }
 
 // Approves reports whether the person's answer is an approval.
@@ -105,6 +114,7 @@ type open struct {
 	hookAnswer string
 	approver   string
 	rules      []string // the allow list when the dialog opened
+	tainted    string   // Outcome.Tainted
 }
 
 // Tracker binds hook events to open asks. It is not safe for concurrent
@@ -215,7 +225,7 @@ func (t *Tracker) find(session, toolUseID string) *open {
 // ask's opener), for the log.
 func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 	settle := func(k *open, r Result, note, proof string) {
-		o := Outcome{Ask: k.Ask, Result: r, Note: note, Proof: proof, Dialog: k.dialog, HookAnswer: k.hookAnswer, Approver: k.approver}
+		o := Outcome{Ask: k.Ask, Result: r, Note: note, Proof: proof, Dialog: k.dialog, HookAnswer: k.hookAnswer, Approver: k.approver, Tainted: k.tainted}
 		if r == Approved {
 			o.Scope = newRule(k.rules, e.Rules)
 			t.rememberApproved(k)
@@ -231,10 +241,23 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 			refused = append(refused, fmt.Sprintf("%s for %s of session %s came from %s, not from %s, which opened ask %s", e.Name, toolUseID, e.Session, orNone(e.Source), orNone(k.Source), k.ID))
 			return nil
 		}
+		if k != nil && older(e, k) {
+			refused = append(refused, fmt.Sprintf("%s for %s of session %s came from a process older than ask %s (started at tick %d, the ask at %d): a tool the runtime ran, not one of its hooks", e.Name, toolUseID, e.Session, k.ID, e.Since, k.Since))
+			return nil
+		}
 		return k
 	}
 	switch e.Name {
 	case PreToolUse:
+		if !e.Opens {
+			// A call limen did not ask about may run while the open asks'
+			// dialogs show; what it starts could post their events.
+			for _, k := range t.asks {
+				if k.Session == e.Session && k.Source == e.Source && k.ToolUseID != e.ToolUseID && k.tainted == "" {
+					k.tainted = "the call " + orNone(e.ToolUseID) + " of the same session, which limen did not ask about, could run while its dialog was open"
+				}
+			}
+		}
 		// A new prompt: what the last one left open got no outcome.
 		for _, k := range slices.Clone(t.asks) {
 			if k.Session == e.Session && k.Source == e.Source && e.PromptID != "" && k.PromptID != e.PromptID {
@@ -244,6 +267,10 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 	case PermissionRequest:
 		for _, k := range t.asks {
 			if k.Session == e.Session && k.Tool == e.Tool && k.Input == e.Input && !k.dialog {
+				if older(e, k) {
+					refused = append(refused, fmt.Sprintf("PermissionRequest of session %s came from a process older than ask %s: a tool the runtime ran, not one of its hooks", e.Session, k.ID))
+					break
+				}
 				if k.Source != e.Source {
 					refused = append(refused, fmt.Sprintf("PermissionRequest of session %s came from %s, not from %s, which opened ask %s", e.Session, orNone(e.Source), orNone(k.Source), k.ID))
 					break
@@ -289,6 +316,13 @@ func (t *Tracker) Observe(e Event) (done []Outcome, refused []string) {
 		}
 	}
 	return done, refused
+}
+
+// older reports whether e was posted by a process older than ask k: both
+// times known, and the poster's chain started before the hook that
+// opened k.
+func older(e Event, k *open) bool {
+	return e.Since != 0 && k.Since != 0 && e.Since < k.Since
 }
 
 // newRule is the first rule in after that is not in before: what the

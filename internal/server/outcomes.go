@@ -61,14 +61,14 @@ func (s *Server) outcomes() *outcomes {
 // or "<user>@" when limend records no runtime above it (ancestry off on
 // this system, or a caller run from the person's own shell). An event is
 // bound only to asks its source opened.
-func (s *Server) source(ctx context.Context) (string, procKey, error) {
+func (s *Server) source(ctx context.Context) (string, procKey, uint64, error) {
 	c := s.guard.whoIs(ctx)
 	if c.kind == kindAnonymous || c.kind == kindGateway {
-		return "", procKey{}, status.Error(codes.PermissionDenied, "hook events are taken only over limend's Unix socket, where the kernel names the process that sent them")
+		return "", procKey{}, 0, status.Error(codes.PermissionDenied, "hook events are taken only over limend's Unix socket, where the kernel names the process that sent them")
 	}
-	e, sameSession, err := s.guard.runtimes.runtimeOf(c.peer.PID, c.peer.Start)
+	e, sameSession, since, err := s.guard.runtimes.runtimeSince(c.peer.PID, c.peer.Start)
 	if err != nil {
-		return "", procKey{}, status.Error(codes.PermissionDenied, err.Error())
+		return "", procKey{}, 0, status.Error(codes.PermissionDenied, err.Error())
 	}
 	// A runtime's hooks are its children; a process only in its session
 	// left its tree (nohup, a shell's & after the shell exited): an
@@ -81,9 +81,9 @@ func (s *Server) source(ctx context.Context) (string, procKey, error) {
 			// runtime's tree and session, or the person's shell) could
 			// open an ask of its own and settle it with a Yes nobody
 			// gave.
-			return "", procKey{}, status.Error(codes.PermissionDenied, "hook events are taken only from the hooks of an agent runtime limend saw decide; this process runs under none")
+			return "", procKey{}, 0, status.Error(codes.PermissionDenied, "hook events are taken only from the hooks of an agent runtime limend saw decide; this process runs under none")
 		}
-		return c.name + "@", procKey{}, nil
+		return c.name + "@", procKey{}, since, nil
 	}
 	top := s.guard.runtimes.top(e.key)
 	if above := s.guard.runtimes.runtimeAbove(top); above != nil {
@@ -91,9 +91,9 @@ func (s *Server) source(ctx context.Context) (string, procKey, error) {
 		// agent ran that runs limen-hook itself, opening an ask of its
 		// own and posting a PostToolUse for it — is the agent's
 		// process: its dialog events are no person's answers.
-		return "", procKey{}, status.Error(codes.PermissionDenied, fmt.Sprintf("hook events are not taken from process %d: it runs under %s", top.pid, above))
+		return "", procKey{}, 0, status.Error(codes.PermissionDenied, fmt.Sprintf("hook events are not taken from process %d: it runs under %s", top.pid, above))
 	}
-	return fmt.Sprintf("%s@%d/%d", c.name, top.pid, top.start), top, nil
+	return fmt.Sprintf("%s@%d/%d", c.name, top.pid, top.start), top, since, nil
 }
 
 // top follows the recorded links up from k to the runtime.
@@ -132,11 +132,11 @@ func (s *Server) ObserveHook(ctx context.Context, body []byte, askID string) err
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
-	src, proc, err := s.source(ctx)
+	src, proc, since, err := s.source(ctx)
 	if err != nil {
 		return err
 	}
-	e.Source = src
+	e.Source, e.Since, e.Opens = src, since, askID != ""
 	switch e.Name {
 	case outcome.PermissionRequest, outcome.PostToolUse, outcome.PostToolUseFailure:
 		o.mu.Lock()
@@ -217,7 +217,7 @@ func (s *Server) openAsk(o *outcomes, e outcome.Event, askID string, proc procKe
 	if a.GetToolUseId() != e.ToolUseID || a.GetSession() != e.Session || !strings.HasPrefix(e.Source, a.GetUser()+"@") {
 		return status.Errorf(codes.PermissionDenied, "ask %s is not this PreToolUse's (tool_use_id %s, session %s)", askID, e.ToolUseID, e.Session)
 	}
-	if err := o.tracker.Open(outcome.Ask{ID: askID, Session: e.Session, PromptID: e.PromptID, ToolUseID: e.ToolUseID, Tool: e.Tool, Input: e.Input, Source: e.Source}); err != nil {
+	if err := o.tracker.Open(outcome.Ask{ID: askID, Session: e.Session, PromptID: e.PromptID, ToolUseID: e.ToolUseID, Tool: e.Tool, Input: e.Input, Source: e.Source, Since: e.Since}); err != nil {
 		return status.Error(codes.ResourceExhausted, err.Error())
 	}
 	o.procs[askID] = proc
@@ -260,6 +260,8 @@ func (s *Server) settleOutcome(d outcome.Outcome) {
 	switch {
 	case d.HookAnswer != "":
 		why += ", answered by limen's PermissionRequest hook (" + d.HookAnswer + "), not by a person"
+	case d.Tainted != "":
+		why += ", not taken as a person's: " + d.Tainted
 	case d.Approver != "":
 		why += " by " + d.Approver + ", not known to be a person, so it teaches nothing"
 	case !d.Dialog:

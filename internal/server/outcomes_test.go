@@ -300,3 +300,49 @@ func TestNestedRuntimeEventsAreNotTaken(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsFromTheAgentsToolsAreNotTaken: the tenth red-team pass's
+// forgery. A tool of the agent's runs under the same claude as its hooks,
+// so what it posts passes the ancestry check; but it was started before
+// the ask it forges events for (a tool still running, in the background),
+// or it could run while the dialog was open (a call of the same session
+// limen did not ask about). Either way the events settle nothing as the
+// person's: the first are refused, the second close the ask without
+// teaching. The runtime's own hooks, started after the ask, still do.
+func TestEventsFromTheAgentsToolsAreNotTaken(t *testing.T) {
+	cwd := t.TempDir()
+	pt := dialogMachine()
+	pt.set(
+		peercred.Proc{PID: 740, PPID: 701, Start: 72, Comm: "bash", SID: 700, TTY: tty},        // a Bash tool started before the ask
+		peercred.Proc{PID: 741, PPID: 740, Start: 90, Comm: "python3", SID: 700, TTY: tty},     // what it runs now
+		peercred.Proc{PID: 742, PPID: 741, Start: 91, Comm: "limen-hook", SID: 700, TTY: tty}, // and what that runs
+	)
+	s := newDialogServer(t, pt)
+	file := filepath.Join(cwd, "m")
+	id := openDialogAsk(t, s, pt, cwd, file, "toolu_1") // opened by 703, started at 73
+	for _, pid := range []int{741, 742} {
+		s.ObserveHook(as(t, pt, pid), hookEvent("PermissionRequest", "", cwd, file, nil), "")
+		s.ObserveHook(as(t, pt, pid), hookEvent("PostToolUse", "toolu_1", cwd, file, nil), "")
+		if o := outcomeOf(t, s, id); o != nil {
+			t.Fatalf("events from process %d, under a tool older than the ask, settled it: %v", pid, o)
+		}
+	}
+	// The genuine hooks are younger than the ask: they settle it.
+	s.ObserveHook(as(t, pt, 721), hookEvent("PermissionRequest", "", cwd, file, nil), "")
+	s.ObserveHook(as(t, pt, 721), hookEvent("PostToolUse", "toolu_1", cwd, file, nil), "")
+	if o := outcomeOf(t, s, id); o.GetChoice() != limenv1.Choice_CHOICE_APPROVE {
+		t.Fatalf("outcome %v, want the genuine approval", o)
+	}
+
+	// A call of the same session that limen let run while the dialog was
+	// open could have posted the events: the ask closes, teaching nothing.
+	file2 := filepath.Join(cwd, "m2")
+	id2 := openDialogAsk(t, s, pt, cwd, file2, "toolu_2")
+	s.ObserveHook(as(t, pt, 721), hookEvent("PreToolUse", "toolu_3", cwd, filepath.Join(cwd, "other"), nil), "") // decided, no ask
+	s.ObserveHook(as(t, pt, 721), hookEvent("PermissionRequest", "", cwd, file2, nil), "")
+	s.ObserveHook(as(t, pt, 721), hookEvent("PostToolUse", "toolu_2", cwd, file2, nil), "")
+	o := outcomeOf(t, s, id2)
+	if o == nil || o.GetState() != limenv1.AskState_ASK_STATE_EXPIRED || !strings.Contains(o.GetNote(), "could run while its dialog was open") {
+		t.Fatalf("outcome %v; want the ask closed as no person's, saying why", o)
+	}
+}

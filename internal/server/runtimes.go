@@ -413,41 +413,53 @@ func (e errAncestry) Error() string { return e.why }
 // when there is neither. An error means the ancestry could not be
 // followed, which the callers treat as a refusal.
 func (r *runtimes) runtimeOf(pid int32, start uint64) (e *runtimeEntry, sameSession bool, err error) {
+	e, sameSession, _, err = r.runtimeSince(pid, start)
+	return e, sameSession, err
+}
+
+// runtimeSince is runtimeOf, and also when the oldest process it walked
+// below the recorded one started (the caller's start when the caller is
+// itself recorded; 0 when ancestry is not followed): a hook the runtime
+// started for an event is younger than the ask it reports on, a tool of
+// the agent's that is still running may not be.
+func (r *runtimes) runtimeSince(pid int32, start uint64) (e *runtimeEntry, sameSession bool, since uint64, err error) {
 	if r.off != nil {
-		return nil, false, nil
+		return nil, false, 0, nil
 	}
 	if pid <= 0 {
-		return nil, false, errAncestry{"limend cannot see which process is calling (it may run in another pid namespace), so it cannot tell whether an agent started it"}
+		return nil, false, 0, errAncestry{"limend cannot see which process is calling (it may run in another pid namespace), so it cannot tell whether an agent started it"}
 	}
 	caller, err := r.read(int(pid))
 	if err != nil {
-		return nil, false, errAncestry{fmt.Sprintf("limend cannot read the calling process %d (%v), so it cannot tell whether an agent started it", pid, err)}
+		return nil, false, 0, errAncestry{fmt.Sprintf("limend cannot read the calling process %d (%v), so it cannot tell whether an agent started it", pid, err)}
 	}
 	if start != 0 && caller.Start != start {
-		return nil, false, errAncestry{fmt.Sprintf("the process that opened this connection (pid %d) has exited and its pid now names another process; call again from a process that stays until the answer is in", pid)}
+		return nil, false, 0, errAncestry{fmt.Sprintf("the process that opened this connection (pid %d) has exited and its pid now names another process; call again from a process that stays until the answer is in", pid)}
 	}
 	p := caller
+	since = caller.Start
 	for i := 0; ; i++ {
 		if e := r.lookup(keyOf(p)); e != nil {
-			return e, false, nil
+			return e, false, since, nil
 		}
+		since = min(since, p.Start)
 		if p.PPID <= 0 {
 			break
 		}
 		if i == maxWalk {
-			return nil, false, errAncestry{"the caller's ancestry is deeper than limend follows"}
+			return nil, false, 0, errAncestry{"the caller's ancestry is deeper than limend follows"}
 		}
 		child, parent := p, p.PPID
 		if p, err = r.read(parent); err != nil {
-			return nil, false, errAncestry{fmt.Sprintf("limend could not follow the caller's ancestry (process %d: %v); try again", parent, err)}
+			return nil, false, 0, errAncestry{fmt.Sprintf("limend could not follow the caller's ancestry (process %d: %v); try again", parent, err)}
 		}
 		if p.Start > child.Start {
 			// A parent starts before its child: this pid was reused
 			// after the real parent exited, during the walk.
-			return nil, false, errAncestry{fmt.Sprintf("the caller's ancestry changed while limend followed it (process %d exited); try again", parent)}
+			return nil, false, 0, errAncestry{fmt.Sprintf("the caller's ancestry changed while limend followed it (process %d exited); try again", parent)}
 		}
 	}
-	return r.sessionRuntime(caller.SID), true, nil
+	return r.sessionRuntime(caller.SID), true, since, nil
 }
 
 // sessionRuntime returns the recorded runtime that runs in session sid, if
