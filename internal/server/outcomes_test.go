@@ -313,8 +313,8 @@ func TestEventsFromTheAgentsToolsAreNotTaken(t *testing.T) {
 	cwd := t.TempDir()
 	pt := dialogMachine()
 	pt.set(
-		peercred.Proc{PID: 740, PPID: 701, Start: 72, Comm: "bash", SID: 700, TTY: tty},        // a Bash tool started before the ask
-		peercred.Proc{PID: 741, PPID: 740, Start: 90, Comm: "python3", SID: 700, TTY: tty},     // what it runs now
+		peercred.Proc{PID: 740, PPID: 701, Start: 72, Comm: "bash", SID: 700, TTY: tty},       // a Bash tool started before the ask
+		peercred.Proc{PID: 741, PPID: 740, Start: 90, Comm: "python3", SID: 700, TTY: tty},    // what it runs now
 		peercred.Proc{PID: 742, PPID: 741, Start: 91, Comm: "limen-hook", SID: 700, TTY: tty}, // and what that runs
 	)
 	s := newDialogServer(t, pt)
