@@ -27,6 +27,9 @@ const elsewhereMark = "elsewhere"
 type dirState struct {
 	moved bool   // a cd ran: at holds where to
 	at    string // the directory; "" when it is only known when it runs
+	// named says the command's own words name the directory (git -C DIR,
+	// env -C DIR), not an earlier cd.
+	named bool
 }
 
 // here is the directory the walker's command runs in ("" when unknown).
@@ -62,7 +65,7 @@ func (w walker) copyDir() walker {
 // runsAt returns the walker for one command that runs in dir (a wrapper's
 // or the program's own chdir option); the shell's directory is unchanged.
 func (w walker) runsAt(dir string) walker {
-	w.dir = &dirState{moved: true, at: dir}
+	w.dir = &dirState{moved: true, at: dir, named: true}
 	return w
 }
 

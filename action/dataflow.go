@@ -178,16 +178,20 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 // everything below it; one starting with "**/" for that name anywhere
 // below the directory (a conftest.py of any test directory).
 var obeyedFiles = map[string][]string{
-	"make":           {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
-	"gmake":          {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
-	"just":           {"justfile", "Justfile", ".justfile"},
-	"task":           {"Taskfile.yml", "Taskfile.yaml", "taskfile.yml"},
-	"rake":           {"Rakefile", "rakefile", "lib/tasks/"},
-	"npm":            {"package.json", ".npmrc"},
-	"yarn":           {"package.json", ".yarnrc", ".yarnrc.yml"},
-	"pnpm":           {"package.json", ".npmrc", ".pnpmfile.cjs"},
-	"bun":            {"package.json", "bunfig.toml"},
-	"pytest":         {"**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"},
+	"make":  {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
+	"gmake": {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
+	"just":  {"justfile", "Justfile", ".justfile"},
+	"task":  {"Taskfile.yml", "Taskfile.yaml", "taskfile.yml"},
+	"rake":  {"Rakefile", "rakefile", "lib/tasks/"},
+	"npm":   {"package.json", ".npmrc"},
+	"yarn":  {"package.json", ".yarnrc", ".yarnrc.yml"},
+	"pnpm":  {"package.json", ".npmrc", ".pnpmfile.cjs"},
+	"bun":   {"package.json", "bunfig.toml"},
+	// pytest runs the tests it collects: an agent's new test_*.py is code
+	// the approved pytest runs (the tenth red-team pass).
+	"pytest":         {"**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "**/test_*.py", "**/*_test.py"},
+	"jest":           {"**/*.test.js", "**/*.test.ts", "**/*.spec.js", "**/*.spec.ts", "jest.config.js", "jest.config.ts"},
+	"vitest":         {"**/*.test.js", "**/*.test.ts", "**/*.spec.js", "**/*.spec.ts", "vitest.config.ts", "vite.config.ts"},
 	"tox":            {"tox.ini", "pyproject.toml", "setup.py"},
 	"nox":            {"noxfile.py"},
 	"cargo":          {"build.rs", "Cargo.toml", ".cargo/"},

@@ -44,7 +44,11 @@ import (
 // their own (tasks.go); go, pytest, cargo and make given code or include
 // directories from outside the project run outside (runs_elsewhere.go);
 // gofmt -cpuprofile writes; more apps' credential stores are secrets.
-const KeyScheme = 10
+// 11: the tenth pass: a command run elsewhere (after a cd, or in a
+// runtime's workdir) has the directory in its exact key ("Bash:make
+// @/tmp/evil"); the runtimes' transcripts and more credential files are
+// secrets.
+const KeyScheme = 11
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the

@@ -23,6 +23,10 @@ func bashParts(a Action) []Part {
 	return parts
 }
 
+// commandDirFields are the fields of a shell tool's input that say where
+// the command runs (Codex's workdir, Gemini CLI's directory).
+var commandDirFields = []string{"workdir", "directory", "cwd"}
+
 // shellLimits bound how much of a command is parsed into parts: Parts
 // keeps the learning small (maxParts, maxCommandLen, maxShellDepth);
 // CheckedParts goes much further, so that every part meets the block rules.
@@ -44,6 +48,25 @@ func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 	}
 	out := &shellParts{lim: lim, self: a.Self}
 	w := walker{out: out, cwd: cleanAbs(a.Cwd), home: HomeDir(a), top: cmd, vars: &shellVars{}, dir: &dirState{}}
+	for _, field := range commandDirFields {
+		v, ok := a.Input[field]
+		if !ok {
+			continue
+		}
+		// Codex's workdir and Gemini CLI's directory run the command
+		// there, as a cd before it would (the tenth red-team pass: cat
+		// README.md with workdir ~/.ssh).
+		d, isString := v.(string)
+		if !isString {
+			return []Part{opaquePart("Bash", "<unparsed>", canonicalJSON(inputOrEmpty(a.Input)))}, false
+		}
+		if d = strings.TrimSpace(d); d != "" {
+			at := w.resolveDir(w.cwd, word{text: d, lit: true})
+			if at != w.cwd {
+				w.dir = &dirState{moved: true, at: at}
+			}
+		}
+	}
 	out.cds = containsCd(cmd)
 	if !w.parse(cmd, shellCtx{}) || len(out.parts) == 0 {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, out.capped
@@ -752,6 +775,16 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	exact := joinWords(words)
 	for _, t := range ctx.redirs {
 		exact += " " + t
+	}
+	if w.runsElsewhere() && !w.dir.named {
+		// The same words run elsewhere are another action: `make` after
+		// `cd /tmp/evil` must not be the exact key a person approved in
+		// the project (the tenth red-team pass), nor a session grant's.
+		at := w.here()
+		if at == "" {
+			at = "?"
+		}
+		exact += " @" + at
 	}
 	l.exact("Bash:" + ctx.prefix + exact)
 	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done(),

@@ -225,3 +225,47 @@ func TestRunsAndWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestTenthPassKeys: the same words run elsewhere (after a cd, in a
+// runtime's workdir) are another exact key than in the project, and the
+// runtimes' transcripts and more credential files are secrets.
+func TestTenthPassKeys(t *testing.T) {
+	exact := func(cmd string, input map[string]any) string {
+		if input == nil {
+			input = map[string]any{"command": cmd}
+		}
+		ps := Parts(Action{Tool: "Bash", Input: input, Cwd: "/home/ana/shop"})
+		return ps[len(ps)-1].Keys.Exact()
+	}
+	for _, c := range []struct {
+		elsewhere string
+		input     map[string]any
+		home      string
+	}{
+		{"cd /tmp/evil && make", nil, "make"},
+		{"cd ~ && cat .env", nil, "cat .env"},
+		{"cd .. && git push --force origin main", nil, "git push --force origin main"},
+		{"", map[string]any{"command": "cat README.md", "workdir": "/home/ana/.ssh"}, "cat README.md"},
+		{"", map[string]any{"command": "cat README.md", "directory": "/etc"}, "cat README.md"},
+	} {
+		got, in := exact(c.elsewhere, c.input), exact(c.home, nil)
+		if got == in {
+			t.Errorf("%s %v: exact key %q is the in-project one", c.elsewhere, c.input, got)
+		}
+	}
+	if got := exact("cd src && make", nil); got != exact("make", nil) {
+		t.Errorf("cd src && make: %q; want the project's own make", got)
+	}
+	if got := exact("", map[string]any{"command": "ls", "workdir": "/home/ana/shop"}); got != exact("ls", nil) {
+		t.Errorf("ls in the project's own workdir: %q; want plain ls", got)
+	}
+	if ps := Parts(Action{Tool: "Bash", Input: map[string]any{"command": "ls", "workdir": 7}, Cwd: "/home/ana/shop"}); !ps[0].Opaque {
+		t.Error("a workdir that is not a string: not opaque")
+	}
+	for _, p := range []string{"~/.claude/projects/-home-ana-shop/abc.jsonl", "~/.claude/history.jsonl", "~/.codex/sessions/2026/12/01/r.jsonl",
+		"~/.gemini/tmp/abc/chats/session.json", "~/.authinfo", "~/.age/key.txt", "~/.msmtprc", "/etc/gitlab/gitlab-secrets.json", "/var/mail/root"} {
+		if !secretAt(p, "/home/ana/shop", "/home/ana") {
+			t.Errorf("%s: not a secret", p)
+		}
+	}
+}

@@ -104,7 +104,11 @@ var credentialFiles = []credentialFile{
 		example: "~/.local/share/limen/limen.db"},
 	{kind: "process environment and open files", patterns: []string{"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem",
 		// A process's open files: limend's database at /proc/<its pid>/fd/5.
-		"/proc/*/fd/", "/proc/*/task/*/fd/", "/proc/*/map_files/"}, example: "/proc/self/environ"},
+		"/proc/*/fd/", "/proc/*/task/*/fd/", "/proc/*/map_files/",
+		// Other processes' command lines carry the passwords people pass
+		// as options (mysql -pSECRET); ps shows them too, and stays
+		// learnable: what it prints is the same for everyone.
+		"/proc/*/cmdline"}, example: "/proc/self/environ"},
 	// A disk or memory device holds every file and key on it: cat
 	// /dev/sda reads them all (the eighth red-team pass).
 	{kind: "raw disks and memory", patterns: []string{"/dev/sd*", "/dev/hd*", "/dev/vd*", "/dev/xvd*", "/dev/nvme*", "/dev/mmcblk*",
@@ -144,6 +148,19 @@ var credentialFiles = []credentialFile{
 		"**/wp-config.php", "**/kubeconfig{.yaml,.yml,.json}", "**/local.settings.json",
 		"**/appsettings.{production,development,staging}.json", "**/.s3cfg", "**/id_token", "**/token.json"},
 		example: "~/.config/solana/id.json"},
+	// The runtimes' transcripts hold every tool's output so far (secrets
+	// an earlier command printed) and the tool_use_ids a forged dialog
+	// event needs (the tenth red-team pass).
+	{kind: "agent runtimes' transcripts", patterns: []string{"~/.claude/projects/", "~/.claude/history.jsonl", "~/.claude/shell-snapshots/",
+		"~/.claude/todos/", "~/.codex/sessions/", "~/.codex/history.jsonl", "~/.codex/log/", "~/.gemini/tmp/", "~/.gemini/history/"},
+		example: "~/.claude/projects/-home-ana-shop/25ac00a3.jsonl"},
+	{kind: "mail, sync and more tools' credentials", patterns: []string{"~/.authinfo", "~/.msmtprc", "~/.passwd-s3fs", "**/.smbcredentials",
+		"~/.mc/config.json", "~/.step/secrets/", "~/.jira.d/", "~/.bundle/config", "~/.wakatime.cfg", "~/.config/goose/", "~/.config/doppler/",
+		"~/.doppler/", "~/.config/infisical/", "~/.infisical/", "~/.talos/", "~/.age/", "~/.config/age/", "~/.fetchmailrc", "~/.mbsyncrc",
+		"~/.config/tea/", "~/.render/", "~/.config/atuin/key", "~/.rediscli_history", "~/.local/share/jupyter/runtime/",
+		"~/.jupyter/jupyter_server_config.json", "/etc/gitlab/", "/var/mail/", "/var/spool/mail/", "~/.config/hcloud/", "~/.oci/",
+		"~/.pgpass", "~/.config/rclone/", "~/.s3cfg"},
+		example: "~/.age/key.txt"},
 	{kind: "network, Kerberos and system credentials", patterns: []string{"/etc/NetworkManager/system-connections/", "/etc/wpa_supplicant/",
 		"/etc/security/opasswd", "**/*.keytab", "/tmp/krb5cc_{0,500,501,502,1000,1001,1002,1003,1004,1005}", "/etc/letsencrypt/live/", "/etc/letsencrypt/archive/", "/etc/letsencrypt/keys/",
 		"/etc/ipsec.secrets", "/etc/ipsec.d/private/", "/etc/ppp/chap-secrets", "/etc/ppp/pap-secrets", "/etc/postfix/sasl_passwd", "/etc/mysql/debian.cnf",

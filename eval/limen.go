@@ -73,7 +73,7 @@ func (s *Limen) Decide(a Action) Decision {
 		Env:               policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
 		Policy:            s.pol,
 		Wrote:             func(run string) bool { return wroteAny(w, run) },
-		ApprovedInSession: func(key string) bool { return s.approvedIn[[2]string{a.User, a.Session}][key] },
+		ApprovedInSession: func(key string) bool { return s.approvedIn[[2]string{a.User, a.Session + "\x00" + a.Cwd}][key] },
 		Draw:              s.rng.Float64(),
 	}
 	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
@@ -104,7 +104,7 @@ func (s *Limen) Learn(a Action, approved bool) {
 	}
 	s.est.Observe(a.User, ladders, approved, a.Time)
 	if approved && a.Seq == s.lastSeq {
-		k := [2]string{a.User, a.Session}
+		k := [2]string{a.User, a.Session + "\x00" + a.Cwd}
 		if s.approvedIn[k] == nil {
 			s.approvedIn[k] = make(map[string]bool)
 		}

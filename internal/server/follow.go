@@ -117,7 +117,7 @@ func (s *Server) applyPending(c store.PendingChange) {
 			// wants it in etcd with a lease).
 			if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
 				if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
-					s.grants.Approve(act.User, act.Session, action.Parts(act))
+					s.grants.Approve(act.User, grantScope(act.Session, act.Cwd), action.Parts(act))
 				}
 			}
 		}

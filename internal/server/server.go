@@ -252,8 +252,8 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		Env:               pl.env,
 		Plan:              pl.plan,
 		Policy:            ps.pol,
-		Granted:           s.grants.For(user, session),
-		ApprovedInSession: s.approvedIn.For(user, session),
+		Granted:           s.grants.For(user, grantScope(session, msg.GetCwd())),
+		ApprovedInSession: s.approvedIn.For(user, grantScope(session, msg.GetCwd())),
 		Wrote:             s.written.wrote(user, pl.parts),
 		Draw:              rand.Float64(),
 	}
@@ -550,11 +550,11 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	s.learn.Unlock()
 	if approved && scope == limenv1.Scope_SCOPE_SESSION {
-		s.grants.Approve(act.User, act.Session, parts)
+		s.grants.Approve(act.User, grantScope(act.Session, act.Cwd), parts)
 	}
 	if approved {
 		s.written.approved(act.User, parts) // the person allowed running them as they are
-		s.approvedIn.Approve(act.User, act.Session, parts)
+		s.approvedIn.Approve(act.User, grantScope(act.Session, act.Cwd), parts)
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)
@@ -687,4 +687,16 @@ func withClasses(msg *limenv1.Policy, pol *policy.Policy) *limenv1.Policy {
 		})
 	}
 	return out
+}
+
+// grantScope is where a person's approval for the session holds: that
+// agent session, in the working directory it was given in. The same
+// command in another project is another action, even in the same session
+// (the tenth red-team pass reused a grant after cd), so a grant, and a
+// once-approval's reach, stay where they were given.
+func grantScope(session, cwd string) string {
+	if session == "" {
+		return ""
+	}
+	return session + "\x00" + cwd
 }
