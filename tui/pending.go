@@ -56,6 +56,12 @@ type pendingTab struct {
 	lastAnswered, lastUser string
 	list                   list.Model
 	synced                 bool // a snapshot has arrived: an empty queue is really empty
+	// moved is the ask the cursor landed on when the one under it left
+	// without this window's answer ("" otherwise): an answer key aimed
+	// at the ask that left must not answer the one that took its place
+	// (an agent can settle its own ask to move the cursor onto another),
+	// so the first such key only says so. Any other key clears it.
+	moved string
 
 	note *noteEditor
 	rule *ruleEditor
@@ -159,6 +165,13 @@ func (p *pendingTab) Update(msg tea.Msg) tea.Cmd {
 	}
 	keys := &p.c.keys
 	ask := p.selected()
+	if moved := p.moved; moved != "" {
+		p.moved = ""
+		if ask != nil && ask.GetAskId() == moved && p.isAnswerKey(k) {
+			p.c.setStatus(true, "the ask you had selected left the queue, and the cursor moved to ask %s: look at it, then press %s again to answer it", moved, k.String())
+			return nil
+		}
+	}
 	if ask != nil && !p.detailFits() && p.isAnswerKey(k) {
 		p.c.setStatus(true, "%s", tooSmall(ask.GetAskId()))
 		return nil
@@ -500,6 +513,9 @@ func (p *pendingTab) sync() tea.Cmd {
 			}
 		}
 		p.list.Select(sel)
+	}
+	if _, ours := p.sending[keep]; keep != "" && p.asks[keep] == nil && !ours {
+		p.moved = selectedAskID(&p.list) // see pendingTab.moved
 	}
 	return tea.SetWindowTitle(p.windowTitle())
 }
