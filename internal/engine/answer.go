@@ -59,6 +59,18 @@ func (g *Grants) Approve(user, session string, parts []action.Part) {
 	}
 }
 
+// ApproveAny records that the person approved parts in a session, opaque
+// ones included: the record behind Input.ApprovedInSession, which says
+// what the person did there, not what may run without asking.
+func (g *Grants) ApproveAny(user, session string, parts []action.Part) {
+	if session == "" {
+		return
+	}
+	for _, p := range parts {
+		g.m.Store(grantKey{user, session, p.Keys.Exact()}, struct{}{})
+	}
+}
+
 // For is the Input.Granted of a decision for user in session.
 func (g *Grants) For(user, session string) func(key string) bool {
 	return func(key string) bool {

@@ -94,6 +94,10 @@ func TestApproveOnceIsNoStandingPermission(t *testing.T) {
 	e.want("ana", "s1", "make build", allows, "above")
 	e.ask("ana", "s3", "make build", approve, once)
 	e.want("ana", "s4", "make build", allows, "above")
+	// The same for a command only an exact approval can allow.
+	e.ask("ana", "s1", "python3 -c 'print(1)'", approve, once)
+	e.want("ana", "s1", "python3 -c 'print(1)'", allows, "above")
+	e.want("ana", "s5", "python3 -c 'print(1)'", asks, "only once, and not in this session")
 }
 
 // TestApproveForTheSession: an approval for the session allows the same

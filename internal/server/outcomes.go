@@ -318,7 +318,7 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 	}
 	if choice == limenv1.Choice_CHOICE_APPROVE {
 		s.written.approved(act.User, parts)
-		s.approvedIn.Approve(act.User, grantScope(act.Session, act.Cwd), parts)
+		s.approvedIn.ApproveAny(act.User, grantScope(act.Session, act.Cwd), parts)
 	}
 	s.learn.Unlock()
 	s.asks.resolve(id, finalOf(answered.GetOutcome()))

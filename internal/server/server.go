@@ -554,7 +554,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	if approved {
 		s.written.approved(act.User, parts) // the person allowed running them as they are
-		s.approvedIn.Approve(act.User, grantScope(act.Session, act.Cwd), parts)
+		s.approvedIn.ApproveAny(act.User, grantScope(act.Session, act.Cwd), parts)
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)
