@@ -281,6 +281,13 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	if req.GetDryRun() {
 		return &limenv1.DecideResponse{Decision: s.decision(msg, res, ps, start, 0)}, nil
 	}
+	if len(res.Parts) == 1 {
+		// One part is the decision itself: its key, class, verdict and p
+		// are the decision's, and every view shows it from them
+		// (describe.Parts). Most actions have one, and this is the hook's
+		// path; explain (a dry run) keeps the part's own row.
+		res.Parts = nil
+	}
 	id, err := s.store.NextID()
 	if err != nil {
 		// Without an id nothing can be recorded or queued, but the caller
