@@ -114,3 +114,16 @@ type PendingWatcher interface {
 type PolicyWatcher interface {
 	WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
 }
+
+// AnswerWatcher is a Backend whose answers other processes add too (the
+// etcd store). WatchAnswers calls fn with every answer whose seq is above
+// after, in seq order, each exactly once, with the etcd revision it was
+// committed at (seq order is commit order: doc.go of etcdstore). It goes
+// on from the last answer it delivered whenever its watch ends, listing
+// again when the history it needs was compacted, so nothing is skipped
+// and nothing is delivered twice. fn runs on one goroutine of the
+// watcher's until ctx ends; the answers up to the present are delivered
+// before WatchAnswers returns, the rest as they are committed.
+type AnswerWatcher interface {
+	WatchAnswers(ctx context.Context, after uint64, fn func(rec *storev1.AnswerRecord, rev int64)) error
+}

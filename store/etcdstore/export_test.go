@@ -1,9 +1,22 @@
 package etcdstore
 
+import (
+	"context"
+
+	storev1 "github.com/limenhq/limen/store/storev1"
+)
+
 // SetScanPage sets how many keys a walk reads per request, and returns
 // how to set it back.
 func SetScanPage(n int64) (restore func()) {
 	old := scanPage
 	scanPage = n
 	return func() { scanPage = old }
+}
+
+// WatchAnswersFrom is WatchAnswers for a watcher that has delivered the
+// answers up to seq last and stopped at revision rev: a replica that fell
+// behind.
+func (s *Store) WatchAnswersFrom(ctx context.Context, last uint64, rev int64, fn func(*storev1.AnswerRecord, int64)) error {
+	return s.watchAnswersFrom(ctx, last, rev, fn)
 }

@@ -78,3 +78,18 @@ func (s *Store) reportStale() {
 	// LogErr, not just this finding.
 	s.opts.OnLogHealth(store.LogHealth{Err: s.LogErr()})
 }
+
+// watched notes that WatchAnswers has delivered every answer committed up
+// to revision rev.
+func (s *Store) watched(rev int64) {
+	for {
+		cur := s.watchRev.Load()
+		if rev <= cur || s.watchRev.CompareAndSwap(cur, rev) {
+			return
+		}
+	}
+}
+
+// WatchedRevision is the etcd revision up to which WatchAnswers has
+// delivered every answer (0 before it starts).
+func (s *Store) WatchedRevision() int64 { return s.watchRev.Load() }
