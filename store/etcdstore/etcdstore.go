@@ -110,11 +110,12 @@ type Store struct {
 	// the prober keeps it fresh (fresh.go).
 	lastReached atomic.Int64
 	stale       staleness
+	stopProber  chan struct{}
+	proberDone  chan struct{}
+
 	// watchRev is the revision up to which WatchAnswers has delivered
 	// every answer (fresh.go).
-	watchRev   atomic.Int64
-	stopProber chan struct{}
-	proberDone chan struct{}
+	watchRev atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
