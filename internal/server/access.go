@@ -71,6 +71,7 @@ const (
 	opSimulate     op = "SimulatePolicy"
 	opSetPolicy    op = "SetPolicy"
 	opGetVersion   op = "GetVersion"
+	opGetCluster   op = "GetCluster"
 )
 
 // access says, for each call, how far each kind of caller reaches, in the
@@ -102,6 +103,8 @@ var access = map[op][numKinds]reach{
 	// The build is no secret from a local user, but an anonymous caller
 	// needs nothing but Decide and Await.
 	opGetVersion: {none, all, all, all, all},
+	// The cluster's state says nothing of anyone's actions.
+	opGetCluster: {none, all, all, all, all},
 }
 
 // personOnly are the calls that only a person may make: the ones that settle

@@ -61,6 +61,7 @@ func TestAccessTable(t *testing.T) {
 		opSimulate:     {none, none, all, all, all},
 		opSetPolicy:    {none, none, none, all, all},
 		opGetVersion:   {none, all, all, all, all},
+		opGetCluster:   {none, all, all, all, all},
 	}
 	if len(tests) != len(access) {
 		t.Errorf("the test has %d rows, the table %d: test every call", len(tests), len(access))

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/limenhq/limen/action"
-	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -30,6 +28,10 @@ func (s *Server) followPending() error {
 		<-s.stopping
 		cancel()
 	}()
+	if err := s.followAnswers(ctx); err != nil { // replica.go
+		cancel()
+		return err
+	}
 	if err := w.WatchPending(ctx, s.applyPending); err != nil {
 		cancel()
 		return fmt.Errorf("follow the pending asks of the other limends: %w", err)
@@ -98,19 +100,11 @@ func (s *Server) applyPending(c store.PendingChange) {
 			}
 		}
 		// Learn first, as Answer does here: once an Await returns, the
-		// next Decide must know the answer.
-		if rec := c.Answer; rec != nil {
-			approved := rec.GetChoice() == storev1.Choice_CHOICE_APPROVE
-			if attributed(rec.GetAnsweredBy()) {
-				s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
-			}
-			// An approval for the session holds on every limend the
-			// session's agent may reach (in memory, as here; issue 17
-			// wants it in etcd with a lease).
-			if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
-				if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
-					s.grants.Approve(act.User, act.Session, action.Parts(act))
-				}
+		// next Decide must know the answer. The answer watch teaches it
+		// (replica.go); wait until it has.
+		if rec := c.Answer; rec != nil && s.replica != nil {
+			if s.replica.wait(context.Background(), s.stopping, rec.GetSeq()) != nil {
+				return // stopping
 			}
 		}
 		s.asks.resolve(id, finalOf(d.GetOutcome()))

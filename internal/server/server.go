@@ -75,6 +75,10 @@ type Server struct {
 	grants engine.Grants // session-scoped approvals, in memory only
 	plans  planCache     // what Decide works out from an action and the policy alone
 	seen   outcomes      // what the runtimes' hook events said about asks (outcomes.go)
+	// replica is how far the answers of a shared store are applied here
+	// (replica.go); nil on a store of this process alone.
+	replica *replica
+	name    string // this limend among a team's (replica.go)
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -100,6 +104,7 @@ func New(opts Options) (*Server, error) {
 		asks:     newAsks(),
 		plans:    planCache{self: opts.Self},
 		stopping: make(chan struct{}),
+		name:     replicaName(),
 	}
 	trusted := opts.TrustedGateways
 	if trusted == nil {
@@ -124,8 +129,12 @@ func New(opts Options) (*Server, error) {
 		if pol := s.policy.Load().pol; pol != nil {
 			est.SetHalfLife(pol.HalfLife)
 		}
-		if err := rebuild(est, s.store.Backend); err != nil {
-			return nil, err
+		// A shared store's answers come from its answer watch, which
+		// starts with every stored one (replica.go).
+		if _, shared := s.store.Backend.(store.AnswerWatcher); !shared {
+			if err := rebuild(est, s.store.Backend); err != nil {
+				return nil, err
+			}
 		}
 		s.model = est
 	}
@@ -514,14 +523,24 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		return nil, toStatus(askErr(id, err))
 	}
 	outcome := answered.GetOutcome() // what rec says: the store's one source of it
-	// On disk: now teach the predictor and wake the waiters. Only the
-	// person's own answer teaches (attributed); rebuild skips the same ones.
 	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
-	if attributed(by) {
-		s.model.Observe(act.User, ls, approved, now)
-	}
-	if approved && scope == limenv1.Scope_SCOPE_SESSION {
-		s.grants.Approve(act.User, act.Session, parts)
+	if s.replica != nil {
+		// Committed in etcd: the answer watch teaches the predictor, in
+		// the order every replica applies it (replica.go). Wait for it,
+		// so that the next Decide here knows this answer.
+		if err := s.replica.wait(ctx, s.stopping, rec.GetSeq()); err != nil {
+			return nil, toStatus(fmt.Errorf("the answer to ask %d is stored (answer %d), but this limend has not applied it yet (%w); it will, and the other limends too", id, rec.GetSeq(), err))
+		}
+	} else {
+		// On disk: now teach the predictor and wake the waiters. Only the
+		// person's own answer teaches (attributed); rebuild skips the
+		// same ones.
+		if attributed(by) {
+			s.model.Observe(act.User, ls, approved, now)
+		}
+		if approved && scope == limenv1.Scope_SCOPE_SESSION {
+			s.grants.Approve(act.User, act.Session, parts)
+		}
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)

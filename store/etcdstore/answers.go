@@ -71,7 +71,7 @@ func (s *Store) followAnswers(ctx context.Context, ch clientv3.WatchChan, stop c
 					break events // an event was missed: list again below
 				}
 				last = seq
-				if rec := decodeAnswer(ev.Kv.Value); rec != nil {
+				if rec := decodeAnswer(seq, ev.Kv.Value); rec != nil {
 					fn(rec, ev.Kv.ModRevision)
 				}
 			}
@@ -126,7 +126,7 @@ func (s *Store) listAnswers(ctx context.Context, after uint64, fn func(*storev1.
 				continue
 			}
 			last = seq
-			if rec := decodeAnswer(kv.Value); rec != nil {
+			if rec := decodeAnswer(seq, kv.Value); rec != nil {
 				fn(rec, kv.ModRevision)
 			}
 		}
@@ -138,13 +138,15 @@ func (s *Store) listAnswers(ctx context.Context, after uint64, fn func(*storev1.
 	}
 }
 
-// decodeAnswer decodes a stored answer, or returns nil for one this build
-// cannot read: every limend of one build skips the same ones, and
-// AnswerViews at start fails on it, so an operator hears of it.
-func decodeAnswer(v []byte) *storev1.AnswerRecord {
+// decodeAnswer decodes the answer stored under seq (its Seq is the key's,
+// whatever the record says), or returns nil for one this build cannot
+// read: every limend of one build skips the same ones, and AnswerViews
+// fails on it, so an operator hears of it.
+func decodeAnswer(seq uint64, v []byte) *storev1.AnswerRecord {
 	rec := new(storev1.AnswerRecord)
 	if proto.Unmarshal(v, rec) != nil {
 		return nil
 	}
+	rec.Seq = seq
 	return rec
 }

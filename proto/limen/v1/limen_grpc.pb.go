@@ -34,6 +34,7 @@ const (
 	DecisionService_SimulatePolicy_FullMethodName     = "/limen.v1.DecisionService/SimulatePolicy"
 	DecisionService_Stats_FullMethodName              = "/limen.v1.DecisionService/Stats"
 	DecisionService_GetVersion_FullMethodName         = "/limen.v1.DecisionService/GetVersion"
+	DecisionService_GetCluster_FullMethodName         = "/limen.v1.DecisionService/GetCluster"
 )
 
 // DecisionServiceClient is the client API for DecisionService service.
@@ -75,6 +76,10 @@ type DecisionServiceClient interface {
 	// GetVersion returns the build of the limend that answers, so a client
 	// can tell when it talks to a different build than its own.
 	GetVersion(ctx context.Context, in *GetVersionRequest, opts ...grpc.CallOption) (*GetVersionResponse, error)
+	// GetCluster returns the store this limend runs on and, on a team's
+	// etcd, the cluster: its members and leader, and how far each limend
+	// replica has applied the team's answers and how fresh its view is.
+	GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error)
 }
 
 type decisionServiceClient struct {
@@ -214,6 +219,16 @@ func (c *decisionServiceClient) GetVersion(ctx context.Context, in *GetVersionRe
 	return out, nil
 }
 
+func (c *decisionServiceClient) GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetClusterResponse)
+	err := c.cc.Invoke(ctx, DecisionService_GetCluster_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecisionServiceServer is the server API for DecisionService service.
 // All implementations must embed UnimplementedDecisionServiceServer
 // for forward compatibility.
@@ -253,6 +268,10 @@ type DecisionServiceServer interface {
 	// GetVersion returns the build of the limend that answers, so a client
 	// can tell when it talks to a different build than its own.
 	GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error)
+	// GetCluster returns the store this limend runs on and, on a team's
+	// etcd, the cluster: its members and leader, and how far each limend
+	// replica has applied the team's answers and how fresh its view is.
+	GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error)
 	mustEmbedUnimplementedDecisionServiceServer()
 }
 
@@ -298,6 +317,9 @@ func (UnimplementedDecisionServiceServer) Stats(context.Context, *StatsRequest) 
 }
 func (UnimplementedDecisionServiceServer) GetVersion(context.Context, *GetVersionRequest) (*GetVersionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetVersion not implemented")
+}
+func (UnimplementedDecisionServiceServer) GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCluster not implemented")
 }
 func (UnimplementedDecisionServiceServer) mustEmbedUnimplementedDecisionServiceServer() {}
 func (UnimplementedDecisionServiceServer) testEmbeddedByValue()                         {}
@@ -529,6 +551,24 @@ func _DecisionService_GetVersion_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DecisionService_GetCluster_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClusterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).GetCluster(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_GetCluster_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).GetCluster(ctx, req.(*GetClusterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DecisionService_ServiceDesc is the grpc.ServiceDesc for DecisionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -579,6 +619,10 @@ var DecisionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetVersion",
 			Handler:    _DecisionService_GetVersion_Handler,
+		},
+		{
+			MethodName: "GetCluster",
+			Handler:    _DecisionService_GetCluster_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/limenhq/limen/action"
+	"github.com/limenhq/limen/internal/convert"
+	"github.com/limenhq/limen/predictor"
+	limenv1 "github.com/limenhq/limen/proto/limen/v1"
+	"github.com/limenhq/limen/store"
+	"github.com/limenhq/limen/store/storev1"
+)
+
+// A limend on a shared store (store.AnswerWatcher: the etcd store) is one
+// replica of a team's limen. Its predictor learns every answer, its own
+// and the other replicas', from one watch of the store's answers, in their
+// seq order (the etcd revision order), and never directly from an Answer
+// call: decayed counts are floating point, so only the same answers in the
+// same order leave every replica with the same counts, bit for bit
+// (predictor.Estimator.CountsHash shows it). An Answer given here returns
+// once its answer is committed and the watch has applied it here; an
+// Await here on an ask answered elsewhere returns once the answer is
+// applied here too: either way, the next Decide knows it.
+
+// replica is how far the answer watch has applied the store's answers.
+type replica struct {
+	mu      sync.Mutex
+	seq     uint64 // the last answer applied
+	rev     int64  // the revision it was committed at
+	changed chan struct{}
+}
+
+func newReplica() *replica { return &replica{changed: make(chan struct{})} }
+
+// applied notes that the answer of seq, committed at rev, is applied.
+func (r *replica) applied(seq uint64, rev int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq, r.rev = seq, rev
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
+
+// state is the last answer applied and its revision.
+func (r *replica) state() (seq uint64, rev int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seq, r.rev
+}
+
+// wait returns once the answer of seq is applied, or with an error when
+// ctx ends or limend stops first.
+func (r *replica) wait(ctx context.Context, stopping <-chan struct{}, seq uint64) error {
+	for {
+		r.mu.Lock()
+		done, changed := r.seq >= seq, r.changed
+		r.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-stopping:
+			return errStopping
+		}
+	}
+}
+
+// followAnswers starts the answer watch on a shared store, from the first
+// answer: it lists every stored answer into the predictor before it
+// returns (the rebuild of a limend on bbolt), then applies each new one.
+func (s *Server) followAnswers(ctx context.Context) error {
+	w, ok := s.store.Backend.(store.AnswerWatcher)
+	if !ok {
+		return nil
+	}
+	s.replica = newReplica()
+	if err := w.WatchAnswers(ctx, 0, s.applyAnswer); err != nil {
+		return fmt.Errorf("follow the answers of the team: %w", err)
+	}
+	return nil
+}
+
+// applyAnswer teaches the predictor one answer from the answer watch, and
+// grants its session here when it approved for the session.
+func (s *Server) applyAnswer(rec *storev1.AnswerRecord, rev int64) {
+	approved := rec.GetChoice() == storev1.Choice_CHOICE_APPROVE
+	if attributed(rec.GetAnsweredBy()) {
+		s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
+	}
+	if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
+		if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
+			s.grants.Approve(act.User, act.Session, action.Parts(act))
+		}
+	}
+	s.replica.applied(rec.GetSeq(), rev)
+}
+
+// replicaName names this limend among a team's: its host and process.
+func replicaName() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown-host"
+	}
+	return fmt.Sprintf("%s:%d", host, os.Getpid())
+}
+
+// GetCluster implements DecisionService: the store this limend runs on,
+// and on a team's etcd how far it has applied the team's answers, with the
+// hash of its counts, so that replicas can be compared.
+func (s *Server) GetCluster(ctx context.Context, _ *limenv1.GetClusterRequest) (*limenv1.GetClusterResponse, error) {
+	if _, _, err := s.guard.authorize(ctx, opGetCluster); err != nil {
+		return nil, err
+	}
+	resp := &limenv1.GetClusterResponse{Store: "bbolt", Self: s.selfReport()}
+	if s.replica != nil {
+		resp.Store = "etcd"
+	}
+	return resp, nil
+}
+
+// selfReport is this limend's Replica message.
+func (s *Server) selfReport() *limenv1.Replica {
+	r := &limenv1.Replica{Name: s.name, Reported: timestamppb.New(s.now()), Fresh: s.store.LogErr() == nil}
+	if est, ok := s.model.(*predictor.Estimator); ok {
+		r.CountsHash = fmt.Sprintf("%016x", est.CountsHash())
+	}
+	if s.replica != nil {
+		r.AppliedSeq, r.AppliedRevision = s.replica.state()
+	}
+	return r
+}
