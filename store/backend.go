@@ -127,3 +127,26 @@ type PolicyWatcher interface {
 type AnswerWatcher interface {
 	WatchAnswers(ctx context.Context, after uint64, fn func(rec *storev1.AnswerRecord, rev int64)) error
 }
+
+// Grant is one approval for a session: the exact key of an action's part
+// that a person approved for the rest of the user's agent session.
+type Grant struct {
+	User    string `json:"user"`
+	Session string `json:"session"`
+	Key     string `json:"key"`
+}
+
+// GrantStore is a Backend that keeps the session grants itself, for the
+// limends that share it (the etcd store, with leases); on other stores
+// limend keeps them in memory only (internal/engine).
+type GrantStore interface {
+	// AnswerGranting is Answer that also stores grants, in the same
+	// transaction: they exist exactly when the answer does, and expire
+	// by themselves after the store's grant lifetime.
+	AnswerGranting(askID uint64, rec *storev1.AnswerRecord, grants []Grant) (*storev1.Decision, error)
+	// WatchGrants calls fn with every grant live now (live true) before
+	// it returns, then with each one stored (live true) or expired (live
+	// false) after, by anyone. fn runs on one goroutine of the watcher's
+	// until ctx ends.
+	WatchGrants(ctx context.Context, fn func(g Grant, live bool)) error
+}

@@ -44,6 +44,9 @@ type Options struct {
 	// batcher's or the prober's goroutine and must not call back into the
 	// store.
 	OnLogHealth func(store.LogHealth)
+	// GrantTTL is how long a session grant lives in etcd (its lease):
+	// etcd deletes it then, and every limend forgets it. Default 24h.
+	GrantTTL time.Duration
 	// Staleness is how long the store may go without a request that
 	// reached a quorum before LogErr reports it: limend then turns allows
 	// into asks, as for a decision log that cannot be written. A prober
@@ -67,6 +70,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Staleness <= 0 {
 		o.Staleness = 5 * time.Second
+	}
+	if o.GrantTTL <= 0 {
+		o.GrantTTL = 24 * time.Hour
 	}
 	return o
 }
@@ -494,6 +500,11 @@ func (s *Store) unchanged(askID uint64, t *taken) []clientv3.Cmp {
 // with store.ErrResolved. An unknown id fails with store.ErrNotFound.
 // Nothing is stored when it fails.
 func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decision, error) {
+	return s.answer(askID, rec, nil)
+}
+
+// answer is Answer, putting ops in the same transaction (grants.go).
+func (s *Store) answer(askID uint64, rec *storev1.AnswerRecord, ops []clientv3.Op) (*storev1.Decision, error) {
 	if err := s.staleErr(); err != nil {
 		return nil, fmt.Errorf("answer ask %d: %w; the answer is not stored, give it again once limend reaches etcd", askID, err)
 	}
@@ -520,12 +531,12 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 			return nil, fmt.Errorf("answer ask %d: encode answer: %w", askID, err)
 		}
 		cmps := append(s.unchanged(askID, t), clientv3.Compare(clientv3.ModRevision(s.keys.answerSeq), "=", t.seqRev))
-		resp, err := s.cli.Txn(ctx).If(cmps...).Then(
+		resp, err := s.cli.Txn(ctx).If(cmps...).Then(append([]clientv3.Op{
 			clientv3.OpDelete(s.keys.pending(askID)),
 			clientv3.OpPut(s.keys.decision(askID), string(dv)),
 			clientv3.OpPut(s.keys.answer(seq), string(rv)),
 			clientv3.OpPut(s.keys.answerSeq, strconv.FormatUint(seq, 10)),
-		).Commit()
+		}, ops...)...).Commit()
 		if err != nil {
 			// Not known to be committed or not: the caller must not
 			// take it as answered; a retry of the answer finds out, and
