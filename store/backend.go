@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	storev1 "github.com/limenhq/limen/store/storev1"
 )
@@ -149,4 +150,6 @@ type GrantStore interface {
 	// false) after, by anyone. fn runs on one goroutine of the watcher's
 	// until ctx ends.
 	WatchGrants(ctx context.Context, fn func(g Grant, live bool)) error
+	// GrantTTL is how long a grant lives.
+	GrantTTL() time.Duration
 }

@@ -116,6 +116,7 @@ func run(args []string) int {
 	f.StringVar(&cfg.Etcd.Key, "etcd-key", "", "the private key of --etcd-cert (env LIMEN_ETCD_KEY)")
 	f.StringVar(&cfg.Etcd.CA, "etcd-ca", "", "the CA that signed the etcd members' certificates (env LIMEN_ETCD_CA)")
 	f.StringVar(&cfg.Etcd.Prefix, "etcd-prefix", "", "the key prefix of limen's state in etcd (default /limen/) (env LIMEN_ETCD_PREFIX)")
+	f.DurationVar(&cfg.Etcd.GrantTTL, "etcd-grant-ttl", 24*time.Hour, "with --store etcd: how long an approval for the session holds on every limend; etcd ends it then (env LIMEN_ETCD_GRANT_TTL)")
 	f.DurationVar(&cfg.Etcd.Staleness, "etcd-staleness", 5*time.Second, "with --store etcd: after this long without reaching a quorum of etcd, every allow is ask and health NOT_SERVING (env LIMEN_ETCD_STALENESS)")
 	f.StringVar(&cfg.TCP, "tcp", defaults.TCP, "also serve gRPC over TCP: a loopback address such as 127.0.0.1:7411, whose callers are anonymous and may only Decide and Await their own asks; or any address with --tls-*, whose authenticated callers are admin gateways (env LIMEN_TCP)")
 	f.StringVar(&cfg.HTTPSocket, "http-socket", defaults.HTTPSocket, "Unix socket of the HTTP/JSON hook API that limen-hook uses (default: beside --socket, as NAME-http.sock); empty turns it off (env LIMEN_HTTP_SOCKET)")

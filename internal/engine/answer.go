@@ -66,3 +66,15 @@ func (g *Grants) For(user, session string) func(key string) bool {
 		return ok
 	}
 }
+
+// Add grants one exact key for a session, as Approve does for a part:
+// for grants a shared store keeps (a team's etcd), which every limend
+// hears of. The caller has left out opaque parts.
+func (g *Grants) Add(user, session, key string) {
+	g.m.Store(grantKey{user, session, key}, struct{}{})
+}
+
+// Revoke takes back what Add granted: its lease in the shared store ended.
+func (g *Grants) Revoke(user, session, key string) {
+	g.m.Delete(grantKey{user, session, key})
+}

@@ -32,6 +32,10 @@ func (s *Server) followPending() error {
 		cancel()
 		return err
 	}
+	if err := s.followGrants(ctx); err != nil {
+		cancel()
+		return err
+	}
 	if err := w.WatchPending(ctx, s.applyPending); err != nil {
 		cancel()
 		return fmt.Errorf("follow the pending asks of the other limends: %w", err)

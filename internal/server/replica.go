@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -33,6 +34,8 @@ type replica struct {
 	seq     uint64 // the last answer applied
 	rev     int64  // the revision it was committed at
 	changed chan struct{}
+	// live is set once the answers stored at start are applied.
+	live atomic.Bool
 }
 
 func newReplica() *replica { return &replica{changed: make(chan struct{})} }
@@ -85,7 +88,61 @@ func (s *Server) followAnswers(ctx context.Context) error {
 	if err := w.WatchAnswers(ctx, 0, s.applyAnswer); err != nil {
 		return fmt.Errorf("follow the answers of the team: %w", err)
 	}
+	s.replica.live.Store(true)
 	return nil
+}
+
+// followGrants keeps the session grants of a store that keeps them (a
+// team's etcd, with leases) in memory, for Decide: those live at start,
+// then each one given on any limend, until its lease ends.
+func (s *Server) followGrants(ctx context.Context) error {
+	gs, ok := s.store.Backend.(store.GrantStore)
+	if !ok {
+		return nil
+	}
+	err := gs.WatchGrants(ctx, func(g store.Grant, live bool) {
+		if live {
+			s.grants.Add(g.User, g.Session, g.Key)
+		} else {
+			s.grants.Revoke(g.User, g.Session, g.Key)
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("follow the session grants of the team: %w", err)
+	}
+	return nil
+}
+
+// grantsFromAnswer says whether an approval for the session applied now
+// grants its session here. The grants of a store that keeps them (etcd)
+// are listed at start and expire with their lease (followGrants); an
+// answer applied after the start grants at once too, so that an Answer
+// or Await that returns once the answer is applied leaves the next
+// Decide here knowing the grant, whichever watch comes first. Not an
+// answer listed at start (its grants, if still live, are listed), nor
+// one older than the grants' lifetime (they expired: a replica catching
+// up must not bring them back).
+func (s *Server) grantsFromAnswer(rec *storev1.AnswerRecord) bool {
+	gs, kept := s.store.Backend.(store.GrantStore)
+	if !kept {
+		return true
+	}
+	return s.replica.live.Load() && s.now().Sub(rec.GetTime().AsTime()) < gs.GrantTTL()
+}
+
+// sessionGrants are the grants an approval for the session of act gives:
+// the exact key of each part limen can read (Grants.Approve's rule).
+func sessionGrants(act action.Action, parts []action.Part) []store.Grant {
+	if act.Session == "" {
+		return nil
+	}
+	var out []store.Grant
+	for _, p := range parts {
+		if !p.Opaque {
+			out = append(out, store.Grant{User: act.User, Session: act.Session, Key: p.Keys.Exact()})
+		}
+	}
+	return out
 }
 
 // applyAnswer teaches the predictor one answer from the answer watch, and
@@ -95,7 +152,7 @@ func (s *Server) applyAnswer(rec *storev1.AnswerRecord, rev int64) {
 	if attributed(rec.GetAnsweredBy()) {
 		s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
 	}
-	if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
+	if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION && s.grantsFromAnswer(rec) {
 		if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
 			s.grants.Approve(act.User, act.Session, action.Parts(act))
 		}

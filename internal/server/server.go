@@ -518,12 +518,21 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 	}
-	answered, err := s.store.Answer(id, rec)
+	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
+	var answered *limenv1.Decision
+	if gs, ok := s.store.Backend.(store.GrantStore); ok && approved && scope == limenv1.Scope_SCOPE_SESSION {
+		// The grants are stored with the answer, under a lease (replica.go).
+		var d *storev1.Decision
+		if d, err = gs.AnswerGranting(id, rec, sessionGrants(act, parts)); err == nil {
+			answered = apiDecision(d)
+		}
+	} else {
+		answered, err = s.store.Answer(id, rec)
+	}
 	if err != nil {
 		return nil, toStatus(askErr(id, err))
 	}
 	outcome := answered.GetOutcome() // what rec says: the store's one source of it
-	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
 	if s.replica != nil {
 		// Committed in etcd: the answer watch teaches the predictor, in
 		// the order every replica applies it (replica.go). Wait for it,

@@ -36,6 +36,9 @@ func (k keys) grant(g store.Grant) string {
 	return k.grants + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// GrantTTL is how long a session grant lives: Options.GrantTTL.
+func (s *Store) GrantTTL() time.Duration { return s.opts.GrantTTL }
+
 // AnswerGranting is Answer that also stores grants in the same
 // transaction, attached to a new lease of Options.GrantTTL, as
 // store.GrantStore says. The lease is taken before the transaction; when

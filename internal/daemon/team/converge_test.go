@@ -202,3 +202,49 @@ func TestReplicasLearnAlike(t *testing.T) {
 		t.Errorf("a replica started after compaction: counts hash %q; want the others' %q", got.GetCountsHash(), reps[0].GetCountsHash())
 	}
 }
+
+// TestAnswerReturnsAppliedHere: an Answer on a replica returns only once
+// the answer is in etcd and applied there: right after it returns, the
+// answer is stored, the replica reports it applied, and its next Decide
+// counts it; and the replica that asked has it applied once its Await
+// returns.
+func TestAnswerReturnsAppliedHere(t *testing.T) {
+	c := etcdtest.Start(t, 3)
+	a, b := onMember(t, c.Members[0]), onMember(t, c.Members[1])
+	for i := range 5 {
+		cmd := []string{"helm upgrade shop", "kubectl apply -f shop.yaml", "terraform apply", "docker push shop", "npm publish"}[i]
+		asked := decide(t, a, bash(cmd))
+		if asked.GetAskId() == "" {
+			t.Fatalf("round %d: %s on A = %v; want a queued ask", i, cmd, asked.GetVerdict())
+		}
+		if !listed(t, b, asked.GetAskId()) {
+			t.Fatalf("round %d: the ask never reached B", i)
+		}
+		awaited := make(chan error, 1)
+		go func() {
+			_, err := a.Client.API.Await(t.Context(), &limenv1.AwaitRequest{AskId: asked.GetAskId()})
+			awaited <- err
+		}()
+		if _, err := b.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: asked.GetAskId(), Choice: limenv1.Choice_CHOICE_DENY}); err != nil {
+			t.Fatal(err)
+		}
+		if n := storedAnswers(t, c)[asked.GetAskId()]; n != 1 {
+			t.Fatalf("round %d: answer stored %d times when Answer returned; want once", i, n)
+		}
+		resp, err := b.Client.API.GetCluster(t.Context(), &limenv1.GetClusterRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.GetSelf().GetAppliedSeq(); got != uint64(i+1) {
+			t.Errorf("round %d: B reports answer %d applied when its Answer returned; want %d", i, got, i+1)
+		}
+		if err := <-awaited; err != nil {
+			t.Fatal(err)
+		}
+		for name, l := range map[string]*limentest.Limend{"A (asked)": a, "B (answered)": b} {
+			if got := decide(t, l, bash(cmd)).GetEvidence(); got.GetDenials() < 0.99 {
+				t.Errorf("round %d: %s's evidence for %s is %v; want the denial counted", i, name, cmd, got)
+			}
+		}
+	}
+}
