@@ -6,7 +6,9 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/limenhq/limen/action"
@@ -192,5 +194,15 @@ func (s *Server) selfReport() *limenv1.Replica {
 	if s.replica != nil {
 		r.AppliedSeq, r.AppliedRevision = s.replica.state()
 	}
+	if f, ok := s.store.Backend.(freshness); ok {
+		age, fresh := f.Freshness()
+		r.FreshAge, r.Fresh = durationpb.New(age), fresh && r.Fresh
+	}
 	return r
+}
+
+// freshness is a shared store that says how fresh its view is (the etcd
+// store: fresh.go there).
+type freshness interface {
+	Freshness() (age time.Duration, fresh bool)
 }

@@ -108,6 +108,7 @@ func (s *Store) listAnswers(ctx context.Context, after uint64, fn func(*storev1.
 	rctx, cancel := context.WithTimeout(ctx, min(s.opts.Timeout, s.opts.Staleness))
 	defer cancel()
 	from, end := s.keys.answer(after+1), clientv3.GetPrefixRangeEnd(s.keys.answers)
+	sent := time.Now().UnixNano()
 	for {
 		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(scanPage)}
 		if rev != 0 {
@@ -131,6 +132,9 @@ func (s *Store) listAnswers(ctx context.Context, after uint64, fn func(*storev1.
 			}
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
+			// A linearizable list, delivered whole: the view was complete
+			// at rev when it was sent (fresh.go).
+			s.provenAt(sent)
 			s.watched(rev)
 			return last, rev, nil
 		}

@@ -120,8 +120,12 @@ type Store struct {
 	proberDone  chan struct{}
 
 	// watchRev is the revision up to which WatchAnswers has delivered
-	// every answer (fresh.go).
-	watchRev atomic.Int64
+	// every answer; proven is when the view was last proven fresh, from
+	// the prober's lastProbe (fresh.go).
+	watchRev  atomic.Int64
+	proven    atomic.Int64
+	probeMu   sync.Mutex
+	lastProbe probe
 
 	closeOnce sync.Once
 	closeErr  error

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"github.com/limenhq/limen/store"
 )
 
@@ -15,16 +17,85 @@ import (
 // quorum (a commit, or the prober's linearizable read), and LogErr
 // reports it once that is longer ago than Options.Staleness.
 
+//
+// Once WatchAnswers runs, reaching a quorum is not enough: the replica's
+// view must be provably fresh. The prober's linearizable read at time T
+// returns etcd's revision R then; once the answer watch has delivered
+// every answer up to R (its events, or a progress notification the
+// prober requests, say so), the view is known to have been complete at
+// T. The store is fresh while the last such T is within Staleness; a
+// watch that falls behind (a slow or partitioned member, a stuck
+// consumer) makes it stale as surely as a lost quorum does.
+
 // reached notes that a request reached a quorum just now.
 func (s *Store) reached() { s.lastReached.Store(time.Now().UnixNano()) }
 
+// freshSince is when the view was last proven fresh (Unix nanoseconds):
+// when a request last reached a quorum, or, once WatchAnswers runs, the
+// time of the last linearizable read whose revision the watch has
+// delivered.
+func (s *Store) freshSince() int64 {
+	if s.watchRev.Load() == 0 {
+		return s.lastReached.Load()
+	}
+	return s.proven.Load()
+}
+
+// Freshness says how long ago the store's view was last proven fresh, and
+// whether that is within Options.Staleness (so that limend may allow).
+func (s *Store) Freshness() (age time.Duration, fresh bool) {
+	age = time.Duration(time.Now().UnixNano() - s.freshSince())
+	return age, age <= s.opts.Staleness
+}
+
 // staleErr is LogErr's finding on freshness.
 func (s *Store) staleErr() error {
-	since := time.Duration(time.Now().UnixNano() - s.lastReached.Load())
-	if since <= s.opts.Staleness {
+	since, fresh := s.Freshness()
+	if fresh {
 		return nil
 	}
+	if s.watchRev.Load() != 0 && time.Duration(time.Now().UnixNano()-s.lastReached.Load()) <= s.opts.Staleness {
+		return fmt.Errorf("%w: this limend's view of etcd was last proven fresh %v ago (more than %v; its watch of the answers is behind): every allow is ask until it catches up", store.ErrLogUnwritable, since.Round(time.Millisecond), s.opts.Staleness)
+	}
 	return fmt.Errorf("%w: etcd not reached for %v (more than %v): every allow is ask until it is", store.ErrLogUnwritable, since.Round(time.Millisecond), s.opts.Staleness)
+}
+
+// probe is a linearizable read's revision and the time it was sent: the
+// view is fresh as of then once the answer watch has delivered rev.
+type probe struct {
+	rev int64
+	at  int64
+}
+
+// prove records a linearizable read, and proves the view fresh at once
+// if the watch is already there.
+func (s *Store) prove(p probe) {
+	s.probeMu.Lock()
+	s.lastProbe = p
+	s.probeMu.Unlock()
+	s.checkProof()
+}
+
+// checkProof moves proven to the last probe's time if the answer watch
+// has delivered its revision.
+func (s *Store) checkProof() {
+	s.probeMu.Lock()
+	p := s.lastProbe
+	s.probeMu.Unlock()
+	if p.rev == 0 || s.watchRev.Load() < p.rev {
+		return
+	}
+	s.provenAt(p.at)
+}
+
+// provenAt notes that the view was complete at time at (Unix nanoseconds).
+func (s *Store) provenAt(at int64) {
+	for {
+		cur := s.proven.Load()
+		if at <= cur || s.proven.CompareAndSwap(cur, at) {
+			return
+		}
+	}
 }
 
 // staleness is what the prober last told OnLogHealth.
@@ -55,11 +126,19 @@ func (s *Store) runProber() {
 		case <-tick.C:
 		}
 		ctx, cancel := context.WithTimeout(stop, s.opts.Staleness)
-		_, err := s.cli.Get(ctx, s.keys.schema)
-		cancel()
+		sent := time.Now().UnixNano()
+		resp, err := s.cli.Get(ctx, s.keys.schema)
 		if err == nil {
 			s.reached()
+			if s.watchRev.Load() != 0 {
+				s.prove(probe{rev: resp.Header.Revision, at: sent})
+				// Ask the watches for a progress notification, so that an
+				// idle watch shows it has reached that revision too (the
+				// watches' stream is the one of WithRequireLeader).
+				s.cli.RequestProgress(clientv3.WithRequireLeader(ctx))
+			}
 		}
+		cancel()
 		s.reportStale()
 	}
 }
@@ -85,9 +164,10 @@ func (s *Store) watched(rev int64) {
 	for {
 		cur := s.watchRev.Load()
 		if rev <= cur || s.watchRev.CompareAndSwap(cur, rev) {
-			return
+			break
 		}
 	}
+	s.checkProof()
 }
 
 // WatchedRevision is the etcd revision up to which WatchAnswers has
