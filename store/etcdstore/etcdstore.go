@@ -126,6 +126,8 @@ type Store struct {
 	proven    atomic.Int64
 	probeMu   sync.Mutex
 	lastProbe probe
+	// watches numbers the watches, each on a stream of its own (watch.go).
+	watches atomic.Uint64
 
 	closeOnce sync.Once
 	closeErr  error

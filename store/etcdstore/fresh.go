@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	clientv3 "go.etcd.io/etcd/client/v3"
-
 	"github.com/limenhq/limen/store"
 )
 
@@ -131,11 +129,10 @@ func (s *Store) runProber() {
 		if err == nil {
 			s.reached()
 			if s.watchRev.Load() != 0 {
+				// The watches ask for progress notifications themselves
+				// (watchFrom), so an idle answer watch shows it has
+				// reached this revision too.
 				s.prove(probe{rev: resp.Header.Revision, at: sent})
-				// Ask the watches for a progress notification, so that an
-				// idle watch shows it has reached that revision too (the
-				// watches' stream is the one of WithRequireLeader).
-				s.cli.RequestProgress(clientv3.WithRequireLeader(ctx))
 			}
 		}
 		cancel()
