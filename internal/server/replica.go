@@ -206,3 +206,17 @@ func (s *Server) selfReport() *limenv1.Replica {
 type freshness interface {
 	Freshness() (age time.Duration, fresh bool)
 }
+
+// settleLost settles in memory an ask that another replica settled first
+// (this one's Answer or expiry lost the race, with store.ErrResolved). The
+// store skips a replica's own changes on its watch by counting them, so
+// the winner's change may have been skipped as this one's: without this,
+// the loser would list the ask as pending for good.
+func (s *Server) settleLost(id uint64) {
+	if s.replica == nil {
+		return
+	}
+	if d, err := s.store.Decision(id); err == nil && d.GetOutcome() != nil {
+		s.asks.resolve(id, finalOf(d.GetOutcome()))
+	}
+}

@@ -248,3 +248,39 @@ func TestAnswerReturnsAppliedHere(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoAnswersAtOnce: an ask answered on two replicas at the same
+// moment is answered once; the replica whose answer lost settles it too,
+// rather than listing it as pending for good (it did: its store skipped
+// the winner's change on its watch, taking it for its own).
+func TestTwoAnswersAtOnce(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	a, b := onMember(t, c.Members[0]), onMember(t, c.Members[0])
+	for i := range 6 {
+		asked := decide(t, a, bash(fmt.Sprintf("make release-%d", i)))
+		if asked.GetAskId() == "" || !listed(t, b, asked.GetAskId()) {
+			t.Fatalf("round %d: no ask listed on both", i)
+		}
+		won := make(chan bool, 2)
+		for _, l := range []*limentest.Limend{a, b} {
+			go func() {
+				_, err := l.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: asked.GetAskId(), Choice: limenv1.Choice_CHOICE_DENY})
+				won <- err == nil
+			}()
+		}
+		if w1, w2 := <-won, <-won; w1 == w2 {
+			t.Fatalf("round %d: both answers won: %v", i, w1)
+		}
+		for name, l := range map[string]*limentest.Limend{"A": a, "B": b} {
+			resp, err := l.Client.API.ListPending(t.Context(), &limenv1.ListPendingRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range resp.GetAsks() {
+				if p.GetAskId() == asked.GetAskId() {
+					t.Errorf("round %d: %s still lists ask %s after both answers returned", i, name, p.GetAskId())
+				}
+			}
+		}
+	}
+}
