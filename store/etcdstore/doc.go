@@ -68,7 +68,15 @@
 // each record a nested transaction that puts it only if its id has none,
 // so an ask's record and outcome are never overwritten. A failed commit
 // is kept for a retry and makes LogErr report store.ErrLogUnwritable, so
-// limend turns allows into asks meanwhile.
+// limend turns allows into asks meanwhile. Its records are stored
+// DEFLATEd behind a 0xff byte when that is smaller (compress.go; no
+// protobuf message starts with 0xff, so plain records read as before).
+// The log keeps inside a budget of its own (retention.go): a pass every
+// minute deletes the oldest records beyond Options.LogRecords and those
+// older than Options.LogRetention, never a pending ask's; and past
+// Options.LogMaxDB of etcd's database (half etcd's default quota) no
+// decision record is written at all, so that the log can never bring
+// etcd to its NOSPACE alarm, which would stop answers too.
 //
 // # Watching the others
 //
@@ -124,10 +132,10 @@
 // the prefix, the newest first, and limend switches to the highest it has
 // heard of, so a policy set on one limend is in force on all within the
 // watch's delay; freshness is proven on the answer watch, not on the
-// policy's. The decision log has no budget or retention yet (today it
-// grows without bound in etcd, whose 2 GiB default quota and NOSPACE
-// alarm would then stop answers too: keep the log small, or give it its
-// own cluster, until that budget exists).
+// policy's. The decision log's deleted records free room in etcd only
+// once etcd compacts its history and is defragmented: run etcd with
+// --auto-compaction-mode=periodic, and defragment it now and then
+// (docs/scale-out.md).
 //
 // Every request is bounded by Options.Timeout (5 s). A write in flight
 // when the etcd leader is lost waits out that deadline, since etcd does

@@ -44,6 +44,16 @@ type Options struct {
 	// batcher's or the prober's goroutine and must not call back into the
 	// store.
 	OnLogHealth func(store.LogHealth)
+	// LogRecords and LogRetention bound the decision log kept in etcd:
+	// the oldest records beyond LogRecords, and those older than
+	// LogRetention, are deleted (retention.go). Default 1,000,000 records
+	// and 90 days.
+	LogRecords   int
+	LogRetention time.Duration
+	// LogMaxDB is the size of etcd's database past which no decision
+	// record is written, so that answers keep room below etcd's quota.
+	// Default 1 GiB (half etcd's default quota).
+	LogMaxDB int64
 	// GrantTTL is how long a session grant lives in etcd (its lease):
 	// etcd deletes it then, and every limend forgets it. Default 24h.
 	GrantTTL time.Duration
@@ -73,6 +83,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.GrantTTL <= 0 {
 		o.GrantTTL = 24 * time.Hour
+	}
+	if o.LogRecords <= 0 {
+		o.LogRecords = 1_000_000
+	}
+	if o.LogRetention <= 0 {
+		o.LogRetention = 90 * 24 * time.Hour
+	}
+	if o.LogMaxDB <= 0 {
+		o.LogMaxDB = 1 << 30
 	}
 	return o
 }
@@ -129,6 +148,11 @@ type Store struct {
 	// watches numbers the watches, each on a stream of its own (watch.go).
 	watches atomic.Uint64
 
+	// db is etcd's database size, measured by runRetention, which
+	// closes retentionDone when it ends (retention.go).
+	db            dbSize
+	retentionDone chan struct{}
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -157,8 +181,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	s.reached()
 	s.proberDone = make(chan struct{})
 	s.stopProber = make(chan struct{})
+	s.retentionDone = make(chan struct{})
 	go s.runBatcher()
 	go s.runProber()
+	go s.runRetention()
 	return s, nil
 }
 
@@ -218,6 +244,7 @@ func (s *Store) Close() error {
 		<-s.batcherDone
 		close(s.stopProber)
 		<-s.proberDone
+		<-s.retentionDone
 		var errs []error
 		if s.batcherErr != nil {
 			errs = append(errs, fmt.Errorf("close etcd store: flush decision log: %w", s.batcherErr))
@@ -361,7 +388,7 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 		var rev int64
 		if len(got.Kvs) == 1 {
 			var prev storev1.Decision
-			if err := proto.Unmarshal(got.Kvs[0].Value, &prev); err != nil {
+			if err := unmarshal(got.Kvs[0].Value, &prev); err != nil {
 				s.own.unmark(id, false)
 				return fmt.Errorf("add pending %d: decode stored decision: %w", id, err)
 			}
@@ -460,7 +487,7 @@ func (s *Store) take(ctx context.Context, askID uint64) (*taken, error) {
 		t.seqRev = skv[0].ModRevision
 	}
 	if len(dkv) == 1 {
-		if err := proto.Unmarshal(dkv[0].Value, t.d); err != nil {
+		if err := unmarshal(dkv[0].Value, t.d); err != nil {
 			return nil, fmt.Errorf("decode decision: %w", err)
 		}
 		t.decRev = dkv[0].ModRevision
@@ -715,7 +742,7 @@ func (s *Store) History(q store.HistoryQuery) ([]*storev1.Decision, error) {
 	var out []*storev1.Decision
 	err := s.scan(s.keys.decisions, true, q.BeforeID, func(k, v []byte) (bool, error) {
 		d := new(storev1.Decision)
-		if err := proto.Unmarshal(v, d); err != nil {
+		if err := unmarshal(v, d); err != nil {
 			return false, fmt.Errorf("decode decision %s: %w", k, err)
 		}
 		if q.User != "" && d.GetAction().GetUser() != q.User {
@@ -756,7 +783,7 @@ func (s *Store) get(key string, m proto.Message) error {
 	if len(resp.Kvs) == 0 {
 		return store.ErrNotFound
 	}
-	return proto.Unmarshal(resp.Kvs[0].Value, m)
+	return unmarshal(resp.Kvs[0].Value, m)
 }
 
 // Decisions calls fn for every committed decision, newest first, until fn
@@ -767,7 +794,7 @@ func (s *Store) Decisions(fn func(d *storev1.Decision) error) error {
 	var fnErr error
 	err := s.scan(s.keys.decisions, true, 0, func(k, v []byte) (bool, error) {
 		d := new(storev1.Decision)
-		if err := proto.Unmarshal(v, d); err != nil {
+		if err := unmarshal(v, d); err != nil {
 			return false, fmt.Errorf("decode decision %s: %w", k, err)
 		}
 		if fnErr = fn(d); fnErr != nil {

@@ -2,6 +2,7 @@ package etcdstore
 
 import (
 	"context"
+	"time"
 
 	storev1 "github.com/limenhq/limen/store/storev1"
 )
@@ -20,3 +21,9 @@ func SetScanPage(n int64) (restore func()) {
 func (s *Store) WatchAnswersFrom(ctx context.Context, last uint64, rev int64, fn func(*storev1.AnswerRecord, int64)) error {
 	return s.watchAnswersFrom(ctx, last, rev, fn)
 }
+
+// TrimLog runs one pass of the decision log's retention as of now.
+func (s *Store) TrimLog(ctx context.Context, now time.Time) (int, error) { return s.trimLog(ctx, now) }
+
+// MeasureDB measures etcd's database size now, as the retention pass does.
+func (s *Store) MeasureDB(ctx context.Context) { s.measureDB(ctx) }

@@ -215,7 +215,7 @@ func (s *Store) deliver(ev *clientv3.Event, fn func(store.PendingChange)) {
 	}
 	if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 {
 		d := new(storev1.Decision)
-		if proto.Unmarshal(kvs[0].Value, d) == nil {
+		if unmarshal(kvs[0].Value, d) == nil {
 			change.Resolved = d
 		}
 	}
