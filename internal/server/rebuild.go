@@ -21,7 +21,7 @@ import (
 func rebuild(est *predictor.Estimator, st store.Backend) error {
 	rec := new(storev1.AnswerRecord)
 	return st.AnswerViews(func(v *store.AnswerView) error {
-		if !attributed(string(v.AnsweredBy)) {
+		if !attributed(string(v.AnsweredBy)) || v.Delegated {
 			return nil // stored, but it never taught the predictor (Answer)
 		}
 		approved := v.Choice == storev1.Choice_CHOICE_APPROVE

@@ -151,7 +151,7 @@ func sessionGrants(act action.Action, parts []action.Part) []store.Grant {
 // grants its session here when it approved for the session.
 func (s *Server) applyAnswer(rec *storev1.AnswerRecord, rev int64) {
 	approved := rec.GetChoice() == storev1.Choice_CHOICE_APPROVE
-	if attributed(rec.GetAnsweredBy()) {
+	if attributed(rec.GetAnsweredBy()) && !rec.GetDelegated() {
 		s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
 	}
 	if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION && s.grantsFromAnswer(rec) {

@@ -1089,8 +1089,15 @@ type AnswerRecord struct {
 	Time       *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=time,proto3" json:"time,omitempty"`
 	// key_scheme is the version of the key ladder that produced ladders; a
 	// record with another version has its ladders derived again from action.
-	KeyScheme     uint32    `protobuf:"varint,9,opt,name=key_scheme,json=keyScheme,proto3" json:"key_scheme,omitempty"`
-	Ladders       []*Ladder `protobuf:"bytes,10,rep,name=ladders,proto3" json:"ladders,omitempty"`
+	KeyScheme uint32    `protobuf:"varint,9,opt,name=key_scheme,json=keyScheme,proto3" json:"key_scheme,omitempty"`
+	Ladders   []*Ladder `protobuf:"bytes,10,rep,name=ladders,proto3" json:"ladders,omitempty"`
+	// replica names the limend that took the answer (a team's replicas
+	// share one store; empty on one person's).
+	Replica string `protobuf:"bytes,11,opt,name=replica,proto3" json:"replica,omitempty"`
+	// delegated says a delegate named in the policy answered another
+	// user's ask: it settles the ask but teaches that user's predictor
+	// nothing, since it is not that person's habit.
+	Delegated     bool `protobuf:"varint,12,opt,name=delegated,proto3" json:"delegated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1195,6 +1202,20 @@ func (x *AnswerRecord) GetLadders() []*Ladder {
 	return nil
 }
 
+func (x *AnswerRecord) GetReplica() string {
+	if x != nil {
+		return x.Replica
+	}
+	return ""
+}
+
+func (x *AnswerRecord) GetDelegated() bool {
+	if x != nil {
+		return x.Delegated
+	}
+	return false
+}
+
 var File_limen_store_v1_store_proto protoreflect.FileDescriptor
 
 const file_limen_store_v1_store_proto_rawDesc = "" +
@@ -1275,7 +1296,7 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x06author\x18\x04 \x01(\tR\x06author\x12.\n" +
 	"\x04time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x1c\n" +
 	"\x06Ladder\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\"\xfa\x02\n" +
+	"\x04keys\x18\x01 \x03(\tR\x04keys\"\xb2\x03\n" +
 	"\fAnswerRecord\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x15\n" +
 	"\x06ask_id\x18\x02 \x01(\tR\x05askId\x12.\n" +
@@ -1289,7 +1310,9 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\n" +
 	"key_scheme\x18\t \x01(\rR\tkeyScheme\x120\n" +
 	"\aladders\x18\n" +
-	" \x03(\v2\x16.limen.store.v1.LadderR\aladders*Y\n" +
+	" \x03(\v2\x16.limen.store.v1.LadderR\aladders\x12\x18\n" +
+	"\areplica\x18\v \x01(\tR\areplica\x12\x1c\n" +
+	"\tdelegated\x18\f \x01(\bR\tdelegated*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
