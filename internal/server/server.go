@@ -494,8 +494,14 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		return nil, err
 	}
 	dec := k.msg.GetDecision()
+	delegated := false
 	if err := mine(dec.GetAction().GetUser()); err != nil {
-		return nil, err
+		// Another user's ask: only a delegate the policy names for that
+		// user and the ask's risk class may answer it (policy/delegate.go).
+		if !s.policy.Load().pol.MayAnswer(c.name, dec.GetAction().GetUser(), dec.GetRiskClass(), s.now()) {
+			return nil, err
+		}
+		delegated = true
 	}
 	by := c.name
 	now := s.now()
@@ -516,6 +522,10 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	rec := &storev1.AnswerRecord{
 		AskId: req.GetAskId(), Action: storeAction(dec.GetAction()), Choice: storev1.Choice(req.GetChoice()), Scope: storev1.Scope(scope),
 		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme,
+		Delegated: delegated,
+	}
+	if s.replica != nil {
+		rec.Replica = s.name // which of the team's limends took it
 	}
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
@@ -549,7 +559,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		// On disk: now teach the predictor and wake the waiters. Only the
 		// person's own answer teaches (attributed); rebuild skips the
 		// same ones.
-		if attributed(by) {
+		if attributed(by) && !delegated {
 			s.model.Observe(act.User, ls, approved, now)
 		}
 		if approved && scope == limenv1.Scope_SCOPE_SESSION {
