@@ -153,3 +153,27 @@ type GrantStore interface {
 	// GrantTTL is how long a grant lives.
 	GrantTTL() time.Duration
 }
+
+// Member is one member of the cluster a shared store runs on.
+type Member struct {
+	Name       string
+	ClientURLs []string
+	Leader     bool
+	// Revision and DBSize are the member's, from its status; Err says why
+	// it gave none.
+	Revision, DBSize int64
+	Err              string
+}
+
+// Clustered is a Backend on a cluster several limends share (the etcd
+// store): it lists the cluster's members, and keeps each limend's report
+// of itself for the others, for limenctl status.
+type Clustered interface {
+	// Members lists the cluster's members with their status.
+	Members(ctx context.Context) ([]Member, error)
+	// Publish stores this limend's report under name; it vanishes by
+	// itself a little while after the limend stops publishing.
+	Publish(ctx context.Context, name string, report []byte) error
+	// Reports returns every live report, by name.
+	Reports(ctx context.Context) (map[string][]byte, error)
+}

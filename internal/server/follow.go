@@ -36,6 +36,7 @@ func (s *Server) followPending() error {
 		cancel()
 		return err
 	}
+	s.publishReports(ctx)
 	if err := w.WatchPending(ctx, s.applyPending); err != nil {
 		cancel()
 		return fmt.Errorf("follow the pending asks of the other limends: %w", err)

@@ -3,11 +3,14 @@ package server
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -162,13 +165,14 @@ func (s *Server) applyAnswer(rec *storev1.AnswerRecord, rev int64) {
 	s.replica.applied(rec.GetSeq(), rev)
 }
 
-// replicaName names this limend among a team's: its host and process.
+// replicaName names this limend among a team's: its host and process,
+// and a random tag, since one process may run several (tests do).
 func replicaName() string {
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown-host"
 	}
-	return fmt.Sprintf("%s:%d", host, os.Getpid())
+	return fmt.Sprintf("%s:%d:%04x", host, os.Getpid(), rand.N(1<<16))
 }
 
 // GetCluster implements DecisionService: the store this limend runs on,
@@ -182,7 +186,57 @@ func (s *Server) GetCluster(ctx context.Context, _ *limenv1.GetClusterRequest) (
 	if s.replica != nil {
 		resp.Store = "etcd"
 	}
+	cl, ok := s.store.Backend.(store.Clustered)
+	if !ok {
+		return resp, nil
+	}
+	// What the cluster says is shown as far as it answers: status is
+	// for when something is wrong.
+	if ms, err := cl.Members(ctx); err == nil {
+		for _, m := range ms {
+			resp.Members = append(resp.Members, &limenv1.EtcdMember{Name: m.Name, ClientUrls: m.ClientURLs, Leader: m.Leader, Revision: m.Revision, DbSize: m.DBSize, Error: m.Err})
+		}
+	}
+	if reps, err := cl.Reports(ctx); err == nil {
+		names := make([]string, 0, len(reps))
+		for n := range reps {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			r := new(limenv1.Replica)
+			if proto.Unmarshal(reps[n], r) == nil {
+				resp.Replicas = append(resp.Replicas, r)
+			}
+		}
+	}
 	return resp, nil
+}
+
+// reportEvery is how often a replica publishes its report for the others.
+const reportEvery = 2 * time.Second
+
+// publishReports publishes this replica's report in the shared store now
+// and every reportEvery until ctx ends (limenctl status shows them).
+func (s *Server) publishReports(ctx context.Context) {
+	cl, ok := s.store.Backend.(store.Clustered)
+	if !ok {
+		return
+	}
+	go func() {
+		tick := time.NewTicker(reportEvery)
+		defer tick.Stop()
+		for {
+			if b, err := proto.Marshal(s.selfReport()); err == nil {
+				cl.Publish(ctx, s.name, b) // best effort: the report is for people
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
 }
 
 // selfReport is this limend's Replica message.

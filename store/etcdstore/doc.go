@@ -22,6 +22,7 @@
 //	answers/<seq>         -> storev1.AnswerRecord  (append-only; seq = answer_seq + 1)
 //	policies/<version>    -> storev1.Policy
 //	grants/<hash>         -> JSON {user, session, key}  (under a lease; see Session grants)
+//	replicas/<hex name>   -> limen.v1.Replica: a limend's report of itself (under a lease of 15s)
 //
 // The records are the bbolt store's messages (store/storev1), encoded the
 // same way, so a record copied from one store to the other means the same.

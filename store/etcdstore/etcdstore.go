@@ -152,6 +152,7 @@ type Store struct {
 	// closes retentionDone when it ends (retention.go).
 	db            dbSize
 	retentionDone chan struct{}
+	report        reportLease // cluster.go
 
 	closeOnce sync.Once
 	closeErr  error

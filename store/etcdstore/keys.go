@@ -10,7 +10,7 @@ import (
 type keys struct {
 	schema, idReserved, answerSeq             string
 	decisions, pendingAsks, answers, policies string
-	grants                                    string
+	grants, replicas                          string
 }
 
 func newKeys(prefix string) keys {
@@ -26,6 +26,7 @@ func newKeys(prefix string) keys {
 		answers:     prefix + "answers/",
 		policies:    prefix + "policies/",
 		grants:      prefix + "grants/",
+		replicas:    prefix + "replicas/",
 	}
 }
 

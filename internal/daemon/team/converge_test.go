@@ -188,6 +188,28 @@ func TestReplicasLearnAlike(t *testing.T) {
 		}
 	}
 
+	// Every replica shows the cluster: three members, one leader, and the
+	// three replicas' reports (each published at its start).
+	cl, err := ls[0].Client.API.GetCluster(t.Context(), &limenv1.GetClusterRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaders := 0
+	for _, m := range cl.GetMembers() {
+		if m.GetLeader() {
+			leaders++
+		}
+		if m.GetError() != "" || m.GetRevision() == 0 {
+			t.Errorf("member %s: revision %d, error %q; want its status", m.GetName(), m.GetRevision(), m.GetError())
+		}
+	}
+	if len(cl.GetMembers()) != 3 || leaders != 1 {
+		t.Errorf("GetCluster lists %d members, %d leading; want 3 and 1", len(cl.GetMembers()), leaders)
+	}
+	if len(cl.GetReplicas()) != 3 {
+		t.Errorf("GetCluster lists %d replica reports; want 3: %v", len(cl.GetReplicas()), cl.GetReplicas())
+	}
+
 	// The history every replica followed is compacted away; a new replica
 	// lists the answers and counts as the others do.
 	resp, err := c.Client().Get(t.Context(), "/")
