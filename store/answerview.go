@@ -170,7 +170,7 @@ const (
 	answerTime      = 8  // AnswerRecord.time
 	answerKeyScheme = 9  // AnswerRecord.key_scheme
 	answerLadders   = 10 // AnswerRecord.ladders
-	answerDelegated = 12 // AnswerRecord.delegated
+	answerDelegated = 15 // AnswerRecord.delegated
 	actionUser      = 1  // Action.user
 	ladderKeys      = 1  // Ladder.keys
 	timeSeconds     = 1  // google.protobuf.Timestamp.seconds

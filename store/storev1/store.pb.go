@@ -1091,13 +1091,14 @@ type AnswerRecord struct {
 	// record with another version has its ladders derived again from action.
 	KeyScheme uint32    `protobuf:"varint,9,opt,name=key_scheme,json=keyScheme,proto3" json:"key_scheme,omitempty"`
 	Ladders   []*Ladder `protobuf:"bytes,10,rep,name=ladders,proto3" json:"ladders,omitempty"`
+	// (11-13 are the web app's channel, device_id and action_digest.)
 	// replica names the limend that took the answer (a team's replicas
 	// share one store; empty on one person's).
-	Replica string `protobuf:"bytes,11,opt,name=replica,proto3" json:"replica,omitempty"`
+	Replica string `protobuf:"bytes,14,opt,name=replica,proto3" json:"replica,omitempty"`
 	// delegated says a delegate named in the policy answered another
 	// user's ask: it settles the ask but teaches that user's predictor
 	// nothing, since it is not that person's habit.
-	Delegated     bool `protobuf:"varint,12,opt,name=delegated,proto3" json:"delegated,omitempty"`
+	Delegated     bool `protobuf:"varint,15,opt,name=delegated,proto3" json:"delegated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1311,8 +1312,8 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"key_scheme\x18\t \x01(\rR\tkeyScheme\x120\n" +
 	"\aladders\x18\n" +
 	" \x03(\v2\x16.limen.store.v1.LadderR\aladders\x12\x18\n" +
-	"\areplica\x18\v \x01(\tR\areplica\x12\x1c\n" +
-	"\tdelegated\x18\f \x01(\bR\tdelegated*Y\n" +
+	"\areplica\x18\x0e \x01(\tR\areplica\x12\x1c\n" +
+	"\tdelegated\x18\x0f \x01(\bR\tdelegated*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
