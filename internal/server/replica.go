@@ -274,3 +274,42 @@ func (s *Server) settleLost(id uint64) {
 		s.asks.resolve(id, finalOf(d.GetOutcome()))
 	}
 }
+
+// arrivalWait bounds how long an Answer waits for an ask another replica
+// queued to reach this one.
+const arrivalWait = 2 * time.Second
+
+// arriving returns, on a shared store, an ask another replica queued that
+// this one's watch has not delivered yet (an answer sent here right after
+// the ask was decided elsewhere), once the watch adds it; nil when the
+// ask is not pending in the store, or has not arrived within arrivalWait.
+func (s *Server) arriving(ctx context.Context, id uint64) *ask {
+	if s.replica == nil {
+		return nil
+	}
+	events, cancel := s.asks.watch()
+	defer cancel()
+	if k := s.asks.get(id); k != nil {
+		return k
+	}
+	d, err := s.store.Decision(id)
+	if err != nil || d.GetAskId() == "" || d.GetOutcome() != nil {
+		return nil
+	}
+	timer := time.NewTimer(arrivalWait)
+	defer timer.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok || (ev.GetKind() == limenv1.WatchPendingResponse_KIND_ADDED && ev.GetAsk().GetAskId() == d.GetAskId()) {
+				return s.asks.get(id)
+			}
+		case <-timer.C:
+			return nil
+		case <-ctx.Done():
+			return nil
+		case <-s.stopping:
+			return nil
+		}
+	}
+}

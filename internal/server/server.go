@@ -486,6 +486,9 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	k := s.asks.get(id)
 	if k == nil {
+		k = s.arriving(ctx, id) // queued on another replica just now (replica.go)
+	}
+	if k == nil {
 		// Not pending: say whether it never existed or was already settled.
 		_, err := s.settled(ctx, id, mine)
 		if err == nil {

@@ -306,3 +306,21 @@ func TestTwoAnswersAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerRightAfterTheAsk: an answer sent to a replica right after the
+// ask was decided on another, before its watch can have delivered the
+// ask, is taken: the replica waits for the ask to arrive rather than
+// calling it unknown.
+func TestAnswerRightAfterTheAsk(t *testing.T) {
+	c := etcdtest.Start(t, 1)
+	a, b := onMember(t, c.Members[0]), onMember(t, c.Members[0])
+	for i := range 10 {
+		asked := decide(t, a, bash(fmt.Sprintf("make deploy-%d", i)))
+		if asked.GetAskId() == "" {
+			t.Fatalf("round %d: no ask queued", i)
+		}
+		if _, err := b.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: asked.GetAskId(), Choice: limenv1.Choice_CHOICE_DENY}); err != nil {
+			t.Fatalf("round %d: Answer on B right after the ask on A: %v", i, err)
+		}
+	}
+}
