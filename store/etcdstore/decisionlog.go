@@ -228,7 +228,7 @@ const (
 // skipped and its error returned. After a failure the whole batch is
 // tried again; the records already written are then skipped by etcd.
 func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return nil, err // held for a retry once etcd is reached again
 	}
 	if err := s.overBudget(); err != nil {

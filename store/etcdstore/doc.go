@@ -115,25 +115,27 @@
 // decision log, or a prober's linearizable read every Staleness/5). Once
 // WatchAnswers runs, that is not enough: the view must be provably fresh.
 // Each probe's linearizable read returns etcd's revision at its time T,
-// and the prober asks the watches for a progress notification; once the
-// answer watch has delivered everything up to that revision, the view is
-// proven complete as of T (Freshness). Past Options.Staleness (5 s) since
+// and each watch asks for progress notifications; once the answer watch
+// and, when they run, the policy and grant watches have delivered
+// everything up to that revision, the view is proven complete as of T
+// (Freshness). Past Options.Staleness (5 s) since
 // the last proof LogErr reports store.ErrLogUnwritable, so limend turns
 // allows into asks and reports NOT_SERVING (through OnLogHealth): a lost
 // quorum, a partitioned member (which still serves serializable reads)
-// and a watch that fell behind all count. Meanwhile AddPending, Answer,
-// Expire, SetPolicy and new id blocks fail at once with that error
-// instead of waiting out a timeout: an ask is then an ask without an id,
-// and an answer is refused ("the answer is not stored"), never
-// half-written. Blocks still block: they are decided in memory.
+// and a watch that fell behind all count. Meanwhile Answer fails at once
+// with that error ("the answer is not stored", never half-written), and
+// so do AddPending, Expire, SetPolicy and new id blocks once no quorum
+// has been reached within Staleness, instead of waiting out a timeout: an
+// ask is then an ask without an id. Those writes do not depend on the
+// view, so a quorum alone lets them go on while a watch catches up and
+// while limend stops. Blocks still block: they are decided in memory.
 //
 // # Caveats
 //
 // WatchPolicy (store.PolicyWatcher) reports every policy version put on
 // the prefix, the newest first, and limend switches to the highest it has
 // heard of, so a policy set on one limend is in force on all within the
-// watch's delay; freshness is proven on the answer watch, not on the
-// policy's. The decision log's deleted records free room in etcd only
+// watch's delay. The decision log's deleted records free room in etcd only
 // once etcd compacts its history and is defragmented: run etcd with
 // --auto-compaction-mode=periodic, and defragment it now and then
 // (docs/scale-out.md).

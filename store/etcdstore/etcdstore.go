@@ -142,6 +142,8 @@ type Store struct {
 	// every answer; proven is when the view was last proven fresh, from
 	// the prober's lastProbe (fresh.go).
 	watchRev  atomic.Int64
+	policyRev atomic.Int64 // what WatchPolicy has delivered, likewise
+	grantsRev atomic.Int64 // what WatchGrants has delivered, likewise
 	proven    atomic.Int64
 	probeMu   sync.Mutex
 	lastProbe probe
@@ -281,7 +283,7 @@ func (s *Store) NextID() (uint64, error) {
 
 // reserve takes the next block of ids (idMu held).
 func (s *Store) reserve() error {
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return fmt.Errorf("reserve ids: %w", err)
 	}
 	ctx, cancel := s.ctx()
@@ -333,7 +335,7 @@ func (s *Store) releaseIDs() error {
 	if s.next >= s.limit {
 		return nil
 	}
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return fmt.Errorf("release unused ids: %w", err) // they stay reserved: a gap, never a reuse
 	}
 	ctx, cancel := s.ctx()
@@ -375,7 +377,7 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return fmt.Errorf("add pending %d: %w", id, err) // at once: Decide must not wait out a timeout
 	}
 	dk, pk := s.keys.decision(id), s.keys.pending(id)
@@ -596,7 +598,7 @@ func (s *Store) answer(askID uint64, rec *storev1.AnswerRecord, ops []clientv3.O
 // answer log. Any limend's timer may run it: the loser of a race with an
 // answer or another expiry fails with store.ErrResolved.
 func (s *Store) Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Decision, error) {
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return nil, fmt.Errorf("expire ask %d: %w", askID, err)
 	}
 	outcome = store.ExpiryOutcome(outcome)
@@ -865,7 +867,7 @@ func (s *Store) SetPolicy(expected uint64, p *storev1.Policy) (*storev1.Policy, 
 	if p == nil {
 		return nil, errors.New("set policy: no policy given")
 	}
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return nil, fmt.Errorf("set policy: %w", err)
 	}
 	stored := proto.CloneOf(p)

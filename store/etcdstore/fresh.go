@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/limenhq/limen/store"
@@ -46,14 +47,28 @@ func (s *Store) Freshness() (age time.Duration, fresh bool) {
 	return age, age <= s.opts.Staleness
 }
 
-// staleErr is LogErr's finding on freshness.
+// reachErr is the finding on reaching a quorum alone: what writes that do
+// not depend on this replica's view (ids, asks, expiries, the policy's
+// compare-and-set, the decision log) check, to fail at once rather than
+// wait out a timeout. They must go on while the view is only behind, and
+// while limend stops (its watches end first).
+func (s *Store) reachErr() error {
+	since := time.Duration(time.Now().UnixNano() - s.lastReached.Load())
+	if since <= s.opts.Staleness {
+		return nil
+	}
+	return fmt.Errorf("%w: etcd not reached for %v (more than %v): every allow is ask until it is", store.ErrLogUnwritable, since.Round(time.Millisecond), s.opts.Staleness)
+}
+
+// staleErr is LogErr's finding on freshness, which Answer checks too (an
+// answer here must be applied here before it returns).
 func (s *Store) staleErr() error {
 	since, fresh := s.Freshness()
 	if fresh {
 		return nil
 	}
 	if s.watchRev.Load() != 0 && time.Duration(time.Now().UnixNano()-s.lastReached.Load()) <= s.opts.Staleness {
-		return fmt.Errorf("%w: this limend's view of etcd was last proven fresh %v ago (more than %v; its watch of the answers is behind): every allow is ask until it catches up", store.ErrLogUnwritable, since.Round(time.Millisecond), s.opts.Staleness)
+		return fmt.Errorf("%w: this limend's view of etcd was last proven fresh %v ago (more than %v; its watches of etcd are behind): every allow is ask until it catches up", store.ErrLogUnwritable, since.Round(time.Millisecond), s.opts.Staleness)
 	}
 	return fmt.Errorf("%w: etcd not reached for %v (more than %v): every allow is ask until it is", store.ErrLogUnwritable, since.Round(time.Millisecond), s.opts.Staleness)
 }
@@ -80,7 +95,7 @@ func (s *Store) checkProof() {
 	s.probeMu.Lock()
 	p := s.lastProbe
 	s.probeMu.Unlock()
-	if p.rev == 0 || s.watchRev.Load() < p.rev {
+	if p.rev == 0 || s.viewRev() < p.rev {
 		return
 	}
 	s.provenAt(p.at)
@@ -157,14 +172,32 @@ func (s *Store) reportStale() {
 
 // watched notes that WatchAnswers has delivered every answer committed up
 // to revision rev.
-func (s *Store) watched(rev int64) {
+func (s *Store) watched(rev int64) { s.watchedOn(&s.watchRev, rev) }
+
+// watchedOn notes that the watch whose revision is at w has delivered
+// everything up to revision rev.
+func (s *Store) watchedOn(w *atomic.Int64, rev int64) {
 	for {
-		cur := s.watchRev.Load()
-		if rev <= cur || s.watchRev.CompareAndSwap(cur, rev) {
+		cur := w.Load()
+		if rev <= cur || w.CompareAndSwap(cur, rev) {
 			break
 		}
 	}
 	s.checkProof()
+}
+
+// viewRev is the revision up to which the view is complete: the least of
+// what the answer watch and, once they run, the policy and grant watches
+// have delivered. A policy or a grant's end not yet seen is as stale as an
+// answer not yet seen: either may turn an allow into an ask or a block.
+func (s *Store) viewRev() int64 {
+	rev := s.watchRev.Load()
+	for _, w := range []*atomic.Int64{&s.policyRev, &s.grantsRev} {
+		if r := w.Load(); r != 0 {
+			rev = min(rev, r)
+		}
+	}
+	return rev
 }
 
 // WatchedRevision is the etcd revision up to which WatchAnswers has

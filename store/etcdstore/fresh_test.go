@@ -77,13 +77,49 @@ func TestFreshOnlyWhileTheWatchKeepsUp(t *testing.T) {
 	addAsk(t, b, "ana") // the revision moves on past the held answer
 	waitFresh(t, a, false)
 	err = a.LogErr()
-	if !errors.Is(err, store.ErrLogUnwritable) || !strings.Contains(err.Error(), "watch of the answers is behind") {
+	if !errors.Is(err, store.ErrLogUnwritable) || !strings.Contains(err.Error(), "watches of etcd are behind") {
 		t.Errorf("LogErr with the watch behind = %v; want ErrLogUnwritable saying the watch is behind", err)
 	}
 	other := addAsk(t, b, "ana")
 	if _, err := a.Answer(other, storetest.AnswerRecord(other, storev1.Choice_CHOICE_DENY)); err == nil || !strings.Contains(err.Error(), "not stored") {
 		t.Errorf("Answer with the watch behind = %v; want it refused, saying it is not stored", err)
 	}
+	close(hold)
+	waitFresh(t, a, true)
+}
+
+// TestFreshOnlyWhileThePolicyWatchKeepsUp: the policy is part of the view
+// too: a policy watch held behind a new version turns the store stale
+// although the answer watch keeps up.
+func TestFreshOnlyWhileThePolicyWatchKeepsUp(t *testing.T) {
+	cli := etcdtest.Start(t, 1).Client()
+	prefix := "/" + t.Name() + "/"
+	a, err := etcdstore.Open(t.Context(), etcdstore.Options{Client: cli, Prefix: prefix, Staleness: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	b := open(t, cli)
+	if err := a.WatchAnswers(t.Context(), 0, func(*storev1.AnswerRecord, int64) {}); err != nil {
+		t.Fatal(err)
+	}
+	hold, held := make(chan struct{}), make(chan struct{}, 1)
+	if err := a.WatchPolicy(t.Context(), func(p *storev1.Policy) {
+		if p.GetVersion() >= 2 {
+			held <- struct{}{}
+			<-hold
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for v := range uint64(2) {
+		if _, err := b.SetPolicy(v, &storev1.Policy{Document: "# v"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-held
+	addAsk(t, b, "ana") // the revision moves on past the held version
+	waitFresh(t, a, false)
 	close(hold)
 	waitFresh(t, a, true)
 }

@@ -115,6 +115,7 @@ func (s *Store) WatchGrants(ctx context.Context, fn func(g store.Grant, live boo
 						fn(g, false)
 					}
 				}
+				s.watchedOn(&s.grantsRev, resp.Header.Revision) // fresh.go
 			}
 			stop()
 			for {
@@ -163,5 +164,6 @@ func (s *Store) listGrants(ctx context.Context, known map[string]store.Grant, fn
 			fn(g, true)
 		}
 	}
+	s.watchedOn(&s.grantsRev, rev) // fresh.go
 	return rev, nil
 }

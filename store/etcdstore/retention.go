@@ -82,7 +82,7 @@ func (s *Store) runRetention() {
 // and those older than Options.LogRetention as of now, oldest first,
 // never a pending ask's, and returns how many it deleted.
 func (s *Store) trimLog(ctx context.Context, now time.Time) (int, error) {
-	if s.staleErr() != nil {
+	if s.reachErr() != nil {
 		return 0, nil // no quorum: nothing to trim now
 	}
 	cnt, err := s.cli.Get(ctx, s.keys.decisions, clientv3.WithPrefix(), clientv3.WithCountOnly())

@@ -272,6 +272,7 @@ func (s *Store) WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
 		if len(resp.Kvs) == 1 {
 			policyOf(resp.Kvs[0].Value)
 		}
+		s.watchedOn(&s.policyRev, resp.Header.Revision) // fresh.go
 		for {
 			for wr := range ch {
 				if wr.Err() != nil {
@@ -282,6 +283,7 @@ func (s *Store) WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
 						policyOf(ev.Kv.Value)
 					}
 				}
+				s.watchedOn(&s.policyRev, wr.Header.Revision)
 			}
 			stop()
 			if ctx.Err() != nil {
