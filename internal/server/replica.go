@@ -261,18 +261,45 @@ type freshness interface {
 	Freshness() (age time.Duration, fresh bool)
 }
 
-// settleLost settles in memory an ask that another replica settled first
-// (this one's Answer or expiry lost the race, with store.ErrResolved). The
-// store skips a replica's own changes on its watch by counting them, so
-// the winner's change may have been skipped as this one's: without this,
-// the loser would list the ask as pending for good.
+// settleLost settles in memory an ask that another replica may have
+// settled first, after this one's Answer or expiry failed (it lost the
+// race, with store.ErrResolved, or could not tell). The store skips a
+// replica's own changes on its watch by counting them, so the winner's
+// change may have been skipped as this one's: without this, the loser
+// would list the ask as pending for good. It reads the decision until
+// etcd answers (in the background when the first read fails, as it may
+// in the fault that made the answer fail).
 func (s *Server) settleLost(id uint64) {
 	if s.replica == nil {
 		return
 	}
-	if d, err := s.store.Decision(id); err == nil && d.GetOutcome() != nil {
-		s.asks.resolve(id, finalOf(d.GetOutcome()))
+	settle := func() bool {
+		d, err := s.store.Decision(id)
+		if err != nil {
+			return false
+		}
+		if d.GetOutcome() != nil {
+			s.asks.resolve(id, finalOf(d.GetOutcome()))
+		}
+		return true
 	}
+	if settle() {
+		return
+	}
+	go func() {
+		wait := 100 * time.Millisecond
+		for range 30 {
+			select {
+			case <-s.stopping:
+				return
+			case <-time.After(wait):
+			}
+			if settle() {
+				return
+			}
+			wait = min(2*wait, 2*time.Second)
+		}
+	}()
 }
 
 // arrivalWait bounds how long an Answer waits for an ask another replica

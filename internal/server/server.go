@@ -344,9 +344,10 @@ func (s *Server) expire(id uint64) {
 	}
 	outcome := &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED, Time: timestamppb.New(s.now())}
 	if _, err := s.store.Expire(id, outcome); err != nil {
-		if errors.Is(err, store.ErrResolved) {
+		if !errors.Is(err, store.ErrNotFound) {
 			s.settleLost(id) // replica.go
-		} else if !errors.Is(err, store.ErrNotFound) {
+		}
+		if !errors.Is(err, store.ErrResolved) && !errors.Is(err, store.ErrNotFound) {
 			s.log.Error("expire ask", "id", id, "err", err)
 		}
 		return
@@ -545,7 +546,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		answered, err = s.store.Answer(id, rec)
 	}
 	if err != nil {
-		if errors.Is(err, store.ErrResolved) {
+		if !errors.Is(err, store.ErrNotFound) {
 			s.settleLost(id) // replica.go
 		}
 		return nil, toStatus(askErr(id, err))
