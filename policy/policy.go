@@ -126,6 +126,8 @@ type Policy struct {
 	AskTimeout time.Duration
 	// PredictTimeout is the deadline of one prediction; past it, ask.
 	PredictTimeout time.Duration
+	// Delegates may answer other users' asks (delegate.go).
+	Delegates []Delegate
 
 	doc string
 }
@@ -217,7 +219,8 @@ type document struct {
 		Ask   *[]string `toml:"ask"`
 		Block *[]string `toml:"block"`
 	} `toml:"rules"`
-	Class []classDoc `toml:"class"`
+	Class    []classDoc    `toml:"class"`
+	Delegate []delegateDoc `toml:"delegate"` // delegate.go
 }
 
 // withDefaults fills in, from the shipped document, the rule lists and the
@@ -436,6 +439,7 @@ func Parse(doc string) (*Policy, error) {
 	if _, ok := seen[UnknownClass]; !ok {
 		p.Classes = append(p.Classes, Class{Name: UnknownClass, Costs: p.Costs})
 	}
+	p.Delegates = parseDelegates(d.Delegate, p, add)
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}

@@ -31,6 +31,9 @@ type AnswerView struct {
 	// Ladders are the stored key ladders: Ladders[i][j] is key j of
 	// ladder i.
 	Ladders [][][]byte
+	// Delegated is AnswerRecord.delegated: a delegate answered, and the
+	// answer teaches nothing.
+	Delegated bool
 	// Record is the whole encoded AnswerRecord, for a caller that needs
 	// more than the fields above (proto.Unmarshal copies out of it).
 	Record []byte
@@ -167,6 +170,7 @@ const (
 	answerTime      = 8  // AnswerRecord.time
 	answerKeyScheme = 9  // AnswerRecord.key_scheme
 	answerLadders   = 10 // AnswerRecord.ladders
+	answerDelegated = 15 // AnswerRecord.delegated
 	actionUser      = 1  // Action.user
 	ladderKeys      = 1  // Ladder.keys
 	timeSeconds     = 1  // google.protobuf.Timestamp.seconds
@@ -217,6 +221,8 @@ func (v *AnswerView) decode(b []byte) error {
 			})
 		case num == answerKeyScheme && typ == protowire.VarintType:
 			v.KeyScheme = uint32(x)
+		case num == answerDelegated && typ == protowire.VarintType:
+			v.Delegated = x != 0
 		case num == answerLadders && typ == protowire.BytesType:
 			err := eachField(val, func(num protowire.Number, typ protowire.Type, val []byte, _ uint64) error {
 				if num == ladderKeys && typ == protowire.BytesType {

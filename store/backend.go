@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	storev1 "github.com/limenhq/limen/store/storev1"
 )
@@ -132,4 +133,66 @@ type PolicyWatcher interface {
 // block for long. WatchForgotten returns once the watch is set up.
 type ForgetWatcher interface {
 	WatchForgotten(ctx context.Context, fn func()) error
+}
+
+// AnswerWatcher is a Backend whose answers other processes add too (the
+// etcd store). WatchAnswers calls fn with every answer whose seq is above
+// after, in seq order, each exactly once, with the etcd revision it was
+// committed at (seq order is commit order: doc.go of etcdstore). It goes
+// on from the last answer it delivered whenever its watch ends, listing
+// again when the history it needs was compacted, so nothing is skipped
+// and nothing is delivered twice. fn runs on one goroutine of the
+// watcher's until ctx ends; the answers up to the present are delivered
+// before WatchAnswers returns, the rest as they are committed.
+type AnswerWatcher interface {
+	WatchAnswers(ctx context.Context, after uint64, fn func(rec *storev1.AnswerRecord, rev int64)) error
+}
+
+// Grant is one approval for a session: the exact key of an action's part
+// that a person approved for the rest of the user's agent session.
+type Grant struct {
+	User    string `json:"user"`
+	Session string `json:"session"`
+	Key     string `json:"key"`
+}
+
+// GrantStore is a Backend that keeps the session grants itself, for the
+// limends that share it (the etcd store, with leases); on other stores
+// limend keeps them in memory only (internal/engine).
+type GrantStore interface {
+	// AnswerGranting is Answer that also stores grants, in the same
+	// transaction: they exist exactly when the answer does, and expire
+	// by themselves after the store's grant lifetime.
+	AnswerGranting(askID uint64, rec *storev1.AnswerRecord, grants []Grant) (*storev1.Decision, error)
+	// WatchGrants calls fn with every grant live now (live true) before
+	// it returns, then with each one stored (live true) or expired (live
+	// false) after, by anyone. fn runs on one goroutine of the watcher's
+	// until ctx ends.
+	WatchGrants(ctx context.Context, fn func(g Grant, live bool)) error
+	// GrantTTL is how long a grant lives.
+	GrantTTL() time.Duration
+}
+
+// Member is one member of the cluster a shared store runs on.
+type Member struct {
+	Name       string
+	ClientURLs []string
+	Leader     bool
+	// Revision and DBSize are the member's, from its status; Err says why
+	// it gave none.
+	Revision, DBSize int64
+	Err              string
+}
+
+// Clustered is a Backend on a cluster several limends share (the etcd
+// store): it lists the cluster's members, and keeps each limend's report
+// of itself for the others, for limenctl status.
+type Clustered interface {
+	// Members lists the cluster's members with their status.
+	Members(ctx context.Context) ([]Member, error)
+	// Publish stores this limend's report under name; it vanishes by
+	// itself a little while after the limend stops publishing.
+	Publish(ctx context.Context, name string, report []byte) error
+	// Reports returns every live report, by name.
+	Reports(ctx context.Context) (map[string][]byte, error)
 }

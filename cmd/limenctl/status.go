@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/version"
@@ -20,6 +26,11 @@ func newStatusCmd(a *app) *cobra.Command {
 in force, its thresholds per risk class, and how many asks wait for a person.
 It shows limenctl's build and limend's, and warns when they differ: the two
 come from one source tree and should be installed together.
+On a team's etcd (limend --store etcd) it also shows the cluster: the etcd
+members and which leads, and every limend replica with the last answer and
+revision it applied, the hash of its predictor's counts (equal on replicas
+that learned alike) and whether its view is fresh (a stale one asks rather
+than allows).
 It exits 3 when limend cannot be reached, so it works as a probe.`,
 		Example: `  limenctl status
   limenctl status --json`,
@@ -51,6 +62,13 @@ func runStatus(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return err
 	}
+	cluster, err := c.API.GetCluster(ctx, &limenv1.GetClusterRequest{})
+	if status.Code(err) == codes.Unimplemented {
+		cluster, err = nil, nil // a limend that predates GetCluster
+	}
+	if err != nil {
+		return err
+	}
 	mine := version.Get()
 	if a.json {
 		type class struct {
@@ -73,6 +91,7 @@ func runStatus(cmd *cobra.Command, a *app) error {
 			"limenctl_version": mine,
 			"limend_version":   daemonVersion, // null when limend predates GetVersion
 			"versions_match":   daemonVersion != nil && version.Same(mine, *daemonVersion),
+			"cluster":          clusterJSON(cluster),
 		})
 	}
 	w := a.table()
@@ -86,7 +105,65 @@ func runStatus(cmd *cobra.Command, a *app) error {
 		fmt.Fprintln(a.errOut, "limenctl: warning:", warn)
 	}
 	printClasses(a, pol.GetPolicy())
+	printCluster(a, cluster)
 	return nil
+}
+
+// clusterJSON is GetCluster's answer as limenctl status --json shows it
+// (nil for a limend that predates GetCluster).
+func clusterJSON(c *limenv1.GetClusterResponse) any {
+	if c == nil {
+		return nil
+	}
+	b, err := protojson.Marshal(c)
+	if err != nil {
+		return nil
+	}
+	return json.RawMessage(b)
+}
+
+// printCluster shows, for a limend on a team's etcd, the members (which
+// leads, their revisions) and each replica: the last answer and revision
+// it applied, the hash of its counts (equal when replicas learned alike)
+// and how fresh its view is.
+func printCluster(a *app, c *limenv1.GetClusterResponse) {
+	if c.GetStore() != "etcd" {
+		return
+	}
+	fmt.Fprintln(a.out)
+	w := a.table()
+	fmt.Fprintln(w, "ETCD MEMBER\tLEADER\tREVISION\tDB\tCLIENT URLS")
+	for _, m := range c.GetMembers() {
+		lead := ""
+		if m.GetLeader() {
+			lead = "leader"
+		}
+		if m.GetError() != "" {
+			fmt.Fprintf(w, "%s\t\t-\t-\t%s (%s)\n", m.GetName(), strings.Join(m.GetClientUrls(), ","), m.GetError())
+			continue
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%d MiB\t%s\n", m.GetName(), lead, m.GetRevision(), m.GetDbSize()>>20, strings.Join(m.GetClientUrls(), ","))
+	}
+	w.Flush()
+	fmt.Fprintln(a.out)
+	w = a.table()
+	fmt.Fprintln(w, "REPLICA\tANSWER\tREVISION\tCOUNTS HASH\tFRESH\tREPORTED")
+	reps := c.GetReplicas()
+	if len(reps) == 0 {
+		reps = []*limenv1.Replica{c.GetSelf()}
+	}
+	for _, r := range reps {
+		name := r.GetName()
+		if name == c.GetSelf().GetName() {
+			name += " (this one)"
+		}
+		fresh := fmt.Sprintf("yes (%v ago)", r.GetFreshAge().AsDuration().Round(time.Millisecond))
+		if !r.GetFresh() {
+			fresh = fmt.Sprintf("NO: stale for %v, allows are asks", r.GetFreshAge().AsDuration().Round(time.Millisecond))
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%s\t%s\t%s\n", name, r.GetAppliedSeq(), r.GetAppliedRevision(), r.GetCountsHash(), fresh, r.GetReported().AsTime().Local().Format(time.TimeOnly))
+	}
+	w.Flush()
 }
 
 func printClasses(a *app, p *limenv1.Policy) {

@@ -45,6 +45,14 @@ type Etcd struct {
 	// before every allow is ask and health NOT_SERVING (default
 	// etcdstore's, 5s).
 	Staleness time.Duration
+	// GrantTTL is how long an approval for the session holds, on every
+	// limend (default etcdstore's, 24h): etcd deletes it with its lease.
+	GrantTTL time.Duration
+	// LogRecords, LogRetention and LogMaxDB bound the decision log in
+	// etcd (etcdstore.Options; defaults 1,000,000 records, 90 days, 1 GiB).
+	LogRecords   int
+	LogRetention time.Duration
+	LogMaxDB     int64
 }
 
 func (e Etcd) tls() bool { return e.Cert != "" || e.Key != "" || e.CA != "" }
@@ -136,7 +144,8 @@ func openEtcd(e Etcd, onHealth func(store.LogHealth)) (store.Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to etcd %s: %w", strings.Join(e.Endpoints, ","), err)
 	}
-	st, err := etcdstore.Open(context.Background(), etcdstore.Options{Client: cli, Prefix: e.Prefix, OnLogHealth: onHealth, Staleness: e.Staleness})
+	st, err := etcdstore.Open(context.Background(), etcdstore.Options{Client: cli, Prefix: e.Prefix, OnLogHealth: onHealth, Staleness: e.Staleness, GrantTTL: e.GrantTTL,
+		LogRecords: e.LogRecords, LogRetention: e.LogRetention, LogMaxDB: e.LogMaxDB})
 	if err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("%w (etcd endpoints %s)", err, strings.Join(e.Endpoints, ","))

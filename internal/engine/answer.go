@@ -79,10 +79,22 @@ func (g *Grants) For(user, session string) func(key string) bool {
 	}
 }
 
-// Revoke ends the session grants an approval of parts gave (Approve):
+// RevokeParts ends the session grants an approval of parts gave (Approve):
 // the person took that answer back.
-func (g *Grants) Revoke(user, session string, parts []action.Part) {
+func (g *Grants) RevokeParts(user, session string, parts []action.Part) {
 	for _, p := range parts {
 		g.m.Delete(grantKey{user, session, p.Keys.Exact()})
 	}
+}
+
+// Add grants one exact key for a session, as Approve does for a part:
+// for grants a shared store keeps (a team's etcd), which every limend
+// hears of. The caller has left out opaque parts.
+func (g *Grants) Add(user, session, key string) {
+	g.m.Store(grantKey{user, session, key}, struct{}{})
+}
+
+// Revoke takes back what Add granted: its lease in the shared store ended.
+func (g *Grants) Revoke(user, session, key string) {
+	g.m.Delete(grantKey{user, session, key})
 }

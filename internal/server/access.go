@@ -77,6 +77,7 @@ const (
 	opRevokeDevice  op = "RevokeDevice"
 	opForget        op = "Forget"
 	opExplain       op = "ExplainDecision"
+	opGetCluster    op = "GetCluster"
 )
 
 // access says, for each call, how far each kind of caller reaches, in the
@@ -117,6 +118,8 @@ var access = map[op][numKinds]reach{
 	opForget: {none, own, all, all, all},
 	// Explaining a decision shows its history, as History does.
 	opExplain: {none, own, all, all, all},
+	// The cluster's state says nothing of anyone's actions.
+	opGetCluster: {none, all, all, all, all},
 }
 
 // personOnly are the calls that only a person may make: the ones that settle

@@ -66,6 +66,7 @@ func TestAccessTable(t *testing.T) {
 		opRevokeDevice:  {none, own, all, all, all},
 		opForget:        {none, own, all, all, all},
 		opExplain:       {none, own, all, all, all},
+		opGetCluster:    {none, all, all, all, all},
 	}
 	if len(tests) != len(access) {
 		t.Errorf("the test has %d rows, the table %d: test every call", len(tests), len(access))

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/limenhq/limen/action"
-	"github.com/limenhq/limen/internal/convert"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
@@ -30,6 +28,16 @@ func (s *Server) followPending() error {
 		<-s.stopping
 		cancel()
 	}()
+	if err := s.followAnswers(ctx); err != nil { // replica.go
+		cancel()
+		return err
+	}
+	if err := s.followGrants(ctx); err != nil {
+		cancel()
+		return err
+	}
+	s.publishReports(ctx)
+	s.reconcilePending(ctx)
 	if err := w.WatchPending(ctx, s.applyPending); err != nil {
 		cancel()
 		return fmt.Errorf("follow the pending asks of the other limends: %w", err)
@@ -104,21 +112,11 @@ func (s *Server) applyPending(c store.PendingChange) {
 			}
 		}
 		// Learn first, as Answer does here: once an Await returns, the
-		// next Decide must know the answer.
-		if rec := c.Answer; rec != nil {
-			approved := rec.GetChoice() == storev1.Choice_CHOICE_APPROVE
-			s.learn.Lock()
-			if attributed(rec.GetAnsweredBy()) && rec.GetSeq() > s.rebuiltThrough { // a rebuild since counted it (forget.go)
-				s.model.Observe(rec.GetAction().GetUser(), laddersOf(rec), approved, rec.GetTime().AsTime())
-			}
-			s.learn.Unlock()
-			// An approval for the session holds on every limend the
-			// session's agent may reach (in memory, as here; issue 17
-			// wants it in etcd with a lease).
-			if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
-				if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
-					s.grants.Approve(act.User, grantScope(act.Session, act.Cwd), action.Parts(act))
-				}
+		// next Decide must know the answer. The answer watch teaches it
+		// (replica.go); wait until it has.
+		if rec := c.Answer; rec != nil && s.replica != nil {
+			if s.replica.wait(context.Background(), s.stopping, rec.GetSeq()) != nil {
+				return // stopping
 			}
 		}
 		s.asks.resolve(id, finalOf(d.GetOutcome()))

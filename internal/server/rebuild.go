@@ -33,8 +33,8 @@ func rebuild(est *predictor.Estimator, st store.Backend) (through uint64, err er
 	rec := new(storev1.AnswerRecord)
 	err = st.AnswerViews(func(v *store.AnswerView) error {
 		through = max(through, v.Seq)
-		if forgotten[v.Seq] || !attributed(string(v.AnsweredBy)) {
-			return nil // stored, but it never taught the predictor (Answer), or no longer does (Forget)
+		if forgotten[v.Seq] || !attributed(string(v.AnsweredBy)) || v.Delegated {
+			return nil // stored, but it never taught the predictor (Answer, or a delegate's), or no longer does (Forget)
 		}
 		approved := v.Choice == storev1.Choice_CHOICE_APPROVE
 		if v.KeyScheme == action.KeyScheme {

@@ -90,6 +90,10 @@ type Server struct {
 	// later by another limend at or below it is already counted.
 	learn          sync.Mutex
 	rebuiltThrough uint64
+	// replica is how far the answers of a shared store are applied here
+	// (replica.go); nil on a store of this process alone.
+	replica *replica
+	name    string // this limend among a team's (replica.go)
 
 	stopping chan struct{}
 	stopOnce sync.Once
@@ -116,6 +120,7 @@ func New(opts Options) (*Server, error) {
 		written:  newWritten(),
 		plans:    planCache{self: opts.Self},
 		stopping: make(chan struct{}),
+		name:     replicaName(),
 	}
 	trusted := opts.TrustedGateways
 	if trusted == nil {
@@ -140,8 +145,12 @@ func New(opts Options) (*Server, error) {
 		if pol := s.policy.Load().pol; pol != nil {
 			est.SetHalfLife(pol.HalfLife)
 		}
-		if _, err := rebuild(est, s.store.Backend); err != nil {
-			return nil, err
+		// A shared store's answers come from its answer watch, which
+		// starts with every stored one (replica.go).
+		if _, shared := s.store.Backend.(store.AnswerWatcher); !shared {
+			if _, err := rebuild(est, s.store.Backend); err != nil {
+				return nil, err
+			}
 		}
 		s.model = est
 	}
@@ -366,6 +375,9 @@ func (s *Server) expire(id uint64) {
 	}
 	outcome := &limenv1.AskOutcome{State: limenv1.AskState_ASK_STATE_EXPIRED, Time: timestamppb.New(s.now())}
 	if _, err := s.store.Expire(id, outcome); err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			s.settleLost(id) // replica.go
+		}
 		if !errors.Is(err, store.ErrResolved) && !errors.Is(err, store.ErrNotFound) {
 			s.log.Error("expire ask", "id", id, "err", err)
 		}
@@ -506,6 +518,9 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	k := s.asks.get(id)
 	if k == nil {
+		k = s.arriving(ctx, id) // queued on another replica just now (replica.go)
+	}
+	if k == nil {
 		// Not pending: say whether it never existed or was already settled.
 		_, err := s.settled(ctx, id, mine)
 		if err == nil {
@@ -514,8 +529,14 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		return nil, err
 	}
 	dec := k.msg.GetDecision()
+	delegated := false
 	if err := mine(dec.GetAction().GetUser()); err != nil {
-		return nil, err
+		// Another user's ask: only a delegate the policy names for that
+		// user and the ask's risk class may answer it (policy/delegate.go).
+		if !s.policy.Load().pol.MayAnswer(c.name, dec.GetAction().GetUser(), dec.GetRiskClass(), s.now()) {
+			return nil, err
+		}
+		delegated = true
 	}
 	by := c.name
 	now := s.now()
@@ -538,26 +559,55 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 		AskId: req.GetAskId(), Action: storeAction(dec.GetAction()), Choice: storev1.Choice(req.GetChoice()), Scope: storev1.Scope(scope),
 		Note: req.GetNote(), AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme,
 		Channel: channel, DeviceId: device, ActionDigest: digest,
+		Delegated: delegated,
+	}
+	if s.replica != nil {
+		rec.Replica = s.name // which of the team's limends took it
 	}
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
 	}
+	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
+	var answered *limenv1.Decision
+	// Held while the answer is stored and learned, so that a Forget's
+	// rebuild (forget.go) neither counts it twice nor loses it.
 	s.learn.Lock()
-	answered, err := s.store.Answer(id, rec)
+	if gs, ok := s.store.Backend.(store.GrantStore); ok && approved && scope == limenv1.Scope_SCOPE_SESSION {
+		// The grants are stored with the answer, under a lease (replica.go).
+		var d *storev1.Decision
+		if d, err = gs.AnswerGranting(id, rec, sessionGrants(act, parts)); err == nil {
+			answered = apiDecision(d)
+		}
+	} else {
+		answered, err = s.store.Answer(id, rec)
+	}
 	if err != nil {
 		s.learn.Unlock()
+		if !errors.Is(err, store.ErrNotFound) {
+			s.settleLost(id) // replica.go
+		}
 		return nil, toStatus(askErr(id, err))
 	}
 	outcome := answered.GetOutcome() // what rec says: the store's one source of it
-	// On disk: now teach the predictor and wake the waiters. Only the
-	// person's own answer teaches (attributed); rebuild skips the same ones.
-	approved := req.GetChoice() == limenv1.Choice_CHOICE_APPROVE
-	if attributed(by) {
-		s.model.Observe(act.User, ls, approved, now)
+	if s.replica == nil {
+		// On disk: now teach the predictor and wake the waiters. Only the
+		// person's own answer teaches (attributed); rebuild skips the
+		// same ones.
+		if attributed(by) && !delegated {
+			s.model.Observe(act.User, ls, approved, now)
+		}
+		if approved && scope == limenv1.Scope_SCOPE_SESSION {
+			s.grants.Approve(act.User, grantScope(act.Session, act.Cwd), parts)
+		}
 	}
 	s.learn.Unlock()
-	if approved && scope == limenv1.Scope_SCOPE_SESSION {
-		s.grants.Approve(act.User, grantScope(act.Session, act.Cwd), parts)
+	if s.replica != nil {
+		// Committed in etcd: the answer watch teaches the predictor, in
+		// the order every replica applies it (replica.go). Wait for it,
+		// so that the next Decide here knows this answer.
+		if err := s.replica.wait(ctx, s.stopping, rec.GetSeq()); err != nil {
+			return nil, toStatus(fmt.Errorf("the answer to ask %d is stored (answer %d), but this limend has not applied it yet (%w); it will, and the other limends too", id, rec.GetSeq(), err))
+		}
 	}
 	if approved {
 		s.written.approved(act.User, parts) // the person allowed running them as they are

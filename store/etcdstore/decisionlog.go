@@ -228,8 +228,11 @@ const (
 // skipped and its error returned. After a failure the whole batch is
 // tried again; the records already written are then skipped by etcd.
 func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return nil, err // held for a retry once etcd is reached again
+	}
+	if err := s.overBudget(); err != nil {
+		return nil, err // held (then dropped), never written past the ceiling
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -252,6 +255,7 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 			skipped = append(skipped, fmt.Errorf("encode decision %d: %w", item.id, err))
 			continue
 		}
+		v = compress(v) // compress.go
 		if len(ops) == logTxnRecords || (len(ops) > 0 && size+len(v) > logTxnBytes) {
 			if err := send(); err != nil {
 				return nil, err

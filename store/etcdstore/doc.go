@@ -23,6 +23,8 @@
 //	policies/<version>    -> storev1.Policy
 //	devices/<id>          -> storev1.Device  (the web app's paired browsers)
 //	forgotten/<seq>       -> storev1.ForgetMark    (answers a person took back; forget.go)
+//	grants/<hash>         -> JSON {user, session, key}  (under a lease; see Session grants)
+//	replicas/<hex name>   -> limen.v1.Replica: a limend's report of itself (under a lease of 15s)
 //
 // The records are the bbolt store's messages (store/storev1), encoded the
 // same way, so a record copied from one store to the other means the same.
@@ -69,7 +71,15 @@
 // each record a nested transaction that puts it only if its id has none,
 // so an ask's record and outcome are never overwritten. A failed commit
 // is kept for a retry and makes LogErr report store.ErrLogUnwritable, so
-// limend turns allows into asks meanwhile.
+// limend turns allows into asks meanwhile. Its records are stored
+// DEFLATEd behind a 0xff byte when that is smaller (compress.go; no
+// protobuf message starts with 0xff, so plain records read as before).
+// The log keeps inside a budget of its own (retention.go): a pass every
+// minute deletes the oldest records beyond Options.LogRecords and those
+// older than Options.LogRetention, never a pending ask's; and past
+// Options.LogMaxDB of etcd's database (half etcd's default quota) no
+// decision record is written at all, so that the log can never bring
+// etcd to its NOSPACE alarm, which would stop answers too.
 //
 // # Watching the others
 //
@@ -82,39 +92,55 @@
 // no leader) is set up again at the present after a Resync that lists the
 // pending asks.
 //
+// # Answers in order, on every replica
+//
+// WatchAnswers (store.AnswerWatcher) lists answers/ after a given seq,
+// then watches it from the list's revision: every answer, each once, in
+// seq order, which is the order of their revisions. limend applies every
+// answer to its predictor only from there, its own answers too, so that
+// all replicas count the same answers in the same order and hold equal
+// counts (their hash is in limenctl status). The answers are never
+// deleted, so a watch that ends, skips a seq or finds its history
+// compacted lists again from the last seq it delivered and loses nothing.
+//
+// # Session grants
+//
+// An approval for the session stores its grants in the answer's
+// transaction (AnswerGranting, store.GrantStore), attached to a lease of
+// Options.GrantTTL (24h) taken just before: etcd deletes them when it
+// ends, so no limend's timer has to run. WatchGrants lists the live ones
+// and follows puts and deletes; a limend started later knows them.
+//
 // # Failing closed
 //
 // The store notes when a request last reached a quorum (a commit of the
-// decision log, or a prober's linearizable read every Staleness/5). Past
-// Options.Staleness (5 s) LogErr reports store.ErrLogUnwritable, so
-// limend turns allows into asks and reports NOT_SERVING (through
-// OnLogHealth); meanwhile AddPending, Answer, Expire, SetPolicy and new id
-// blocks fail at once with that error instead of waiting out a timeout:
-// an ask is then an ask without an id, and an answer is refused, never
-// half-written. No request waits longer than Staleness either. Blocks
-// still block: they are decided in memory. What is not yet done is the
-// finer rule of issue 17 (an allow only while the replica's view is
-// provably fresh by a progress notification of its watch): here freshness
-// is the reach of a quorum, not the lag of the watch.
+// decision log, or a prober's linearizable read every Staleness/5). Once
+// WatchAnswers runs, that is not enough: the view must be provably fresh.
+// Each probe's linearizable read returns etcd's revision at its time T,
+// and each watch asks for progress notifications; once the answer watch
+// and, when they run, the policy and grant watches have delivered
+// everything up to that revision, the view is proven complete as of T
+// (Freshness). Past Options.Staleness (5 s) since
+// the last proof LogErr reports store.ErrLogUnwritable, so limend turns
+// allows into asks and reports NOT_SERVING (through OnLogHealth): a lost
+// quorum, a partitioned member (which still serves serializable reads)
+// and a watch that fell behind all count. Meanwhile Answer fails at once
+// with that error ("the answer is not stored", never half-written), and
+// so do AddPending, Expire, SetPolicy and new id blocks once no quorum
+// has been reached within Staleness, instead of waiting out a timeout: an
+// ask is then an ask without an id. Those writes do not depend on the
+// view, so a quorum alone lets them go on while a watch catches up and
+// while limend stops. Blocks still block: they are decided in memory.
 //
 // # Caveats
 //
-// This is the first part of issue 17. The pending watch also carries each
-// answer record, so limend's predictor learns an answer given on another
-// limend as it is delivered; but nothing yet proves the replicas' counts
-// equal (each applies its own answers when given and the others' in
-// revision order, and a Resync skips the answers it missed until the next
-// start). WatchPolicy (store.PolicyWatcher) reports every policy version
-// put on the prefix, the newest first, and limend switches to the highest
-// it has heard of, so a policy set on one limend is in force on all
-// within the watch's delay. A session approval travels in its answer
-// record, and every limend grants it in memory as it is delivered. Not
-// here yet: session grants stored in etcd with leases (a limend started
-// after the approval does not know it); a budget and retention for the decision log
-// (today it grows without bound in etcd, whose 2 GiB default quota and
-// NOSPACE alarm would then stop answers too: keep the log small, or give
-// it its own cluster, until that budget exists); and freshness checks
-// that turn allows into asks when the replica cannot reach a quorum.
+// WatchPolicy (store.PolicyWatcher) reports every policy version put on
+// the prefix, the newest first, and limend switches to the highest it has
+// heard of, so a policy set on one limend is in force on all within the
+// watch's delay. The decision log's deleted records free room in etcd only
+// once etcd compacts its history and is defragmented: run etcd with
+// --auto-compaction-mode=periodic, and defragment it now and then
+// (docs/scale-out.md).
 //
 // Every request is bounded by Options.Timeout (5 s). A write in flight
 // when the etcd leader is lost waits out that deadline, since etcd does

@@ -44,6 +44,19 @@ type Options struct {
 	// batcher's or the prober's goroutine and must not call back into the
 	// store.
 	OnLogHealth func(store.LogHealth)
+	// LogRecords and LogRetention bound the decision log kept in etcd:
+	// the oldest records beyond LogRecords, and those older than
+	// LogRetention, are deleted (retention.go). Default 1,000,000 records
+	// and 90 days.
+	LogRecords   int
+	LogRetention time.Duration
+	// LogMaxDB is the size of etcd's database past which no decision
+	// record is written, so that answers keep room below etcd's quota.
+	// Default 1 GiB (half etcd's default quota).
+	LogMaxDB int64
+	// GrantTTL is how long a session grant lives in etcd (its lease):
+	// etcd deletes it then, and every limend forgets it. Default 24h.
+	GrantTTL time.Duration
 	// Staleness is how long the store may go without a request that
 	// reached a quorum before LogErr reports it: limend then turns allows
 	// into asks, as for a decision log that cannot be written. A prober
@@ -67,6 +80,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Staleness <= 0 {
 		o.Staleness = 5 * time.Second
+	}
+	if o.GrantTTL <= 0 {
+		o.GrantTTL = 24 * time.Hour
+	}
+	if o.LogRecords <= 0 {
+		o.LogRecords = 1_000_000
+	}
+	if o.LogRetention <= 0 {
+		o.LogRetention = 90 * 24 * time.Hour
+	}
+	if o.LogMaxDB <= 0 {
+		o.LogMaxDB = 1 << 30
 	}
 	return o
 }
@@ -113,6 +138,24 @@ type Store struct {
 	stopProber  chan struct{}
 	proberDone  chan struct{}
 
+	// watchRev is the revision up to which WatchAnswers has delivered
+	// every answer; proven is when the view was last proven fresh, from
+	// the prober's lastProbe (fresh.go).
+	watchRev  atomic.Int64
+	policyRev atomic.Int64 // what WatchPolicy has delivered, likewise
+	grantsRev atomic.Int64 // what WatchGrants has delivered, likewise
+	proven    atomic.Int64
+	probeMu   sync.Mutex
+	lastProbe probe
+	// watches numbers the watches, each on a stream of its own (watch.go).
+	watches atomic.Uint64
+
+	// db is etcd's database size, measured by runRetention, which
+	// closes retentionDone when it ends (retention.go).
+	db            dbSize
+	retentionDone chan struct{}
+	report        reportLease // cluster.go
+
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -141,8 +184,10 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	s.reached()
 	s.proberDone = make(chan struct{})
 	s.stopProber = make(chan struct{})
+	s.retentionDone = make(chan struct{})
 	go s.runBatcher()
 	go s.runProber()
+	go s.runRetention()
 	return s, nil
 }
 
@@ -202,6 +247,7 @@ func (s *Store) Close() error {
 		<-s.batcherDone
 		close(s.stopProber)
 		<-s.proberDone
+		<-s.retentionDone
 		var errs []error
 		if s.batcherErr != nil {
 			errs = append(errs, fmt.Errorf("close etcd store: flush decision log: %w", s.batcherErr))
@@ -237,7 +283,7 @@ func (s *Store) NextID() (uint64, error) {
 
 // reserve takes the next block of ids (idMu held).
 func (s *Store) reserve() error {
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return fmt.Errorf("reserve ids: %w", err)
 	}
 	ctx, cancel := s.ctx()
@@ -289,7 +335,7 @@ func (s *Store) releaseIDs() error {
 	if s.next >= s.limit {
 		return nil
 	}
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return fmt.Errorf("release unused ids: %w", err) // they stay reserved: a gap, never a reuse
 	}
 	ctx, cancel := s.ctx()
@@ -331,7 +377,7 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return fmt.Errorf("add pending %d: %w", id, err) // at once: Decide must not wait out a timeout
 	}
 	dk, pk := s.keys.decision(id), s.keys.pending(id)
@@ -345,7 +391,7 @@ func (s *Store) AddPending(d *storev1.Decision, p *storev1.PendingAsk) error {
 		var rev int64
 		if len(got.Kvs) == 1 {
 			var prev storev1.Decision
-			if err := proto.Unmarshal(got.Kvs[0].Value, &prev); err != nil {
+			if err := unmarshal(got.Kvs[0].Value, &prev); err != nil {
 				s.own.unmark(id, false)
 				return fmt.Errorf("add pending %d: decode stored decision: %w", id, err)
 			}
@@ -444,7 +490,7 @@ func (s *Store) take(ctx context.Context, askID uint64) (*taken, error) {
 		t.seqRev = skv[0].ModRevision
 	}
 	if len(dkv) == 1 {
-		if err := proto.Unmarshal(dkv[0].Value, t.d); err != nil {
+		if err := unmarshal(dkv[0].Value, t.d); err != nil {
 			return nil, fmt.Errorf("decode decision: %w", err)
 		}
 		t.decRev = dkv[0].ModRevision
@@ -490,6 +536,11 @@ func (s *Store) unchanged(askID uint64, t *taken) []clientv3.Cmp {
 // with store.ErrResolved. An unknown id fails with store.ErrNotFound.
 // Nothing is stored when it fails.
 func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decision, error) {
+	return s.answer(askID, rec, nil)
+}
+
+// answer is Answer, putting ops in the same transaction (grants.go).
+func (s *Store) answer(askID uint64, rec *storev1.AnswerRecord, ops []clientv3.Op) (*storev1.Decision, error) {
 	if err := s.staleErr(); err != nil {
 		return nil, fmt.Errorf("answer ask %d: %w; the answer is not stored, give it again once limend reaches etcd", askID, err)
 	}
@@ -516,12 +567,12 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 			return nil, fmt.Errorf("answer ask %d: encode answer: %w", askID, err)
 		}
 		cmps := append(s.unchanged(askID, t), clientv3.Compare(clientv3.ModRevision(s.keys.answerSeq), "=", t.seqRev))
-		resp, err := s.cli.Txn(ctx).If(cmps...).Then(
+		resp, err := s.cli.Txn(ctx).If(cmps...).Then(append([]clientv3.Op{
 			clientv3.OpDelete(s.keys.pending(askID)),
 			clientv3.OpPut(s.keys.decision(askID), string(dv)),
 			clientv3.OpPut(s.keys.answer(seq), string(rv)),
 			clientv3.OpPut(s.keys.answerSeq, strconv.FormatUint(seq, 10)),
-		).Commit()
+		}, ops...)...).Commit()
 		if err != nil {
 			// Not known to be committed or not: the caller must not
 			// take it as answered; a retry of the answer finds out, and
@@ -547,7 +598,7 @@ func (s *Store) Answer(askID uint64, rec *storev1.AnswerRecord) (*storev1.Decisi
 // answer log. Any limend's timer may run it: the loser of a race with an
 // answer or another expiry fails with store.ErrResolved.
 func (s *Store) Expire(askID uint64, outcome *storev1.AskOutcome) (*storev1.Decision, error) {
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return nil, fmt.Errorf("expire ask %d: %w", askID, err)
 	}
 	outcome = store.ExpiryOutcome(outcome)
@@ -694,7 +745,7 @@ func (s *Store) History(q store.HistoryQuery) ([]*storev1.Decision, error) {
 	var out []*storev1.Decision
 	err := s.scan(s.keys.decisions, true, q.BeforeID, func(k, v []byte) (bool, error) {
 		d := new(storev1.Decision)
-		if err := proto.Unmarshal(v, d); err != nil {
+		if err := unmarshal(v, d); err != nil {
 			return false, fmt.Errorf("decode decision %s: %w", k, err)
 		}
 		if q.User != "" && d.GetAction().GetUser() != q.User {
@@ -735,7 +786,7 @@ func (s *Store) get(key string, m proto.Message) error {
 	if len(resp.Kvs) == 0 {
 		return store.ErrNotFound
 	}
-	return proto.Unmarshal(resp.Kvs[0].Value, m)
+	return unmarshal(resp.Kvs[0].Value, m)
 }
 
 // Decisions calls fn for every committed decision, newest first, until fn
@@ -746,7 +797,7 @@ func (s *Store) Decisions(fn func(d *storev1.Decision) error) error {
 	var fnErr error
 	err := s.scan(s.keys.decisions, true, 0, func(k, v []byte) (bool, error) {
 		d := new(storev1.Decision)
-		if err := proto.Unmarshal(v, d); err != nil {
+		if err := unmarshal(v, d); err != nil {
 			return false, fmt.Errorf("decode decision %s: %w", k, err)
 		}
 		if fnErr = fn(d); fnErr != nil {
@@ -816,7 +867,7 @@ func (s *Store) SetPolicy(expected uint64, p *storev1.Policy) (*storev1.Policy, 
 	if p == nil {
 		return nil, errors.New("set policy: no policy given")
 	}
-	if err := s.staleErr(); err != nil {
+	if err := s.reachErr(); err != nil {
 		return nil, fmt.Errorf("set policy: %w", err)
 	}
 	stored := proto.CloneOf(p)

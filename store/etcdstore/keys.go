@@ -10,6 +10,7 @@ import (
 type keys struct {
 	schema, idReserved, answerSeq             string
 	decisions, pendingAsks, answers, policies string
+	grants, replicas                          string
 }
 
 func newKeys(prefix string) keys {
@@ -24,6 +25,8 @@ func newKeys(prefix string) keys {
 		pendingAsks: prefix + "pending/",
 		answers:     prefix + "answers/",
 		policies:    prefix + "policies/",
+		grants:      prefix + "grants/",
+		replicas:    prefix + "replicas/",
 	}
 }
 

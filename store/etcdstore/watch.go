@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/limenhq/limen/store"
@@ -127,11 +129,53 @@ func (s *Store) watch(ctx context.Context, rev int64, opts ...clientv3.OpOption)
 	return s.watchFrom(ctx, s.keys.pendingAsks, rev, opts...)
 }
 
-// watchFrom watches the keys under prefix after revision rev.
+// watchFrom watches the keys under prefix after revision rev, on a watch
+// stream of its own that it keeps proven alive: it asks etcd for a
+// progress notification every Staleness/5, and ends the watch (its
+// channel closes, and the caller lists and watches again) when nothing,
+// not even that, came for Staleness. A member that stopped serving but
+// holds its connections open (paused, or wedged) would otherwise keep a
+// watch silent forever; on a stream of its own, the next watch is not
+// queued behind the silent one, and etcd's client may pick another
+// member for it.
 func (s *Store) watchFrom(ctx context.Context, prefix string, rev int64, opts ...clientv3.OpOption) (clientv3.WatchChan, context.CancelFunc) {
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
+	wctx = metadata.AppendToOutgoingContext(wctx, "limen-watch", strconv.FormatUint(s.watches.Add(1), 10))
 	opts = append(opts, clientv3.WithPrefix(), clientv3.WithRev(rev+1))
-	return s.cli.Watch(wctx, prefix, opts...), cancel
+	in := s.cli.Watch(wctx, prefix, opts...)
+	out := make(chan clientv3.WatchResponse)
+	go func() {
+		defer close(out)
+		defer cancel()
+		every := s.opts.Staleness / 5
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		last := time.Now()
+		for {
+			select {
+			case resp, ok := <-in:
+				if !ok {
+					return
+				}
+				last = time.Now()
+				select {
+				case out <- resp:
+				case <-wctx.Done():
+					return
+				}
+			case <-tick.C:
+				if time.Since(last) > s.opts.Staleness {
+					return // silent: a new watch, on a new stream
+				}
+				pctx, pcancel := context.WithTimeout(wctx, every)
+				s.cli.RequestProgress(pctx)
+				pcancel()
+			case <-wctx.Done():
+				return
+			}
+		}
+	}()
+	return out, cancel
 }
 
 // deliver reports one event of the watch unless it is this Store's own.
@@ -171,7 +215,7 @@ func (s *Store) deliver(ev *clientv3.Event, fn func(store.PendingChange)) {
 	}
 	if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 {
 		d := new(storev1.Decision)
-		if proto.Unmarshal(kvs[0].Value, d) == nil {
+		if unmarshal(kvs[0].Value, d) == nil {
 			change.Resolved = d
 		}
 	}
@@ -228,6 +272,7 @@ func (s *Store) WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
 		if len(resp.Kvs) == 1 {
 			policyOf(resp.Kvs[0].Value)
 		}
+		s.watchedOn(&s.policyRev, resp.Header.Revision) // fresh.go
 		for {
 			for wr := range ch {
 				if wr.Err() != nil {
@@ -238,6 +283,7 @@ func (s *Store) WatchPolicy(ctx context.Context, fn func(*storev1.Policy)) error
 						policyOf(ev.Kv.Value)
 					}
 				}
+				s.watchedOn(&s.policyRev, wr.Header.Revision)
 			}
 			stop()
 			if ctx.Err() != nil {

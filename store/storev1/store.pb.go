@@ -1252,7 +1252,14 @@ type AnswerRecord struct {
 	DeviceId string `protobuf:"bytes,12,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
 	// action_digest is the SHA-256 (hex) of the action as the web app showed
 	// it, which a passkey signature covered.
-	ActionDigest  string `protobuf:"bytes,13,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
+	ActionDigest string `protobuf:"bytes,13,opt,name=action_digest,json=actionDigest,proto3" json:"action_digest,omitempty"`
+	// replica names the limend that took the answer (a team's replicas
+	// share one store; empty on one person's).
+	Replica string `protobuf:"bytes,14,opt,name=replica,proto3" json:"replica,omitempty"`
+	// delegated says a delegate named in the policy answered another
+	// user's ask: it settles the ask but teaches that user's predictor
+	// nothing, since it is not that person's habit.
+	Delegated     bool `protobuf:"varint,15,opt,name=delegated,proto3" json:"delegated,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1376,6 +1383,20 @@ func (x *AnswerRecord) GetActionDigest() string {
 		return x.ActionDigest
 	}
 	return ""
+}
+
+func (x *AnswerRecord) GetReplica() string {
+	if x != nil {
+		return x.Replica
+	}
+	return ""
+}
+
+func (x *AnswerRecord) GetDelegated() bool {
+	if x != nil {
+		return x.Delegated
+	}
+	return false
 }
 
 // Device is devices/<id>: a browser paired with `limenctl pair`, and the
@@ -1636,7 +1657,7 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	"\x06author\x18\x04 \x01(\tR\x06author\x12.\n" +
 	"\x04time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\"\x1c\n" +
 	"\x06Ladder\x12\x12\n" +
-	"\x04keys\x18\x01 \x03(\tR\x04keys\"\xd6\x03\n" +
+	"\x04keys\x18\x01 \x03(\tR\x04keys\"\x8e\x04\n" +
 	"\fAnswerRecord\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x04R\x03seq\x12\x15\n" +
 	"\x06ask_id\x18\x02 \x01(\tR\x05askId\x12.\n" +
@@ -1653,7 +1674,9 @@ const file_limen_store_v1_store_proto_rawDesc = "" +
 	" \x03(\v2\x16.limen.store.v1.LadderR\aladders\x12\x18\n" +
 	"\achannel\x18\v \x01(\tR\achannel\x12\x1b\n" +
 	"\tdevice_id\x18\f \x01(\tR\bdeviceId\x12#\n" +
-	"\raction_digest\x18\r \x01(\tR\factionDigest\"\xcf\x01\n" +
+	"\raction_digest\x18\r \x01(\tR\factionDigest\x12\x18\n" +
+	"\areplica\x18\x0e \x01(\tR\areplica\x12\x1c\n" +
+	"\tdelegated\x18\x0f \x01(\bR\tdelegated\"\xcf\x01\n" +
 	"\x06Device\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04user\x18\x02 \x01(\tR\x04user\x12\x12\n" +

@@ -3549,6 +3549,305 @@ func (x *ExplainDecisionResponse) GetNote() string {
 	return ""
 }
 
+type GetClusterRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterRequest) Reset() {
+	*x = GetClusterRequest{}
+	mi := &file_limen_v1_limen_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterRequest) ProtoMessage() {}
+
+func (x *GetClusterRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterRequest.ProtoReflect.Descriptor instead.
+func (*GetClusterRequest) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{50}
+}
+
+// EtcdMember is one member of the etcd cluster a team's limend runs on.
+type EtcdMember struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Name       string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	ClientUrls []string               `protobuf:"bytes,2,rep,name=client_urls,json=clientUrls,proto3" json:"client_urls,omitempty"`
+	// leader says it leads the cluster now.
+	Leader bool `protobuf:"varint,3,opt,name=leader,proto3" json:"leader,omitempty"`
+	// revision is the revision of its store, db_size its size in bytes.
+	Revision int64 `protobuf:"varint,4,opt,name=revision,proto3" json:"revision,omitempty"`
+	DbSize   int64 `protobuf:"varint,5,opt,name=db_size,json=dbSize,proto3" json:"db_size,omitempty"`
+	// error says why it did not answer a status request (empty if it did).
+	Error         string `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EtcdMember) Reset() {
+	*x = EtcdMember{}
+	mi := &file_limen_v1_limen_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EtcdMember) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EtcdMember) ProtoMessage() {}
+
+func (x *EtcdMember) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EtcdMember.ProtoReflect.Descriptor instead.
+func (*EtcdMember) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *EtcdMember) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *EtcdMember) GetClientUrls() []string {
+	if x != nil {
+		return x.ClientUrls
+	}
+	return nil
+}
+
+func (x *EtcdMember) GetLeader() bool {
+	if x != nil {
+		return x.Leader
+	}
+	return false
+}
+
+func (x *EtcdMember) GetRevision() int64 {
+	if x != nil {
+		return x.Revision
+	}
+	return 0
+}
+
+func (x *EtcdMember) GetDbSize() int64 {
+	if x != nil {
+		return x.DbSize
+	}
+	return 0
+}
+
+func (x *EtcdMember) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+// Replica is one limend of a team: how far it has applied the team's
+// answers, and how fresh its view is.
+type Replica struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is the limend's name (its host name and process id).
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// applied_seq is the last answer it applied, committed at
+	// applied_revision.
+	AppliedSeq      uint64 `protobuf:"varint,2,opt,name=applied_seq,json=appliedSeq,proto3" json:"applied_seq,omitempty"`
+	AppliedRevision int64  `protobuf:"varint,3,opt,name=applied_revision,json=appliedRevision,proto3" json:"applied_revision,omitempty"`
+	// counts_hash is a hash of its predictor's counts (16 hex digits):
+	// replicas that applied the same answers show the same hash.
+	CountsHash string `protobuf:"bytes,4,opt,name=counts_hash,json=countsHash,proto3" json:"counts_hash,omitempty"`
+	// fresh says its view is proven fresh within its staleness bound, so it
+	// may allow; fresh_age is how long ago it was last proven fresh.
+	Fresh    bool                 `protobuf:"varint,5,opt,name=fresh,proto3" json:"fresh,omitempty"`
+	FreshAge *durationpb.Duration `protobuf:"bytes,6,opt,name=fresh_age,json=freshAge,proto3" json:"fresh_age,omitempty"`
+	// reported is when it wrote this report (for the other replicas').
+	Reported      *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=reported,proto3" json:"reported,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Replica) Reset() {
+	*x = Replica{}
+	mi := &file_limen_v1_limen_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Replica) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Replica) ProtoMessage() {}
+
+func (x *Replica) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Replica.ProtoReflect.Descriptor instead.
+func (*Replica) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *Replica) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Replica) GetAppliedSeq() uint64 {
+	if x != nil {
+		return x.AppliedSeq
+	}
+	return 0
+}
+
+func (x *Replica) GetAppliedRevision() int64 {
+	if x != nil {
+		return x.AppliedRevision
+	}
+	return 0
+}
+
+func (x *Replica) GetCountsHash() string {
+	if x != nil {
+		return x.CountsHash
+	}
+	return ""
+}
+
+func (x *Replica) GetFresh() bool {
+	if x != nil {
+		return x.Fresh
+	}
+	return false
+}
+
+func (x *Replica) GetFreshAge() *durationpb.Duration {
+	if x != nil {
+		return x.FreshAge
+	}
+	return nil
+}
+
+func (x *Replica) GetReported() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Reported
+	}
+	return nil
+}
+
+type GetClusterResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// store is "bbolt" (one person's file) or "etcd" (a team's cluster).
+	Store string `protobuf:"bytes,1,opt,name=store,proto3" json:"store,omitempty"`
+	// self is this limend.
+	Self *Replica `protobuf:"bytes,2,opt,name=self,proto3" json:"self,omitempty"`
+	// members are the etcd members, on etcd.
+	Members []*EtcdMember `protobuf:"bytes,3,rep,name=members,proto3" json:"members,omitempty"`
+	// replicas are the team's limends as each last reported itself in etcd
+	// (this one included), by name.
+	Replicas      []*Replica `protobuf:"bytes,4,rep,name=replicas,proto3" json:"replicas,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetClusterResponse) Reset() {
+	*x = GetClusterResponse{}
+	mi := &file_limen_v1_limen_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetClusterResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetClusterResponse) ProtoMessage() {}
+
+func (x *GetClusterResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_limen_v1_limen_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetClusterResponse.ProtoReflect.Descriptor instead.
+func (*GetClusterResponse) Descriptor() ([]byte, []int) {
+	return file_limen_v1_limen_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *GetClusterResponse) GetStore() string {
+	if x != nil {
+		return x.Store
+	}
+	return ""
+}
+
+func (x *GetClusterResponse) GetSelf() *Replica {
+	if x != nil {
+		return x.Self
+	}
+	return nil
+}
+
+func (x *GetClusterResponse) GetMembers() []*EtcdMember {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *GetClusterResponse) GetReplicas() []*Replica {
+	if x != nil {
+		return x.Replicas
+	}
+	return nil
+}
+
 var File_limen_v1_limen_proto protoreflect.FileDescriptor
 
 const file_limen_v1_limen_proto_rawDesc = "" +
@@ -3789,7 +4088,32 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\breplayed\x18\x02 \x01(\v2\x12.limen.v1.DecisionR\breplayed\x12%\n" +
 	"\x0eanswers_before\x18\x03 \x01(\x03R\ranswersBefore\x12(\n" +
 	"\x06policy\x18\x04 \x01(\v2\x10.limen.v1.PolicyR\x06policy\x12\x12\n" +
-	"\x04note\x18\x05 \x01(\tR\x04note*Y\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note\"\x13\n" +
+	"\x11GetClusterRequest\"\xa4\x01\n" +
+	"\n" +
+	"EtcdMember\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vclient_urls\x18\x02 \x03(\tR\n" +
+	"clientUrls\x12\x16\n" +
+	"\x06leader\x18\x03 \x01(\bR\x06leader\x12\x1a\n" +
+	"\brevision\x18\x04 \x01(\x03R\brevision\x12\x17\n" +
+	"\adb_size\x18\x05 \x01(\x03R\x06dbSize\x12\x14\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\"\x90\x02\n" +
+	"\aReplica\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vapplied_seq\x18\x02 \x01(\x04R\n" +
+	"appliedSeq\x12)\n" +
+	"\x10applied_revision\x18\x03 \x01(\x03R\x0fappliedRevision\x12\x1f\n" +
+	"\vcounts_hash\x18\x04 \x01(\tR\n" +
+	"countsHash\x12\x14\n" +
+	"\x05fresh\x18\x05 \x01(\bR\x05fresh\x126\n" +
+	"\tfresh_age\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\bfreshAge\x126\n" +
+	"\breported\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\breported\"\xb0\x01\n" +
+	"\x12GetClusterResponse\x12\x14\n" +
+	"\x05store\x18\x01 \x01(\tR\x05store\x12%\n" +
+	"\x04self\x18\x02 \x01(\v2\x11.limen.v1.ReplicaR\x04self\x12.\n" +
+	"\amembers\x18\x03 \x03(\v2\x14.limen.v1.EtcdMemberR\amembers\x12-\n" +
+	"\breplicas\x18\x04 \x03(\v2\x11.limen.v1.ReplicaR\breplicas*Y\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rVERDICT_ALLOW\x10\x01\x12\x0f\n" +
@@ -3815,7 +4139,8 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\x15ASK_STATE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11ASK_STATE_PENDING\x10\x01\x12\x16\n" +
 	"\x12ASK_STATE_ANSWERED\x10\x02\x12\x15\n" +
-	"\x11ASK_STATE_EXPIRED\x10\x032\xe9\t\n" +
+	"\x11ASK_STATE_EXPIRED\x10\x032\xb2\n" +
+	"\n" +
 	"\x0fDecisionService\x12;\n" +
 	"\x06Decide\x12\x17.limen.v1.DecideRequest\x1a\x18.limen.v1.DecideResponse\x128\n" +
 	"\x05Await\x12\x16.limen.v1.AwaitRequest\x1a\x17.limen.v1.AwaitResponse\x12;\n" +
@@ -3834,7 +4159,9 @@ const file_limen_v1_limen_proto_rawDesc = "" +
 	"\vListDevices\x12\x1c.limen.v1.ListDevicesRequest\x1a\x1d.limen.v1.ListDevicesResponse\x12M\n" +
 	"\fRevokeDevice\x12\x1d.limen.v1.RevokeDeviceRequest\x1a\x1e.limen.v1.RevokeDeviceResponse\x12;\n" +
 	"\x06Forget\x12\x17.limen.v1.ForgetRequest\x1a\x18.limen.v1.ForgetResponse\x12V\n" +
-	"\x0fExplainDecision\x12 .limen.v1.ExplainDecisionRequest\x1a!.limen.v1.ExplainDecisionResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
+	"\x0fExplainDecision\x12 .limen.v1.ExplainDecisionRequest\x1a!.limen.v1.ExplainDecisionResponse\x12G\n" +
+	"\n" +
+	"GetCluster\x12\x1b.limen.v1.GetClusterRequest\x1a\x1c.limen.v1.GetClusterResponseB1Z/github.com/limenhq/limen/proto/limen/v1;limenv1b\x06proto3"
 
 var (
 	file_limen_v1_limen_proto_rawDescOnce sync.Once
@@ -3849,7 +4176,7 @@ func file_limen_v1_limen_proto_rawDescGZIP() []byte {
 }
 
 var file_limen_v1_limen_proto_enumTypes = make([]protoimpl.EnumInfo, 6)
-var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_limen_v1_limen_proto_msgTypes = make([]protoimpl.MessageInfo, 54)
 var file_limen_v1_limen_proto_goTypes = []any{
 	(Verdict)(0),                       // 0: limen.v1.Verdict
 	(Decider)(0),                       // 1: limen.v1.Decider
@@ -3907,30 +4234,34 @@ var file_limen_v1_limen_proto_goTypes = []any{
 	(*ForgetResponse)(nil),             // 53: limen.v1.ForgetResponse
 	(*ExplainDecisionRequest)(nil),     // 54: limen.v1.ExplainDecisionRequest
 	(*ExplainDecisionResponse)(nil),    // 55: limen.v1.ExplainDecisionResponse
-	(*timestamppb.Timestamp)(nil),      // 56: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),        // 57: google.protobuf.Duration
+	(*GetClusterRequest)(nil),          // 56: limen.v1.GetClusterRequest
+	(*EtcdMember)(nil),                 // 57: limen.v1.EtcdMember
+	(*Replica)(nil),                    // 58: limen.v1.Replica
+	(*GetClusterResponse)(nil),         // 59: limen.v1.GetClusterResponse
+	(*timestamppb.Timestamp)(nil),      // 60: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),        // 61: google.protobuf.Duration
 }
 var file_limen_v1_limen_proto_depIdxs = []int32{
-	56, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	60, // 0: limen.v1.Decision.time:type_name -> google.protobuf.Timestamp
 	6,  // 1: limen.v1.Decision.action:type_name -> limen.v1.Action
 	0,  // 2: limen.v1.Decision.verdict:type_name -> limen.v1.Verdict
 	7,  // 3: limen.v1.Decision.thresholds:type_name -> limen.v1.Thresholds
 	9,  // 4: limen.v1.Decision.evidence:type_name -> limen.v1.Evidence
 	1,  // 5: limen.v1.Decision.decided_by:type_name -> limen.v1.Decider
-	57, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
+	61, // 6: limen.v1.Decision.latency:type_name -> google.protobuf.Duration
 	12, // 7: limen.v1.Decision.outcome:type_name -> limen.v1.AskOutcome
 	11, // 8: limen.v1.Decision.parts:type_name -> limen.v1.Part
 	0,  // 9: limen.v1.Part.verdict:type_name -> limen.v1.Verdict
 	4,  // 10: limen.v1.AskOutcome.state:type_name -> limen.v1.AskState
 	2,  // 11: limen.v1.AskOutcome.choice:type_name -> limen.v1.Choice
 	3,  // 12: limen.v1.AskOutcome.scope:type_name -> limen.v1.Scope
-	56, // 13: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
-	56, // 14: limen.v1.AskOutcome.forgotten_at:type_name -> google.protobuf.Timestamp
+	60, // 13: limen.v1.AskOutcome.time:type_name -> google.protobuf.Timestamp
+	60, // 14: limen.v1.AskOutcome.forgotten_at:type_name -> google.protobuf.Timestamp
 	10, // 15: limen.v1.PendingAsk.decision:type_name -> limen.v1.Decision
-	56, // 16: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
+	60, // 16: limen.v1.PendingAsk.expires_at:type_name -> google.protobuf.Timestamp
 	6,  // 17: limen.v1.DecideRequest.action:type_name -> limen.v1.Action
 	10, // 18: limen.v1.DecideResponse.decision:type_name -> limen.v1.Decision
-	57, // 19: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
+	61, // 19: limen.v1.AwaitRequest.timeout:type_name -> google.protobuf.Duration
 	0,  // 20: limen.v1.AwaitResponse.verdict:type_name -> limen.v1.Verdict
 	4,  // 21: limen.v1.AwaitResponse.state:type_name -> limen.v1.AskState
 	12, // 22: limen.v1.AwaitResponse.outcome:type_name -> limen.v1.AskOutcome
@@ -3945,27 +4276,27 @@ var file_limen_v1_limen_proto_depIdxs = []int32{
 	8,  // 31: limen.v1.ClassThresholds.costs:type_name -> limen.v1.Costs
 	7,  // 32: limen.v1.ClassThresholds.thresholds:type_name -> limen.v1.Thresholds
 	24, // 33: limen.v1.Policy.classes:type_name -> limen.v1.ClassThresholds
-	56, // 34: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
+	60, // 34: limen.v1.Policy.time:type_name -> google.protobuf.Timestamp
 	25, // 35: limen.v1.GetPolicyResponse.policy:type_name -> limen.v1.Policy
 	25, // 36: limen.v1.SetPolicyResponse.policy:type_name -> limen.v1.Policy
 	10, // 37: limen.v1.HistoryResponse.decisions:type_name -> limen.v1.Decision
 	25, // 38: limen.v1.ListPolicyVersionsResponse.policies:type_name -> limen.v1.Policy
 	35, // 39: limen.v1.SimulatePolicyResponse.current:type_name -> limen.v1.SimulationSummary
 	35, // 40: limen.v1.SimulatePolicyResponse.candidate:type_name -> limen.v1.SimulationSummary
-	56, // 41: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
+	60, // 41: limen.v1.StatsRequest.since:type_name -> google.protobuf.Timestamp
 	38, // 42: limen.v1.UserStats.counts:type_name -> limen.v1.VerdictCounts
 	38, // 43: limen.v1.StatsResponse.total:type_name -> limen.v1.VerdictCounts
 	39, // 44: limen.v1.StatsResponse.users:type_name -> limen.v1.UserStats
 	42, // 45: limen.v1.GetVersionResponse.limend:type_name -> limen.v1.BuildInfo
-	56, // 46: limen.v1.CreatePairingResponse.expires_at:type_name -> google.protobuf.Timestamp
-	56, // 47: limen.v1.Device.created:type_name -> google.protobuf.Timestamp
-	56, // 48: limen.v1.Device.last_used:type_name -> google.protobuf.Timestamp
+	60, // 46: limen.v1.CreatePairingResponse.expires_at:type_name -> google.protobuf.Timestamp
+	60, // 47: limen.v1.Device.created:type_name -> google.protobuf.Timestamp
+	60, // 48: limen.v1.Device.last_used:type_name -> google.protobuf.Timestamp
 	46, // 49: limen.v1.ListDevicesResponse.devices:type_name -> limen.v1.Device
 	46, // 50: limen.v1.RevokeDeviceResponse.device:type_name -> limen.v1.Device
 	6,  // 51: limen.v1.ForgetRequest.action:type_name -> limen.v1.Action
-	56, // 52: limen.v1.ForgetRequest.since:type_name -> google.protobuf.Timestamp
-	56, // 53: limen.v1.ForgetRequest.until:type_name -> google.protobuf.Timestamp
-	56, // 54: limen.v1.ForgottenAnswer.time:type_name -> google.protobuf.Timestamp
+	60, // 52: limen.v1.ForgetRequest.since:type_name -> google.protobuf.Timestamp
+	60, // 53: limen.v1.ForgetRequest.until:type_name -> google.protobuf.Timestamp
+	60, // 54: limen.v1.ForgottenAnswer.time:type_name -> google.protobuf.Timestamp
 	6,  // 55: limen.v1.ForgottenAnswer.action:type_name -> limen.v1.Action
 	2,  // 56: limen.v1.ForgottenAnswer.choice:type_name -> limen.v1.Choice
 	3,  // 57: limen.v1.ForgottenAnswer.scope:type_name -> limen.v1.Scope
@@ -3973,45 +4304,52 @@ var file_limen_v1_limen_proto_depIdxs = []int32{
 	10, // 59: limen.v1.ExplainDecisionResponse.recorded:type_name -> limen.v1.Decision
 	10, // 60: limen.v1.ExplainDecisionResponse.replayed:type_name -> limen.v1.Decision
 	25, // 61: limen.v1.ExplainDecisionResponse.policy:type_name -> limen.v1.Policy
-	14, // 62: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
-	16, // 63: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
-	18, // 64: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
-	20, // 65: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
-	22, // 66: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
-	26, // 67: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
-	28, // 68: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
-	30, // 69: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
-	32, // 70: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
-	34, // 71: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
-	37, // 72: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
-	41, // 73: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
-	44, // 74: limen.v1.DecisionService.CreatePairing:input_type -> limen.v1.CreatePairingRequest
-	47, // 75: limen.v1.DecisionService.ListDevices:input_type -> limen.v1.ListDevicesRequest
-	49, // 76: limen.v1.DecisionService.RevokeDevice:input_type -> limen.v1.RevokeDeviceRequest
-	51, // 77: limen.v1.DecisionService.Forget:input_type -> limen.v1.ForgetRequest
-	54, // 78: limen.v1.DecisionService.ExplainDecision:input_type -> limen.v1.ExplainDecisionRequest
-	15, // 79: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
-	17, // 80: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
-	19, // 81: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
-	21, // 82: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
-	23, // 83: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
-	27, // 84: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
-	29, // 85: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
-	31, // 86: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
-	33, // 87: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
-	36, // 88: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
-	40, // 89: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
-	43, // 90: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
-	45, // 91: limen.v1.DecisionService.CreatePairing:output_type -> limen.v1.CreatePairingResponse
-	48, // 92: limen.v1.DecisionService.ListDevices:output_type -> limen.v1.ListDevicesResponse
-	50, // 93: limen.v1.DecisionService.RevokeDevice:output_type -> limen.v1.RevokeDeviceResponse
-	53, // 94: limen.v1.DecisionService.Forget:output_type -> limen.v1.ForgetResponse
-	55, // 95: limen.v1.DecisionService.ExplainDecision:output_type -> limen.v1.ExplainDecisionResponse
-	79, // [79:96] is the sub-list for method output_type
-	62, // [62:79] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	61, // 62: limen.v1.Replica.fresh_age:type_name -> google.protobuf.Duration
+	60, // 63: limen.v1.Replica.reported:type_name -> google.protobuf.Timestamp
+	58, // 64: limen.v1.GetClusterResponse.self:type_name -> limen.v1.Replica
+	57, // 65: limen.v1.GetClusterResponse.members:type_name -> limen.v1.EtcdMember
+	58, // 66: limen.v1.GetClusterResponse.replicas:type_name -> limen.v1.Replica
+	14, // 67: limen.v1.DecisionService.Decide:input_type -> limen.v1.DecideRequest
+	16, // 68: limen.v1.DecisionService.Await:input_type -> limen.v1.AwaitRequest
+	18, // 69: limen.v1.DecisionService.Answer:input_type -> limen.v1.AnswerRequest
+	20, // 70: limen.v1.DecisionService.ListPending:input_type -> limen.v1.ListPendingRequest
+	22, // 71: limen.v1.DecisionService.WatchPending:input_type -> limen.v1.WatchPendingRequest
+	26, // 72: limen.v1.DecisionService.GetPolicy:input_type -> limen.v1.GetPolicyRequest
+	28, // 73: limen.v1.DecisionService.SetPolicy:input_type -> limen.v1.SetPolicyRequest
+	30, // 74: limen.v1.DecisionService.History:input_type -> limen.v1.HistoryRequest
+	32, // 75: limen.v1.DecisionService.ListPolicyVersions:input_type -> limen.v1.ListPolicyVersionsRequest
+	34, // 76: limen.v1.DecisionService.SimulatePolicy:input_type -> limen.v1.SimulatePolicyRequest
+	37, // 77: limen.v1.DecisionService.Stats:input_type -> limen.v1.StatsRequest
+	41, // 78: limen.v1.DecisionService.GetVersion:input_type -> limen.v1.GetVersionRequest
+	44, // 79: limen.v1.DecisionService.CreatePairing:input_type -> limen.v1.CreatePairingRequest
+	47, // 80: limen.v1.DecisionService.ListDevices:input_type -> limen.v1.ListDevicesRequest
+	49, // 81: limen.v1.DecisionService.RevokeDevice:input_type -> limen.v1.RevokeDeviceRequest
+	51, // 82: limen.v1.DecisionService.Forget:input_type -> limen.v1.ForgetRequest
+	54, // 83: limen.v1.DecisionService.ExplainDecision:input_type -> limen.v1.ExplainDecisionRequest
+	56, // 84: limen.v1.DecisionService.GetCluster:input_type -> limen.v1.GetClusterRequest
+	15, // 85: limen.v1.DecisionService.Decide:output_type -> limen.v1.DecideResponse
+	17, // 86: limen.v1.DecisionService.Await:output_type -> limen.v1.AwaitResponse
+	19, // 87: limen.v1.DecisionService.Answer:output_type -> limen.v1.AnswerResponse
+	21, // 88: limen.v1.DecisionService.ListPending:output_type -> limen.v1.ListPendingResponse
+	23, // 89: limen.v1.DecisionService.WatchPending:output_type -> limen.v1.WatchPendingResponse
+	27, // 90: limen.v1.DecisionService.GetPolicy:output_type -> limen.v1.GetPolicyResponse
+	29, // 91: limen.v1.DecisionService.SetPolicy:output_type -> limen.v1.SetPolicyResponse
+	31, // 92: limen.v1.DecisionService.History:output_type -> limen.v1.HistoryResponse
+	33, // 93: limen.v1.DecisionService.ListPolicyVersions:output_type -> limen.v1.ListPolicyVersionsResponse
+	36, // 94: limen.v1.DecisionService.SimulatePolicy:output_type -> limen.v1.SimulatePolicyResponse
+	40, // 95: limen.v1.DecisionService.Stats:output_type -> limen.v1.StatsResponse
+	43, // 96: limen.v1.DecisionService.GetVersion:output_type -> limen.v1.GetVersionResponse
+	45, // 97: limen.v1.DecisionService.CreatePairing:output_type -> limen.v1.CreatePairingResponse
+	48, // 98: limen.v1.DecisionService.ListDevices:output_type -> limen.v1.ListDevicesResponse
+	50, // 99: limen.v1.DecisionService.RevokeDevice:output_type -> limen.v1.RevokeDeviceResponse
+	53, // 100: limen.v1.DecisionService.Forget:output_type -> limen.v1.ForgetResponse
+	55, // 101: limen.v1.DecisionService.ExplainDecision:output_type -> limen.v1.ExplainDecisionResponse
+	59, // 102: limen.v1.DecisionService.GetCluster:output_type -> limen.v1.GetClusterResponse
+	85, // [85:103] is the sub-list for method output_type
+	67, // [67:85] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_limen_v1_limen_proto_init() }
@@ -4025,7 +4363,7 @@ func file_limen_v1_limen_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_limen_v1_limen_proto_rawDesc), len(file_limen_v1_limen_proto_rawDesc)),
 			NumEnums:      6,
-			NumMessages:   50,
+			NumMessages:   54,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

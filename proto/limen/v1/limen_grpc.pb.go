@@ -39,6 +39,7 @@ const (
 	DecisionService_RevokeDevice_FullMethodName       = "/limen.v1.DecisionService/RevokeDevice"
 	DecisionService_Forget_FullMethodName             = "/limen.v1.DecisionService/Forget"
 	DecisionService_ExplainDecision_FullMethodName    = "/limen.v1.DecisionService/ExplainDecision"
+	DecisionService_GetCluster_FullMethodName         = "/limen.v1.DecisionService/GetCluster"
 )
 
 // DecisionServiceClient is the client API for DecisionService service.
@@ -98,6 +99,10 @@ type DecisionServiceClient interface {
 	// ExplainDecision says why a recorded decision got its verdict, with the
 	// evidence as it stood then.
 	ExplainDecision(ctx context.Context, in *ExplainDecisionRequest, opts ...grpc.CallOption) (*ExplainDecisionResponse, error)
+	// GetCluster returns the store this limend runs on and, on a team's
+	// etcd, the cluster: its members and leader, and how far each limend
+	// replica has applied the team's answers and how fresh its view is.
+	GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error)
 }
 
 type decisionServiceClient struct {
@@ -287,6 +292,16 @@ func (c *decisionServiceClient) ExplainDecision(ctx context.Context, in *Explain
 	return out, nil
 }
 
+func (c *decisionServiceClient) GetCluster(ctx context.Context, in *GetClusterRequest, opts ...grpc.CallOption) (*GetClusterResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetClusterResponse)
+	err := c.cc.Invoke(ctx, DecisionService_GetCluster_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecisionServiceServer is the server API for DecisionService service.
 // All implementations must embed UnimplementedDecisionServiceServer
 // for forward compatibility.
@@ -344,6 +359,10 @@ type DecisionServiceServer interface {
 	// ExplainDecision says why a recorded decision got its verdict, with the
 	// evidence as it stood then.
 	ExplainDecision(context.Context, *ExplainDecisionRequest) (*ExplainDecisionResponse, error)
+	// GetCluster returns the store this limend runs on and, on a team's
+	// etcd, the cluster: its members and leader, and how far each limend
+	// replica has applied the team's answers and how fresh its view is.
+	GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error)
 	mustEmbedUnimplementedDecisionServiceServer()
 }
 
@@ -404,6 +423,9 @@ func (UnimplementedDecisionServiceServer) Forget(context.Context, *ForgetRequest
 }
 func (UnimplementedDecisionServiceServer) ExplainDecision(context.Context, *ExplainDecisionRequest) (*ExplainDecisionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ExplainDecision not implemented")
+}
+func (UnimplementedDecisionServiceServer) GetCluster(context.Context, *GetClusterRequest) (*GetClusterResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetCluster not implemented")
 }
 func (UnimplementedDecisionServiceServer) mustEmbedUnimplementedDecisionServiceServer() {}
 func (UnimplementedDecisionServiceServer) testEmbeddedByValue()                         {}
@@ -725,6 +747,24 @@ func _DecisionService_ExplainDecision_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DecisionService_GetCluster_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetClusterRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(DecisionServiceServer).GetCluster(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: DecisionService_GetCluster_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(DecisionServiceServer).GetCluster(ctx, req.(*GetClusterRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // DecisionService_ServiceDesc is the grpc.ServiceDesc for DecisionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -795,6 +835,10 @@ var DecisionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ExplainDecision",
 			Handler:    _DecisionService_ExplainDecision_Handler,
+		},
+		{
+			MethodName: "GetCluster",
+			Handler:    _DecisionService_GetCluster_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
