@@ -1,6 +1,7 @@
 package etcdstore_test
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -55,13 +56,24 @@ func TestGrantsLiveAndExpireByThemselves(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the grant did not reach the other Store's watch in 5s")
 	}
+	// The watch goes on after it lists (it will see the expiry too), on a
+	// goroutine of its own: what it listed is read under a lock.
+	var mu sync.Mutex
 	var listed []store.Grant
-	if err := open(t, cli).WatchGrants(t.Context(), func(g store.Grant, live bool) { listed = append(listed, g) }); err != nil {
+	if err := open(t, cli).WatchGrants(t.Context(), func(g store.Grant, live bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if live {
+			listed = append(listed, g)
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
+	mu.Lock()
 	if len(listed) != 1 || listed[0] != g {
 		t.Errorf("a Store opened after the grant lists %v; want [%v]", listed, g)
 	}
+	mu.Unlock()
 	start := time.Now()
 	select {
 	case e := <-ch:
