@@ -265,20 +265,26 @@ func (c *Client) Await(ctx context.Context, askID string, wait time.Duration) (*
 	return c.AwaitAcross(ctx, askID, wait)
 }
 
-// AwaitAcross waits up to wait for a person's answer to askID, across
+// AwaitAcross waits up to wait (wait <= 0: until the ask is answered or
+// expires) for a person's answer to askID, across
 // restarts of limend: an ask is kept when limend stops, so when a wait
 // ends because limend went away, it waits again, once limend serves
 // again, for the time that is left. Each attempt is bounded by the wait
 // (and a second for the reply), so a limend that does not come back ends
 // it with an error the caller turns into ask.
 func (c *Client) AwaitAcross(ctx context.Context, askID string, wait time.Duration) (*limenv1.AwaitResponse, error) {
+	forever := wait <= 0 // until the ask is answered or expires: limend's own bound
 	end := time.Now().Add(wait)
 	for {
-		left := max(time.Until(end), time.Millisecond)
-		actx, cancel := context.WithDeadline(ctx, end.Add(time.Second))
-		resp, err := c.API.Await(actx, &limenv1.AwaitRequest{AskId: askID, Timeout: durationpb.New(left)}, grpc.WaitForReady(true))
+		req := &limenv1.AwaitRequest{AskId: askID}
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if !forever {
+			req.Timeout = durationpb.New(max(time.Until(end), time.Millisecond))
+			actx, cancel = context.WithDeadline(ctx, end.Add(time.Second))
+		}
+		resp, err := c.API.Await(actx, req, grpc.WaitForReady(true))
 		cancel()
-		if err == nil || ProblemOf(err) != Unreachable || ctx.Err() != nil || time.Until(end) <= 0 {
+		if err == nil || ProblemOf(err) != Unreachable || ctx.Err() != nil || !forever && time.Until(end) <= 0 {
 			return resp, err
 		}
 		// limend is stopping or gone: the next attempt waits for it to

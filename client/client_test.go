@@ -269,3 +269,34 @@ func TestAwaitSurvivesARestart(t *testing.T) {
 		t.Fatalf("the wait across the restart = %v, %v; want the approval", r.resp, r.err)
 	}
 }
+
+// TestAwaitAcrossWithoutABoundWaits: a wait of 0 is "until answered or
+// expired", not "not at all" (a new user's limenctl await 12 returned at
+// once): it is still waiting while nobody answers, and returns the
+// person's answer when it comes.
+func TestAwaitAcrossWithoutABoundWaits(t *testing.T) {
+	c := start(t)
+	v := c.Decide(t.Context(), bash("make deploy"))
+	if v.Err != nil || v.Decision.GetAskId() == "" {
+		t.Fatalf("Decide = %v %q, %v; want an ask", v.Verdict, v.Reason, v.Err)
+	}
+	got := make(chan *limenv1.AwaitResponse, 1)
+	go func() {
+		resp, err := c.AwaitAcross(t.Context(), v.Decision.GetAskId(), 0)
+		if err != nil {
+			t.Errorf("AwaitAcross: %v", err)
+		}
+		got <- resp
+	}()
+	select {
+	case resp := <-got:
+		t.Fatalf("AwaitAcross with no bound returned before any answer: %v", resp)
+	case <-time.After(300 * time.Millisecond): // it is waiting, as it should
+	}
+	if _, err := c.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: v.Decision.GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE}); err != nil {
+		t.Fatal(err)
+	}
+	if resp := <-got; resp.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
+		t.Fatalf("AwaitAcross after the approval: %v; want allow", resp)
+	}
+}
