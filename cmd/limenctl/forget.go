@@ -45,7 +45,7 @@ forget is refused to a shell an agent started: an agent must not unlearn
 its refusals.`,
 		Example: `  limenctl forget --last                     # undo my last answer
   limenctl forget --ask 41 --ask 42
-  limenctl forget --key Bash:git push --dry-run
+  limenctl forget --key 'Bash:git push' --dry-run
   limenctl forget rm -rf build
   limenctl forget --since 2h --json`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runForget(cmd, a, o, &af, args) },
@@ -92,6 +92,21 @@ func runForget(cmd *cobra.Command, a *app, o forgetOptions, af *actionFlags, arg
 	}
 	if req.Until, err = timeFlag("until", o.until, now); err != nil {
 		return err
+	}
+	// forget's flags end where the command starts: a --dry-run after it
+	// would be part of the command, and the forget would be real.
+	var flags, words []string
+	for _, w := range args {
+		name, _, _ := strings.Cut(w, "=")
+		if strings.HasPrefix(name, "--") && cmd.Flags().Lookup(name[2:]) != nil {
+			flags = append(flags, w)
+		} else {
+			words = append(words, w)
+		}
+	}
+	if len(flags) > 0 {
+		return usagef("%s comes after the command, where it would be read as part of the command; put forget's flags first: limenctl forget %s %s",
+			flags[0], strings.Join(flags, " "), strings.Join(words, " "))
 	}
 	if len(args) > 0 || af.input != "" {
 		if req.Action, err = af.action(args); err != nil {

@@ -32,6 +32,14 @@ func TestForget(t *testing.T) {
 		t.Fatalf("make deploy after two denials = %d; want block", code)
 	}
 
+	// A flag after the command would be part of it, and the forget real:
+	// refused, with the order that works, and nothing forgotten.
+	if _, errOut, code := run("forget", "make", "deploy", "--dry-run"); code != exitUsage || !strings.Contains(errOut, "limenctl forget --dry-run make deploy") {
+		t.Fatalf("forget make deploy --dry-run = %d: %s; want a usage error naming the order that works", code, errOut)
+	}
+	if _, _, code := run("decide", "make deploy"); code != exitBlock {
+		t.Fatalf("make deploy after a refused forget = %d; want block still", code)
+	}
 	out, errOut, code := run("forget", "--key", "Bash:make deploy", "--dry-run")
 	if code != exitOK {
 		t.Fatalf("forget --dry-run = %d: %s", code, errOut)
