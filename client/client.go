@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -273,19 +274,42 @@ func (c *Client) Await(ctx context.Context, askID string, wait time.Duration) (*
 // (and a second for the reply), so a limend that does not come back ends
 // it with an error the caller turns into ask.
 func (c *Client) AwaitAcross(ctx context.Context, askID string, wait time.Duration) (*limenv1.AwaitResponse, error) {
-	forever := wait <= 0 // until the ask is answered or expires: limend's own bound
+	// With no bound (wait <= 0) the wait is limend's own, until the ask is
+	// answered or expires, and it goes on across a restart of a limend it
+	// reached, giving one that went away a minute to come back; a limend
+	// that is not there at all is an error at once.
+	forever := wait <= 0
 	end := time.Now().Add(wait)
+	reached := false
+	var down time.Time // when limend went away, while it is away
+	var lastErr error
 	for {
 		req := &limenv1.AwaitRequest{AskId: askID}
 		actx, cancel := ctx, context.CancelFunc(func() {})
-		if !forever {
+		ready := grpc.WaitForReady(true)
+		if forever {
+			switch {
+			case !down.IsZero():
+				if !c.readyBy(ctx, down.Add(time.Minute)) {
+					return nil, lastErr
+				}
+				down = time.Time{}
+			case !reached:
+				reached = c.readyBy(ctx, time.Now().Add(time.Second))
+			}
+			ready = grpc.WaitForReady(false)
+		} else {
 			req.Timeout = durationpb.New(max(time.Until(end), time.Millisecond))
 			actx, cancel = context.WithDeadline(ctx, end.Add(time.Second))
 		}
-		resp, err := c.API.Await(actx, req, grpc.WaitForReady(true))
+		resp, err := c.API.Await(actx, req, ready)
 		cancel()
-		if err == nil || ProblemOf(err) != Unreachable || ctx.Err() != nil || !forever && time.Until(end) <= 0 {
+		if err == nil || ProblemOf(err) != Unreachable || ctx.Err() != nil || !forever && time.Until(end) <= 0 || forever && !reached {
 			return resp, err
+		}
+		if forever {
+			down, lastErr = time.Now(), err
+			continue // readyBy waits for it
 		}
 		// limend is stopping or gone: the next attempt waits for it to
 		// serve (WaitForReady), after a pause so a limend that refuses
@@ -296,6 +320,23 @@ func (c *Client) AwaitAcross(ctx context.Context, askID string, wait time.Durati
 			pause.Stop()
 			return nil, err
 		case <-pause.C:
+		}
+	}
+}
+
+// readyBy waits until the connection to limend is ready again, or until
+// the deadline, and says whether it is.
+func (c *Client) readyBy(ctx context.Context, deadline time.Time) bool {
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	for {
+		st := c.conn.GetState()
+		if st == connectivity.Ready {
+			return true
+		}
+		c.conn.Connect()
+		if !c.conn.WaitForStateChange(wctx, st) {
+			return false
 		}
 	}
 }

@@ -86,8 +86,9 @@ func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
 	}
 	defer done()
 	var rule string
+	var before uint64 // the policy version the rule was added to
 	if o.always {
-		if rule, err = addAllowRule(ctx, c, id); err != nil {
+		if rule, before, err = addAllowRule(ctx, c, id); err != nil {
 			return err
 		}
 		req.Note = strings.TrimSpace("made the rule " + rule + " " + req.Note)
@@ -101,7 +102,7 @@ func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
 	}
 	fmt.Fprintf(a.out, "ask %s answered: %s\n", id, describe.Verdict(resp.GetVerdict()))
 	if rule != "" {
-		fmt.Fprintf(a.out, "the policy allows %s from now on (undo with limenctl policy rollback)\n", rule)
+		fmt.Fprintf(a.out, "the policy allows %s from now on, for everyone (undo with limenctl policy rollback %d)\n", rule, before)
 	}
 	return nil
 }

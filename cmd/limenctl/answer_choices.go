@@ -77,32 +77,32 @@ func showAnswerChoices(cmd *cobra.Command, a *app, id string) error {
 // addAllowRule adds to the policy the allow rule limen suggests for the
 // pending ask id (the rule the TUI's r opens with), compare-and-set on
 // the version read, reading again if someone changed it meanwhile.
-func addAllowRule(ctx context.Context, c *client.Client, id string) (string, error) {
+func addAllowRule(ctx context.Context, c *client.Client, id string) (string, uint64, error) {
 	p, err := pendingAsk(ctx, c, id)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	act := convert.Preview(p.GetDecision().GetAction())
 	rule, err := policy.Suggest(act, convert.Env(act))
 	if err != nil {
-		return "", fmt.Errorf("no allow rule covers ask %s (%v): answer it with --approve or --approve --session, or write a rule with limenctl policy edit", id, err)
+		return "", 0, fmt.Errorf("no allow rule covers ask %s (%v): answer it with --approve or --approve --session, or write a rule with limenctl policy edit", id, err)
 	}
 	for try := 0; ; try++ {
 		cur, err := c.GetPolicy(ctx)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		doc, err := policy.AddRule(cur.GetDocument(), "allow", rule)
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
 		_, err = c.SetPolicy(ctx, cur.GetVersion(), doc)
 		if errors.Is(err, client.ErrPolicyChanged) && try < 3 {
 			continue
 		}
 		if err != nil {
-			return "", err
+			return "", 0, err
 		}
-		return rule, nil
+		return rule, cur.GetVersion(), nil
 	}
 }
