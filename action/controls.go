@@ -37,6 +37,11 @@ type Self struct {
 	Keys []string
 	// PID is limend's process id; 0 when unknown.
 	PID int
+	// Home is the home directory of the user limend runs as, as the
+	// system says (it may lie outside /home, /Users and /root: a
+	// /var/home, a scratch $HOME); "" when unknown. The runtimes' hook
+	// settings and limen's own files under it are protected there too.
+	Home string
 }
 
 // holdsRecords reports whether a path a command reads names limend's own
@@ -119,6 +124,14 @@ var protectedAbsolute = []protectedPath{
 	{"/usr/local/bin/limen*", "limen's programs"},
 	{"/usr/bin/limen*", "limen's programs"},
 	{"/opt/homebrew/bin/limen*", "limen's programs"},
+}
+
+// home is limend's user's home directory, "" when unknown (s may be nil).
+func (s *Self) home() string {
+	if s == nil {
+		return ""
+	}
+	return s.Home
 }
 
 // homeRoots are the home directories protectedUnderHome applies to besides
@@ -213,9 +226,14 @@ func (s *controlScope) dynamicEntries() []entry {
 		return s.dyn
 	}
 	out := make([]entry, 0, len(protectedUnderHome)+len(protectedInProject)+4)
-	if s.home != "" && homeOf(s.home) == "" {
-		for _, p := range protectedUnderHome {
-			out = append(out, newEntry(s.home+"/"+p.glob, p.what))
+	for _, h := range []string{s.home, s.self.home()} {
+		if h != "" && homeOf(h) == "" {
+			for _, p := range protectedUnderHome {
+				out = append(out, newEntry(h+"/"+p.glob, p.what))
+			}
+		}
+		if s.self.home() == s.home {
+			break // the same home: once is enough
 		}
 	}
 	for _, p := range protectedInProject {

@@ -690,3 +690,23 @@ func TestControlIsNotAKey(t *testing.T) {
 		t.Errorf("keys differ: %v vs %v", pa[0].Keys, pb[0].Keys)
 	}
 }
+
+// TestControlsUnderLimendsOwnHome: the runtimes' hook settings and
+// limen's files under the home of the user limend runs as are protected
+// though that home is in no usual place (a new user's scratch $HOME),
+// by its absolute path as by ~.
+func TestControlsUnderLimendsOwnHome(t *testing.T) {
+	self := &Self{DB: "/srv/me/data/limen.db", PID: 4242, Home: "/srv/me/home"}
+	for _, cmd := range []string{"rm /srv/me/home/.claude/settings.json", "echo {} > /srv/me/home/.claude/settings.json", "rm -rf /srv/me/home/.config/limen"} {
+		if why, _ := control(self, cmd); why == "" {
+			t.Errorf("%s: not a control, with limend's home at %s", cmd, self.Home)
+		}
+	}
+	edit := Parts(Action{Tool: "Edit", Input: map[string]any{"file_path": "/srv/me/home/.claude/settings.json"}, Cwd: "/srv/me/proj", Self: self})
+	if edit[0].Control == "" {
+		t.Errorf("an Edit of the hook settings under limend's home: not a control (%v)", edit[0].Keys)
+	}
+	if why, _ := control(&Self{PID: 4242}, "rm /srv/me/home/.claude/settings.json"); why != "" {
+		t.Errorf("without limend's home known, a path under /srv is a control: %s", why)
+	}
+}

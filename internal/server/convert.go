@@ -51,6 +51,11 @@ func NewSelf(sockets []string, db string, pid int) *action.Self {
 		return filepath.Clean(p)
 	}
 	self := &action.Self{DB: abs(db), PID: pid}
+	if pid == os.Getpid() {
+		if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+			self.Home = filepath.Clean(h)
+		}
+	}
 	for _, s := range sockets {
 		if s = abs(s); s != "" {
 			self.Sockets = append(self.Sockets, s)
