@@ -146,15 +146,21 @@ func (w walker) runsFiles(head word, prog string, args []word) []string {
 		}
 	}
 	out = append(out, w.obeys(prog, args)...)
-	if base := interpreterBase(prog); base == "python" {
-		for i, a := range args {
-			if a.text == "-m" && i+1 < len(args) {
-				m := args[i+1]
-				if m.lit && !strings.ContainsAny(m.text, "./") {
-					add(word{text: m.text + ".py", lit: true})
-					add(word{text: m.text + "/__main__.py", lit: true})
+	// An interpreter imports from where its script is (python puts the
+	// script's directory first on sys.path; node resolves ./ requires
+	// there), and python -m from the working directory: a module written
+	// there shadows the one the script meant (scripts/json.py).
+	switch base := interpreterBase(prog); {
+	case base == "python" && hasArg(args, "-m"):
+		out = append(out, w.under(w.here(), pyCode)...)
+	case base == "python" || base == "node" || prog == "nodejs" || prog == "deno" || prog == "tsx" || prog == "ts-node" || base == "ruby":
+		if x, ok := scriptOf(prog, args); ok {
+			if p := w.abs(x); p != "" {
+				code := map[string][]string{"python": pyCode, "ruby": rbCode}[base]
+				if code == nil {
+					code = jsCode
 				}
-				break
+				out = append(out, w.under(path.Dir(p), code)...)
 			}
 		}
 	}
@@ -170,36 +176,80 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 	return ctx
 }
 
+// Source files by language, as obeyedFiles names them: what a test
+// runner, build tool or interpreter compiles or imports from the tree it
+// runs in. An agent that adds or edits any of them and runs the approved
+// `go test ./...` runs what it wrote: a new zz_test.go, an init() in any
+// file of the package, a scripts/json.py that `python3 scripts/gen.py`
+// imports instead of the standard library's (the eleventh red-team pass
+// did each). So the whole language is the runner's, not a list of test
+// file names.
+var (
+	goCode   = []string{"**/*.go", "go.mod", "go.work"}
+	rustCode = []string{"**/*.rs", "Cargo.toml", "build.rs", ".cargo/"}
+	pyCode   = []string{"**/*.py", "**/*.pth"}
+	jsCode   = []string{"**/*.js", "**/*.mjs", "**/*.cjs", "**/*.ts", "**/*.mts", "**/*.cts", "**/*.jsx", "**/*.tsx"}
+	rbCode   = []string{"**/*.rb", "Gemfile", "Rakefile"}
+	jvmCode  = []string{"**/*.java", "**/*.kt", "**/*.kts", "**/*.groovy", "**/*.gradle", "pom.xml"}
+	// A task runner's recipes run anything at all (make test ran the
+	// agent's new test through go test): the code of every language
+	// below it, and its own files.
+	anyCode = join(goCode, rustCode, pyCode, jsCode, rbCode, jvmCode, []string{"**/*.sh", "**/*.bash", "**/*.zsh", "**/*.pl", "**/*.pm",
+		"**/*.php", "**/*.lua", "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.hpp", "**/*.cs", "**/*.swift", "**/*.scala", "**/*.ex",
+		"**/*.exs", "**/*.mk", "**/Makefile", "**/makefile", "**/GNUmakefile", "**/justfile", "**/Justfile", "**/Taskfile.yml",
+		"**/Taskfile.yaml", "**/Rakefile", "package.json"})
+)
+
+func join(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
 // obeyedFiles are the files of the directory a program runs in that it
-// reads and does what they say, by program: a Makefile's recipes,
-// package.json's scripts, pytest's conftest.py, git's hooks. An agent that
-// edits one and runs the approved `make test` runs what it wrote, as
-// surely as with `python3 notes.md`. A name ending in "/" stands for
-// everything below it; one starting with "**/" for that name anywhere
-// below the directory (a conftest.py of any test directory).
+// reads and does what they say, or compiles and runs, by program (or by
+// "program subcommand"): a Makefile's recipes, package.json's scripts,
+// pytest's conftest.py and tests, git's hooks, the package go test
+// builds. A name ending in "/" stands for everything below it (""
+// for everything below the directory); one starting with "**/" for that
+// name anywhere below the directory (name may open with "*": **/*.go).
 var obeyedFiles = map[string][]string{
-	"make":  {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
-	"gmake": {"Makefile", "makefile", "GNUmakefile", "**/*.mk"},
-	"just":  {"justfile", "Justfile", ".justfile"},
-	"task":  {"Taskfile.yml", "Taskfile.yaml", "taskfile.yml"},
-	"rake":  {"Rakefile", "rakefile", "lib/tasks/"},
-	"npm":   {"package.json", ".npmrc"},
-	"yarn":  {"package.json", ".yarnrc", ".yarnrc.yml"},
-	"pnpm":  {"package.json", ".npmrc", ".pnpmfile.cjs"},
-	"bun":   {"package.json", "bunfig.toml"},
-	// pytest runs the tests it collects: an agent's new test_*.py is code
-	// the approved pytest runs (the tenth red-team pass).
-	"pytest":         {"**/conftest.py", "pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini", "**/test_*.py", "**/*_test.py"},
-	"jest":           {"**/*.test.js", "**/*.test.ts", "**/*.spec.js", "**/*.spec.ts", "jest.config.js", "jest.config.ts"},
-	"vitest":         {"**/*.test.js", "**/*.test.ts", "**/*.spec.js", "**/*.spec.ts", "vitest.config.ts", "vite.config.ts"},
-	"tox":            {"tox.ini", "pyproject.toml", "setup.py"},
-	"nox":            {"noxfile.py"},
-	"cargo":          {"build.rs", "Cargo.toml", ".cargo/"},
+	"make":  join(anyCode),
+	"gmake": join(anyCode),
+	"just":  join(anyCode),
+	"task":  join(anyCode),
+	"rake":  join(anyCode),
+	"npm":   join([]string{"package.json", ".npmrc", "**/*.sh"}, jsCode),
+	"yarn":  join([]string{"package.json", ".yarnrc", ".yarnrc.yml", "**/*.sh"}, jsCode),
+	"pnpm":  join([]string{"package.json", ".npmrc", ".pnpmfile.cjs", "**/*.sh"}, jsCode),
+	"bun":   join([]string{"package.json", "bunfig.toml"}, jsCode),
+	"npx":   join([]string{"package.json"}, jsCode),
+	// pytest imports every module it collects, and what they import.
+	"pytest":         join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
+	"py.test":        join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
+	"unittest":       pyCode,
+	"jest":           join([]string{"package.json"}, jsCode),
+	"vitest":         join([]string{"package.json"}, jsCode),
+	"mocha":          join([]string{"package.json", ".mocharc.js", ".mocharc.yml"}, jsCode),
+	"tox":            join([]string{"tox.ini", "pyproject.toml", "setup.py"}, pyCode),
+	"nox":            join([]string{"noxfile.py"}, pyCode),
+	"cargo":          rustCode,
+	"go test":        goCode,
+	"go run":         goCode,
+	"go generate":    goCode,
+	"go tool":        goCode,
+	"node --test":    jsCode,
+	"deno test":      jsCode,
+	"bun test":       jsCode,
 	"git":            {".git/hooks/", ".git/config", ".gitattributes"},
-	"gradle":         {"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"},
-	"mvn":            {"pom.xml"},
-	"composer":       {"composer.json"},
-	"bundle":         {"Gemfile"},
+	"gradle":         join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
+	"gradlew":        join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
+	"mvn":            jvmCode,
+	"composer":       {"composer.json", "**/*.php"},
+	"bundle":         rbCode,
+	"rspec":          rbCode,
 	"docker":         {"Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
 	"docker-compose": {"compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
 }
@@ -207,21 +257,50 @@ var obeyedFiles = map[string][]string{
 // obeys returns the files of obeyedFiles for prog where it runs, as
 // absolute names (with their "/" and "**/" forms kept).
 func (w walker) obeys(prog string, args []word) []string {
-	prog, _ = asModule(prog, args)
+	prog, args = asModule(prog, args)
 	names := obeyedFiles[prog]
-	here := w.here()
-	if len(names) == 0 || here == "" || !strings.HasPrefix(here, "/") {
+	if sub := subcommand(prog, args); sub != "" {
+		if n, ok := obeyedFiles[prog+" "+strings.Fields(sub)[0]]; ok {
+			names = n
+		}
+	}
+	if prog == "node" || prog == "nodejs" {
+		for _, a := range args {
+			if a.text == "--test" {
+				names = obeyedFiles["node --test"]
+			}
+		}
+	}
+	return w.under(w.here(), names)
+}
+
+// under returns names (as obeyedFiles spells them) below dir as absolute
+// names, or nil when dir is not known.
+func (w walker) under(dir string, names []string) []string {
+	if len(names) == 0 || dir == "" || !strings.HasPrefix(dir, "/") {
 		return nil
 	}
 	out := make([]string, 0, len(names))
 	for _, n := range names {
-		if rest, ok := strings.CutPrefix(n, "**/"); ok {
-			out = append(out, here+"/**/"+rest)
-			continue
+		switch rest, ok := strings.CutPrefix(n, "**/"); {
+		case ok:
+			out = append(out, strings.TrimSuffix(dir, "/")+"/**/"+rest)
+		case n == "":
+			out = append(out, strings.TrimSuffix(dir, "/")+"/")
+		default:
+			out = append(out, path.Join(dir, n)+map[bool]string{true: "/"}[strings.HasSuffix(n, "/")])
 		}
-		out = append(out, path.Join(here, n)+map[bool]string{true: "/"}[strings.HasSuffix(n, "/")])
 	}
 	return out
+}
+
+func hasArg(args []word, t string) bool {
+	for _, a := range args {
+		if a.text == t {
+			return true
+		}
+	}
+	return false
 }
 
 // RunsMatch reports whether a file written at path is one that the Runs

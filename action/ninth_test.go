@@ -194,8 +194,8 @@ func TestRunsAndWrites(t *testing.T) {
 			t.Errorf("%s: writes %q; want %q", c.cmd, writes, c.writes)
 		}
 		for _, r := range c.runs {
-			if !slices.Contains(runs, r) {
-				t.Errorf("%s: runs %q; want %q among them", c.cmd, runs, r)
+			if !slices.ContainsFunc(runs, func(run string) bool { return RunsMatch(run, r) }) {
+				t.Errorf("%s: runs %q; want one that runs %q", c.cmd, runs, r)
 			}
 		}
 	}
