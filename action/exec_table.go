@@ -357,6 +357,44 @@ var moduleValued = map[string][]string{
 	"pyinstrument": {"-o", "--outfile", "-r", "--renderer"}, "scalene": {"--outfile"},
 }
 
+// inspectsOpen reports whether a node option opens the inspector on an
+// address other than loopback (--inspect=0.0.0.0:9229): anyone who
+// reaches the port runs code in the process.
+func inspectsOpen(t string) bool {
+	name, v, ok := strings.Cut(t, "=")
+	switch name {
+	case "--inspect", "--inspect-brk", "--inspect-wait", "--inspect-port", "--debug-port":
+	default:
+		return false
+	}
+	if !ok {
+		return false // 127.0.0.1 by default
+	}
+	host, _, hasPort := strings.Cut(v, ":")
+	if !hasPort && !strings.Contains(v, ".") && v != "localhost" {
+		return false // a port alone: loopback
+	}
+	return host != "127.0.0.1" && host != "localhost" && host != "[::1]"
+}
+
+// pythonInteractive reports whether a python option cluster (-i, -qi,
+// -ui) holds -i: after the script, python runs its input as code. The
+// letters after one that takes a value (-c, -m, -W, -X) are that value.
+func pythonInteractive(t string) bool {
+	if len(t) < 2 || t[0] != '-' || t[1] == '-' {
+		return false
+	}
+	for _, r := range t[1:] {
+		switch r {
+		case 'i':
+			return true
+		case 'c', 'm', 'W', 'X':
+			return false
+		}
+	}
+	return false
+}
+
 // interpreterCode are the options that give each interpreter its program
 // inline.
 var interpreterCode = map[string][]string{
@@ -1405,10 +1443,14 @@ func (w walker) stdinOf(c *execCall) (stdinKind, string) {
 func seeInterpreter(w walker, c *execCall) (int, bool) {
 	cmd := c.cmd()
 	node := programName(cmd[0]) == "node" || programName(cmd[0]) == "nodejs"
+	python := interpreterBase(programName(cmd[0])) == "python"
 	for i := 1; i < len(cmd); i++ {
 		x := cmd[i]
 		if !x.lit {
 			return 0, w.opaqueCall(c, "the program it runs is built when it runs")
+		}
+		if node && inspectsOpen(x.text) {
+			return 0, w.opaqueCall(c, "node opens its debugger to the network, and whoever reaches it runs code")
 		}
 		if v, _, ok := optionValue(cmd, i, []string{"--test-reporter"}); node && ok && !nodeReporters[v] {
 			return 0, w.opaqueCall(c, "node loads its test reporter "+v+" as a module, whose code limen does not read")
@@ -1424,6 +1466,14 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 				return w.scriptOperand(c, cmd[i+1], false)
 			}
 			break
+		}
+		if python && pythonInteractive(x.text) {
+			// python -i script.py runs the script, then what its input
+			// holds as code (the eleventh red-team pass).
+			return w.stdinScript(c, false)
+		}
+		if python && (x.text == "-X" && i+1 < len(cmd) && strings.HasPrefix(cmd[i+1].text, "pycache_prefix") || strings.HasPrefix(x.text, "-Xpycache_prefix")) {
+			return 0, w.opaqueCall(c, "python loads compiled modules from the -X pycache_prefix directory, whose code limen does not read")
 		}
 		if strings.HasPrefix(x.text, "-") {
 			if x.text == "-m" || x.text == "-W" || x.text == "-X" || x.text == "-I" {

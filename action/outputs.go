@@ -163,7 +163,7 @@ var outputRows = map[string]outputRule{
 // the test reporter's destination, warnings, trace events, profiles,
 // diagnostic reports. A profile's or report's name is written in its
 // directory (nodeJoined).
-var nodeOutputs = append(outs("--test-reporter-destination", "--redirect-warnings", "--trace-event-file-pattern", "--cpu-prof-name",
+var nodeOutputs = append(outs("--test-reporter-destination", "--redirect-warnings", "--tls-keylog", "--trace-event-file-pattern", "--cpu-prof-name",
 	"--heap-prof-name", "--report-filename", "--localstorage-file", "--trace-log-file", "--logfile"),
 	dirs("--cpu-prof-dir", "--heap-prof-dir", "--diagnostic-dir", "--report-directory", "--report-dir")...)
 
@@ -270,6 +270,26 @@ func outputsOf(prog string, args []word) []written {
 			}
 		}
 	case "curl":
+		// -O, --remote-name and --remote-name-all save each URL under
+		// its last segment, in the working directory (or --output-dir,
+		// which is a directory): a Makefile fetched that way is one the
+		// approved make then runs (the eleventh red-team pass).
+		if curlRemoteName(args) {
+			for _, a := range args {
+				if !a.lit || strings.HasPrefix(a.text, "-") || !strings.Contains(a.text, "://") {
+					continue
+				}
+				u := a.text
+				if i := strings.IndexAny(u, "?#"); i >= 0 {
+					u = u[:i]
+				}
+				if _, rest, ok := strings.Cut(u, "://"); ok {
+					if _, p, ok := strings.Cut(rest, "/"); ok && path.Base(p) != "." && path.Base(p) != "/" && p != "" {
+						out = append(out, written{w: word{text: path.Base(p), lit: true}})
+					}
+				}
+			}
+		}
 		// -w '%output{FILE}…' (curl 8.3) writes the rest of the format to FILE.
 		for i := range args {
 			for _, o := range []string{"-w", "--write-out"} {
@@ -694,6 +714,31 @@ func sedScriptFiles(s string) (files, reads []string, ok bool) {
 		}
 	}
 	return files, reads, true
+}
+
+// curlRemoteName reports whether curl saves what it fetches under the
+// URL's own name: -O (alone or in a cluster, -sLO), --remote-name,
+// --remote-name-all.
+func curlRemoteName(args []word) bool {
+	for _, a := range args {
+		t := a.text
+		switch {
+		case t == "--remote-name" || t == "--remote-name-all":
+			return true
+		case len(t) > 1 && t[0] == '-' && t[1] != '-':
+			// Up to the O, letters of options that take no value (in
+			// -XPOST the O is the value's).
+			for _, r := range t[1:] {
+				if r == 'O' {
+					return true
+				}
+				if !strings.ContainsRune("sSLkfiIvqgGJRZnNl0123456#", r) {
+					break
+				}
+			}
+		}
+	}
+	return false
 }
 
 // asModule returns python -m pytest ARGS as pytest ARGS: the module
