@@ -169,6 +169,15 @@ var credentialFiles = []credentialFile{
 		example: "/etc/NetworkManager/system-connections/home.nmconnection"},
 	{kind: "system", patterns: []string{"/etc/ssl/private/", "/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/sudoers", "/run/secrets/", "/var/run/secrets/", "**/.htpasswd"}, example: "/var/run/secrets/kubernetes.io/serviceaccount/token"},
 	{kind: "keys and certificate stores", patterns: []string{"**/*.pem", "**/*.key", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore", "**/master.key"}, example: "/home/u/shop/certs/server.key"},
+	// The eleventh red-team pass read these with a plain cat.
+	{kind: "version control, mail, sync and deploy credentials", patterns: []string{"~/.subversion/auth/", "~/.davfs2/secrets", "/etc/davfs2/secrets",
+		"~/.influxdbv2/", "~/.config/argocd/", "~/.config/snyk/", "~/.config/netlify/", "**/clouds.yaml", "**/clouds.yml", "**/secure.yaml",
+		"~/.offlineimaprc", "~/.muttrc", "~/.mutt/", "~/.config/mutt/", "~/.config/aerc/", "~/.mcp.json", "**/.mcp.json", "~/.remmina/",
+		"~/.local/share/kwalletd/", "~/.hgrc", "~/.viminfo", "~/.sqlite_history",
+		"~/.config/code/user/settings.json", "~/.config/cursor/user/settings.json", "**/.idea/datasources.local.xml", "**/.idea/datasources.xml",
+		"**/{,*[-_.]}secret.{yaml,yml,json}", "**/config/database.yml", "**/config/master.key",
+		"**/config/credentials/*.key", "**/{settings_local,local_settings}.py", "~/.config/sops/"},
+		example: "~/.subversion/auth/svn.simple/5f9a1c"},
 	{kind: "named secrets", patterns: []string{
 		"**/{,.}credentials{,.json,.toml,.yml,.yaml,.xml,.ini,.db,.tfrc.json}", "**/*{-,_}credentials{,.json,.toml,.yml,.yaml}",
 		"**/access_tokens.db", "**/secrets.yml", "**/secrets.yaml", "**/secrets.json", "**/secrets.toml", "**/token.json", "**/*.token"},
