@@ -28,6 +28,40 @@ var installers = set(
 // registry: every package then is new code.
 var registryFlags = set("--registry", "--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--trusted-host", "--source", "--index")
 
+// packageManagers are the programs whose every subcommand may fetch
+// packages.
+var packageManagers = set("npm", "pnpm", "yarn", "bun", "npx", "pnpx", "bunx", "pip", "pip3", "uv", "poetry", "pipenv", "cargo", "gem", "bundle", "composer")
+
+// elsewhereFlags make a package manager fetch from another place, through
+// a proxy, without checking TLS, or install into the machine's global
+// prefix.
+var elsewhereFlags = set("--proxy", "--https-proxy", "--http-proxy", "--strict-ssl", "--ca", "--cafile",
+	"--userconfig", "--globalconfig", "--cert", "--trusted-host", "--index-url", "--extra-index-url", "--find-links", "--registry", "--index",
+	"--source", "--config-file", "--config")
+
+// globalFlags install into the machine's global prefix, for every shell.
+var globalFlags = set("-g", "--global", "--location")
+
+// installingSubs are the subcommands that install what the project needs.
+var installingSubs = set("ci", "install", "i", "add", "rebuild", "rb", "link", "ln", "update", "up", "exec", "x", "dlx", "sync")
+
+// fetchesElsewhere reports whether a package manager's arguments carry
+// one of elsewhereFlags or a scope's registry (--@evil:registry=…), or,
+// for a subcommand that installs, one of globalFlags.
+func fetchesElsewhere(args []word, sub string) bool {
+	sub1, _, _ := strings.Cut(sub, " ")
+	for _, a := range args {
+		name, _, _ := strings.Cut(a.text, "=")
+		if !strings.HasPrefix(name, "-") {
+			continue
+		}
+		if elsewhereFlags[name] || strings.HasPrefix(name, "--@") || strings.HasSuffix(name, ":registry") || globalFlags[name] && installingSubs[sub1] {
+			return true
+		}
+	}
+	return false
+}
+
 // refreshers fetch new versions of what the project depends on, or run
 // its packages' install scripts again, with no package named.
 var refreshers = set("npm update", "npm up", "npm upgrade", "npm rebuild", "npm rb", "pnpm update", "pnpm up", "yarn upgrade", "yarn up",
@@ -45,6 +79,13 @@ var installValueFlags = set("-r", "--requirement", "-c", "--constraint", "-e", "
 // -r) name no package: `npm install`, `pip install -e .` and `go install
 // ./cmd/...` stay learnable by their subcommand.
 func installMarks(prog, sub string, args []word) []string {
+	if packageManagers[prog] && fetchesElsewhere(args, sub) {
+		// npm ci --registry=…, --proxy, --strict-ssl=false: the
+		// lockfile's packages from whatever that place serves, install
+		// scripts and all (the eleventh red-team pass), under any
+		// subcommand.
+		return []string{installMark}
+	}
 	sub1, _, _ := strings.Cut(sub, " ")
 	if refreshers[prog+" "+sub] || refreshers[prog+" "+sub1] {
 		return []string{installMark} // new versions of every dependency, install scripts and all

@@ -303,6 +303,12 @@ func (w walker) argMarks(prog string, args []word) []string {
 	if prog == "mv" && last != "" && !isRemoteTarget(last) && w.leavesWorkspace(last) && len(args) > 1 {
 		marks = append(marks, "moves-out") // mv src /tmp/gone takes the project's files away
 	}
+	if prog == "ln" && w.linksOutside(args) {
+		// A link in the project to a tree outside it makes every later
+		// `cd link`, `git -C link`, `python3 link/x.py` look like work
+		// in the project (the eleventh red-team pass).
+		marks = append(marks, "links-outside")
+	}
 	if (prog == "cp" || prog == "install") && len(args) > 1 {
 		for _, a := range args[:len(args)-1] {
 			if a.text == "/dev/null" {
@@ -615,6 +621,31 @@ func (w walker) readsTreeOutside(prog string, args []word) bool {
 		}
 	}
 	return false
+}
+
+// linksOutside reports whether ln makes a symbolic link to a path outside
+// the workspace (the target is read from the link's directory).
+func (w walker) linksOutside(args []word) bool {
+	if !anyFlag(args, []string{"-s", "--symbolic"}) {
+		return false
+	}
+	ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix"))
+	if len(ops) == 0 {
+		return false
+	}
+	for _, o := range ops {
+		if !o.lit {
+			return true // a target only known when it runs
+		}
+	}
+	t := ops[0].text
+	if len(ops) > 1 && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "~") {
+		t = path.Join(path.Dir(ops[len(ops)-1].text), t)
+	}
+	if c := path.Clean(t); strings.HasPrefix(c, "/tmp/") || c == "/tmp" {
+		return true // outside for a link too: scratch is no part of the project
+	}
+	return w.outside(t)
 }
 
 // anyFlag reports whether one of flags is given (also inside a

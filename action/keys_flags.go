@@ -29,7 +29,7 @@ var riskyTable = map[string]map[string]string{
 	"wget":              {"--post-data": "--post", "--post-file": "--post", "-O": "-O", "--output-document": "-O"},
 	"rsync":             {"--delete": "--delete", "--delete-after": "--delete", "--delete-before": "--delete", "--delete-during": "--delete", "--remove-source-files": "--remove-source-files"},
 	"git add":           {"-f": "-f", "--force": "-f"}, // adds what .gitignore keeps out (.env)
-	"git push":          {"-f": "-f", "--force": "-f", "--force-with-lease": "--force-with-lease", "--force-if-includes": "--force-with-lease", "-d": "-d", "--delete": "-d", "--mirror": "--mirror", "--no-verify": "--no-verify", "--prune": "--prune", "--all": "--all"},
+	"git push":          {"-f": "-f", "--force": "-f", "--force-with-lease": "--force-with-lease", "--force-if-includes": "--force-with-lease", "-d": "-d", "--delete": "-d", "--mirror": "--mirror", "--no-verify": "--no-verify", "--prune": "--prune", "--all": "--all", "--tags": "--tags", "--follow-tags": "--tags"},
 	"git reset":         {"--hard": "--hard", "--merge": "--merge", "--keep": "--keep"},
 	"git clean":         {"-f": "-f", "--force": "-f", "-d": "-d", "-x": "-x", "-X": "-x"},
 	"git checkout":      {"-f": "-f", "--force": "-f", "-B": "-B", "--": "--"},
@@ -117,6 +117,12 @@ func riskyFlags(prog, sub string, args []word) []string {
 		case prog == "git" && sub1 == "push" && len(t) > 1 && t[0] == ':':
 			out = append(out, "-d") // git push origin :branch deletes
 			continue
+		case prog == "git" && sub1 == "push" && !strings.HasPrefix(t, "-") && pushesTo(t) != "":
+			// Where a push lands is the decision: an approval of
+			// pushing feature-x says nothing about main, a src:dst
+			// mapping or refs/stash (the eleventh red-team pass).
+			out = append(out, pushesTo(t))
+			continue
 		case t == "--":
 			if prog == "git" && sub1 == "checkout" {
 				out = append(out, "--")
@@ -171,3 +177,31 @@ var shortFlags = func() (t [128]string) {
 	}
 	return t
 }()
+
+// pushesTo returns the flag level of a git push refspec whose landing
+// needs its own answer: "to:main" for a branch people protect, "src:dst"
+// for a mapping of one ref onto another, "" for a plain branch.
+func pushesTo(spec string) string {
+	src, dst, mapped := strings.Cut(spec, ":")
+	if !mapped {
+		dst = src
+	}
+	dst = strings.TrimPrefix(dst, "refs/heads/")
+	switch {
+	case protectedBranch(dst):
+		return "to:" + dst
+	case mapped && src != dst, strings.HasPrefix(src, "refs/") && !strings.HasPrefix(src, "refs/heads/"):
+		return "src:dst"
+	}
+	return ""
+}
+
+// protectedBranch reports whether a branch name is one teams guard: the
+// default branches and release and production lines.
+func protectedBranch(b string) bool {
+	switch b {
+	case "main", "master", "trunk", "develop", "development", "production", "prod", "stable", "gh-pages", "HEAD":
+		return true
+	}
+	return strings.HasPrefix(b, "release") || strings.HasPrefix(b, "prod/") || strings.HasPrefix(b, "hotfix")
+}

@@ -33,7 +33,7 @@ func TestPartsBash(t *testing.T) {
 		{
 			name: "program, subcommand, risky flags, exact",
 			cmd:  "git push --force origin main",
-			want: [][]string{{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f]", "Bash:git push --force origin main"}},
+			want: [][]string{{"Bash", "Bash:git", "Bash:git push", "Bash:git push [-f to:main]", "Bash:git push --force origin main"}},
 		},
 		{
 			name: "an operand that is a secret file is marked",
