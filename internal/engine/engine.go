@@ -195,7 +195,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	if askRule != nil {
 		return withParts(*askRule, parts, askAt)
 	}
-	if r := runsWritten(plan, in.Wrote); r != nil {
+	if r := runsWritten(plan, in.Wrote, in.Granted); r != nil {
 		return *r
 	}
 	if len(open) == 0 {
@@ -281,6 +281,9 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			Thresholds: th, Class: class.Name, Key: part.Keys.Exact()}
 		if r.Verdict == policy.Allow {
 			why := unvouched(part.Part, pred)
+			if why == "" && class.Costs.Allow >= highStakes*class.Costs.Ask {
+				why = unvouchedHighStakes(part.Part, pred)
+			}
 			if why == "" && (i < 64 && once&(1<<i) != 0 || i >= 64 && answeredOnce(part.Keys, pred)) &&
 				(in.ApprovedInSession == nil || !in.ApprovedInSession(part.Keys.Exact())) {
 				why = "you have approved " + part.Keys.Exact() + " only once, and not in this session: one approval is no standing permission " +
@@ -542,6 +545,26 @@ func unvouched(part action.Part, pred predictor.Prediction) string {
 		return "you have not answered " + part.Keys[m] + " yourself, and answers to its safer forms do not vouch for it"
 	}
 	return ""
+}
+
+// highStakes is the ratio of a wrong allow's cost to an ask's from which a
+// class is treated like secrets (the default policy's
+// network-exfiltration, 100:1): a subcommand new to the person is not
+// vouched for by their answers to the program's others.
+const highStakes = 100
+
+// unvouchedHighStakes says why learning may not allow a part of a high
+// stakes class: its subcommand level (cargo publish, npm publish, gh
+// release create) needs this person's own answers, as approving cargo
+// build and cargo test says nothing about publishing the tree (the
+// eleventh red-team pass).
+func unvouchedHighStakes(part action.Part, pred predictor.Prediction) string {
+	level := min(2, len(part.Keys)-1)
+	if level <= 0 || pred.OwnDepth >= level {
+		return ""
+	}
+	return "you have not answered " + part.Keys[level] + " yourself, and its class's wrong allow costs " +
+		"as much as a secret's: answers to the program's other commands do not vouch for it"
 }
 
 // rank orders verdicts from least to most restrictive.
