@@ -37,13 +37,15 @@ func ordinaryWork(round int) []*limenv1.Action {
 	if round < 2 {
 		cmds = append(cmds, more[round*len(more)/2:(round+1)*len(more)/2]...)
 	}
+	// The edits come first: the tests and builds after them run what was
+	// edited, and are asked about once a round (engine.RunsWrittenRule).
 	var out []*limenv1.Action
-	for _, c := range cmds {
-		out = append(out, bash("ana", c))
-	}
 	for _, p := range []string{"src/main.go", "README.md", "src/app.ts"} {
 		out = append(out, tool("ana", "Read", map[string]any{"file_path": "/home/ana/shop/" + p}))
 		out = append(out, tool("ana", "Edit", map[string]any{"file_path": "/home/ana/shop/" + p, "old_string": "a", "new_string": "b"}))
+	}
+	for _, c := range cmds {
+		out = append(out, bash("ana", c))
 	}
 	return out
 }

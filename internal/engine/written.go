@@ -18,7 +18,11 @@ const RunsWrittenRule = "limen: runs what an agent wrote"
 // person, or an allow rule naming this exact command, lets it run. A
 // wildcard allow rule (Bash(python3:*)) was written for the program's
 // ordinary use and does not cover it, as it does not cover risk marks.
-func runsWritten(plan *Plan, wrote func(string) bool) *Result {
+//
+// A person who approved the exact command for the session has said that
+// in this session it may run whatever the agent writes (the ask says
+// so): the edit-and-test loop of one task is asked about once.
+func runsWritten(plan *Plan, wrote, granted func(string) bool) *Result {
 	if wrote == nil {
 		return nil
 	}
@@ -27,15 +31,31 @@ func runsWritten(plan *Plan, wrote func(string) bool) *Result {
 		if part.ruled && part.rule.Verdict == policy.Allow && !strings.Contains(part.rule.Pattern, "*") {
 			continue
 		}
+		if granted != nil && !part.Opaque && granted(part.Keys.Exact()) {
+			continue
+		}
 		for _, p := range part.Runs {
 			if wrote(p) {
 				return &Result{Verdict: policy.Ask, DecidedBy: ByRule, Rule: RunsWrittenRule, Key: part.Keys.Exact(), Class: part.class.Name,
-					Reason: "it runs " + strings.TrimSuffix(strings.Replace(p, "/**/", "/…/", 1), "/") + ", which an agent wrote since a person last allowed running it, so a person decides " +
-						"(what the file does is what was written into it; approvals of other runs say nothing about it)"}
+					Reason: "it runs " + runsText(p) + ", which an agent wrote since a person last allowed running it, so a person decides " +
+						"(what the file does is what was written into it; approvals of other runs say nothing about it; " +
+						"approve it for the session to let it run what this session's agent writes)"}
 			}
 		}
 	}
 	return nil
+}
+
+// runsText names a Runs entry (action.RunsMatch) for a person:
+// "/p/**/*.go" is "the *.go files below /p".
+func runsText(run string) string {
+	if dir, name, ok := strings.Cut(run, "/**/"); ok {
+		return "the " + name + " files below " + dir
+	}
+	if strings.HasSuffix(run, "/") {
+		return "the files below " + strings.TrimSuffix(run, "/")
+	}
+	return run
 }
 
 // RunsOf returns the files the parts run as code, for a caller that
