@@ -175,7 +175,7 @@ func (s *Server) Forget(ctx context.Context, req *limenv1.ForgetRequest) (*limen
 	for _, rec := range picked {
 		if rec.GetChoice() == storev1.Choice_CHOICE_APPROVE && rec.GetScope() == storev1.Scope_SCOPE_SESSION {
 			if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
-				s.grants.RevokeParts(act.User, grantScope(act.Session, act.Cwd), action.Parts(act))
+				s.grants.RevokeParts(act.User, grantScope(act.Agent, act.Session, act.Cwd), action.Parts(act))
 			}
 		}
 	}

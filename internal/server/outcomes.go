@@ -295,6 +295,9 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 		return fmt.Errorf("decode the asked action: %w", err)
 	}
 	parts := action.Parts(act)
+	if choice == limenv1.Choice_CHOICE_APPROVE {
+		parts = inferable(parts)
+	}
 	ls := ladders(parts)
 	if len(note) > 4096 {
 		note = note[:4096]
@@ -302,7 +305,7 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 	by := dec.GetAction().GetUser()
 	rec := &storev1.AnswerRecord{
 		AskId: k.msg.GetAskId(), Action: storeAction(dec.GetAction()), Choice: storev1.Choice(choice), Scope: storev1.Scope_SCOPE_ONCE,
-		Note: note, AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme,
+		Note: note, AnsweredBy: by, Time: timestamppb.New(now), KeyScheme: action.KeyScheme, Channel: inferredChannel,
 	}
 	for _, l := range ls {
 		rec.Ladders = append(rec.Ladders, &storev1.Ladder{Keys: l})
@@ -317,12 +320,36 @@ func (s *Server) answerInferred(k *ask, id uint64, choice limenv1.Choice, note s
 		s.model.Observe(act.User, ls, choice == limenv1.Choice_CHOICE_APPROVE, now)
 	}
 	if choice == limenv1.Choice_CHOICE_APPROVE {
-		s.written.approved(act.User, parts)
-		s.approvedIn.ApproveAny(act.User, grantScope(act.Session, act.Cwd), parts)
+		// Not s.written.approved: what an agent wrote stays asked about
+		// until a person approves running it in limen.
+		s.approvedIn.ApproveAny(act.User, grantScope(act.Agent, act.Session, act.Cwd), parts)
 	}
 	s.learn.Unlock()
 	s.asks.resolve(id, finalOf(answered.GetOutcome()))
 	return nil
+}
+
+// inferredChannel is the channel of an answer limen inferred from a
+// runtime's events (docs/integrations.md).
+const inferredChannel = "runtime dialog"
+
+// inferable returns the parts an approval inferred from a runtime's events
+// may teach: those learning could allow on generalised answers. Any
+// process the agent starts can post those events as the runtime's hook
+// does (the eleventh red-team pass did, from a module an approved script
+// imported), so such an approval is weak evidence: it never vouches for
+// what needs this person's own exact approval (a command limen cannot
+// read, a secret read, a package install, a risk mark such as rm -rf, one
+// of limen's own controls), and never clears what an agent wrote.
+func inferable(parts []action.Part) []action.Part {
+	var out []action.Part
+	for _, p := range parts {
+		if p.Opaque || p.Control != "" || action.ReadsSecret(p) || action.InstallsPackage(p) || action.MarkLevel(p.Keys) > 0 {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // holdExpiry keeps an ask from expiring while the runtime's dialog shows

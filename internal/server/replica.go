@@ -144,7 +144,7 @@ func sessionGrants(act action.Action, parts []action.Part) []store.Grant {
 	var out []store.Grant
 	for _, p := range parts {
 		if !p.Opaque {
-			out = append(out, store.Grant{User: act.User, Session: grantScope(act.Session, act.Cwd), Key: p.Keys.Exact()})
+			out = append(out, store.Grant{User: act.User, Session: grantScope(act.Agent, act.Session, act.Cwd), Key: p.Keys.Exact()})
 		}
 	}
 	return out
@@ -166,13 +166,13 @@ func (s *Server) applyAnswer(rec *storev1.AnswerRecord, rev int64) {
 		a := rec.GetAction()
 		for _, l := range laddersOf(rec) {
 			if len(l) > 0 {
-				s.approvedIn.Add(a.GetUser(), grantScope(a.GetSession(), a.GetCwd()), l[len(l)-1])
+				s.approvedIn.Add(a.GetUser(), grantScope(a.GetAgent(), a.GetSession(), a.GetCwd()), l[len(l)-1])
 			}
 		}
 	}
 	if approved && rec.GetScope() == storev1.Scope_SCOPE_SESSION && s.grantsFromAnswer(rec) {
 		if act, err := convert.Action(apiAction(rec.GetAction()), rec.GetTime().AsTime()); err == nil {
-			s.grants.Approve(act.User, grantScope(act.Session, act.Cwd), action.Parts(act))
+			s.grants.Approve(act.User, grantScope(act.Agent, act.Session, act.Cwd), action.Parts(act))
 		}
 	}
 	s.replica.applied(rec.GetSeq(), rev)

@@ -261,8 +261,8 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		Env:               pl.env,
 		Plan:              pl.plan,
 		Policy:            ps.pol,
-		Granted:           s.grants.For(user, grantScope(session, msg.GetCwd())),
-		ApprovedInSession: s.approvedIn.For(user, grantScope(session, msg.GetCwd())),
+		Granted:           s.grants.For(user, grantScope(msg.GetAgent(), session, msg.GetCwd())),
+		ApprovedInSession: s.approvedIn.For(user, grantScope(msg.GetAgent(), session, msg.GetCwd())),
 		Wrote:             s.written.wrote(user, pl.parts),
 		Draw:              rand.Float64(),
 	}
@@ -597,7 +597,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 			s.model.Observe(act.User, ls, approved, now)
 		}
 		if approved && scope == limenv1.Scope_SCOPE_SESSION {
-			s.grants.Approve(act.User, grantScope(act.Session, act.Cwd), parts)
+			s.grants.Approve(act.User, grantScope(act.Agent, act.Session, act.Cwd), parts)
 		}
 	}
 	s.learn.Unlock()
@@ -611,7 +611,7 @@ func (s *Server) Answer(ctx context.Context, req *limenv1.AnswerRequest) (*limen
 	}
 	if approved {
 		s.written.approved(act.User, parts) // the person allowed running them as they are
-		s.approvedIn.ApproveAny(act.User, grantScope(act.Session, act.Cwd), parts)
+		s.approvedIn.ApproveAny(act.User, grantScope(act.Agent, act.Session, act.Cwd), parts)
 	}
 	final := finalOf(outcome)
 	s.asks.resolve(id, final)
@@ -747,13 +747,15 @@ func withClasses(msg *limenv1.Policy, pol *policy.Policy) *limenv1.Policy {
 }
 
 // grantScope is where a person's approval for the session holds: that
-// agent session, in the working directory it was given in. The same
+// agent's session, in the working directory it was given in. The same
 // command in another project is another action, even in the same session
-// (the tenth red-team pass reused a grant after cd), so a grant, and a
-// once-approval's reach, stay where they were given.
-func grantScope(session, cwd string) string {
+// (the tenth red-team pass reused a grant after cd), and a session id is
+// only a name a runtime chose (the eleventh pass reused one under another
+// runtime), so a grant, and a once-approval's reach, stay where they were
+// given.
+func grantScope(agent, session, cwd string) string {
 	if session == "" {
 		return ""
 	}
-	return session + "\x00" + cwd
+	return agent + "\x00" + session + "\x00" + cwd
 }
