@@ -346,3 +346,40 @@ func TestEventsFromTheAgentsToolsAreNotTaken(t *testing.T) {
 		t.Fatalf("outcome %v; want the ask closed as no person's, saying why", o)
 	}
 }
+
+// TestEventsFromBelowARecordedToolAreNotTaken: the eleventh red-team pass
+// had a script the agent ran send one PreToolUse of its own, so that
+// limend recorded it under the runtime, and then posted the dialog events
+// from a child forked after the ask: younger than the ask, but below a
+// tool older than it. They settle nothing; the genuine hooks still do.
+func TestEventsFromBelowARecordedToolAreNotTaken(t *testing.T) {
+	cwd := t.TempDir()
+	pt := dialogMachine()
+	pt.set(
+		peercred.Proc{PID: 740, PPID: 701, Start: 72, Comm: "bash", SID: 700, TTY: tty},    // a Bash tool started before the ask
+		peercred.Proc{PID: 741, PPID: 740, Start: 72, Comm: "python3", SID: 700, TTY: tty}, // the script it runs
+		peercred.Proc{PID: 745, PPID: 741, Start: 95, Comm: "python3", SID: 700, TTY: tty}, // forked after the ask
+	)
+	s := newDialogServer(t, pt)
+	// The script's own PreToolUse: limend records it under the runtime.
+	side := filepath.Join(cwd, "side")
+	if _, err := s.Decide(as(t, pt, 741), &limenv1.DecideRequest{Action: &limenv1.Action{Agent: "claude-code", Session: "side", Tool: "Bash",
+		InputJson: fmt.Sprintf(`{"command":"ls %s"}`, side), Cwd: cwd, ToolUseId: "toolu_side"}}); err != nil {
+		t.Fatal(err)
+	}
+	if e, _, _ := s.guard.runtimes.runtimeOf(741, 72); e == nil {
+		t.Fatal("the script's Decide recorded nothing: the test would prove nothing")
+	}
+	file := filepath.Join(cwd, "m")
+	id := openDialogAsk(t, s, pt, cwd, file, "toolu_1") // opened by 703, started at 73
+	s.ObserveHook(as(t, pt, 745), hookEvent("PermissionRequest", "", cwd, file, nil), "")
+	s.ObserveHook(as(t, pt, 745), hookEvent("PostToolUse", "toolu_1", cwd, file, nil), "")
+	if o := outcomeOf(t, s, id); o != nil {
+		t.Fatalf("events from a child of a recorded tool older than the ask settled it: %v", o)
+	}
+	s.ObserveHook(as(t, pt, 721), hookEvent("PermissionRequest", "", cwd, file, nil), "")
+	s.ObserveHook(as(t, pt, 721), hookEvent("PostToolUse", "toolu_1", cwd, file, nil), "")
+	if o := outcomeOf(t, s, id); o.GetChoice() != limenv1.Choice_CHOICE_APPROVE {
+		t.Fatalf("outcome %v, want the genuine approval", o)
+	}
+}

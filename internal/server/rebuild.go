@@ -64,5 +64,8 @@ func laddersOf(rec *storev1.AnswerRecord) []action.Ladder {
 	if err != nil {
 		return nil
 	}
+	if rec.GetChannel() == inferredChannel && rec.GetChoice() == storev1.Choice_CHOICE_APPROVE {
+		return ladders(inferable(action.Parts(act)))
+	}
 	return ladders(action.Parts(act))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"sync"
 	"time"
@@ -417,9 +418,9 @@ func (r *runtimes) runtimeOf(pid int32, start uint64) (e *runtimeEntry, sameSess
 	return e, sameSession, err
 }
 
-// runtimeSince is runtimeOf, and also when the oldest process it walked
-// below the recorded one started (the caller's start when the caller is
-// itself recorded; 0 when ancestry is not followed): a hook the runtime
+// runtimeSince is runtimeOf, and also when the oldest process between the
+// caller and the runtime started (those it walked, and the recorded ones
+// below the runtime; 0 when ancestry is not followed): a hook the runtime
 // started for an event is younger than the ask it reports on, a tool of
 // the agent's that is still running may not be.
 func (r *runtimes) runtimeSince(pid int32, start uint64) (e *runtimeEntry, sameSession bool, since uint64, err error) {
@@ -440,6 +441,11 @@ func (r *runtimes) runtimeSince(pid int32, start uint64) (e *runtimeEntry, sameS
 	since = caller.Start
 	for i := 0; ; i++ {
 		if e := r.lookup(keyOf(p)); e != nil {
+			if i > 0 {
+				// Met a recorded process above the caller: what is
+				// below its runtime counts too.
+				since = min(since, r.startBelowTop(e.key))
+			}
 			return e, false, since, nil
 		}
 		since = min(since, p.Start)
@@ -460,6 +466,27 @@ func (r *runtimes) runtimeSince(pid int32, start uint64) (e *runtimeEntry, sameS
 		}
 	}
 	return r.sessionRuntime(caller.SID), true, since, nil
+}
+
+// startBelowTop returns the earliest start of the recorded processes from
+// k up to, not including, the runtime at the top of its chain. A process
+// the agent started is recorded too once it calls Decide itself (the
+// eleventh red-team pass sent one PreToolUse from a script for that),
+// and its children must not pass for the fresh hooks of a dialog opened
+// after it started: they descend from a process older than that dialog.
+func (r *runtimes) startBelowTop(k procKey) uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	since := uint64(math.MaxUint64)
+	for i := 0; i < maxWalk; i++ {
+		e := r.byKey[k]
+		if e == nil || e.up == (procKey{}) {
+			break
+		}
+		since = min(since, k.start)
+		k = e.up
+	}
+	return since
 }
 
 // sessionRuntime returns the recorded runtime that runs in session sid, if
