@@ -2,6 +2,8 @@ package server
 
 import (
 	"container/list"
+	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -45,7 +47,7 @@ func (w *written) record(user string, parts []action.Part) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, p := range parts {
-		for _, path := range action.WrittenBy(p) {
+		for _, path := range withResolved(action.WrittenBy(p)) {
 			u := w.users[user]
 			if u == nil {
 				if len(w.users) >= maxWrittenUsers {
@@ -76,33 +78,47 @@ func (w *written) record(user string, parts []action.Part) {
 // decided action itself (pending, so that a dry run, which records
 // nothing, sees it too).
 func (w *written) wrote(user string, pending []action.Part) func(string) bool {
+	// One decision's Runs entries mostly share their directory: resolve
+	// each directory once.
+	var dirs map[string]string
 	return func(run string) bool {
-		for _, p := range pending {
-			for _, q := range action.WrittenBy(p) {
-				if action.RunsMatch(run, q) {
-					return true
-				}
-			}
+		if dirs == nil {
+			dirs = make(map[string]string)
 		}
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		u := w.users[user]
-		if u == nil {
-			return false
-		}
-		if _, ok := u.at[run]; ok {
+		if r := resolvedIn(dirs, run); r != run && w.wroteAt(user, r, pending) {
 			return true
 		}
-		if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
-			return false
-		}
-		for path := range u.at {
-			if action.RunsMatch(run, path) {
+		return w.wroteAt(user, run, pending)
+	}
+}
+
+// wroteAt is wrote's check for one spelling of run.
+func (w *written) wroteAt(user, run string, pending []action.Part) bool {
+	for _, p := range pending {
+		for _, q := range withResolved(action.WrittenBy(p)) {
+			if action.RunsMatch(run, q) {
 				return true
 			}
 		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	u := w.users[user]
+	if u == nil {
 		return false
 	}
+	if _, ok := u.at[run]; ok {
+		return true
+	}
+	if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
+		return false
+	}
+	for path := range u.at {
+		if action.RunsMatch(run, path) {
+			return true
+		}
+	}
+	return false
 }
 
 // approved forgets the files a person has allowed running (the parts of
@@ -115,7 +131,7 @@ func (w *written) approved(user string, parts []action.Part) {
 		return
 	}
 	for _, p := range parts {
-		for _, run := range p.Runs {
+		for _, run := range withResolved(p.Runs) {
 			for path, e := range u.at {
 				if action.RunsMatch(run, path) {
 					u.order.Remove(e)
@@ -124,4 +140,58 @@ func (w *written) approved(user string, parts []action.Part) {
 			}
 		}
 	}
+}
+
+// withResolved returns paths, each followed by its spelling with the
+// symbolic links of its directory resolved where that differs: a file
+// written as proj/scripts/h7.py and run as proj/link/scripts/h7.py
+// (link → proj) is one file (the eleventh red-team pass).
+func withResolved(paths []string) []string {
+	out := paths[:len(paths):len(paths)] // appending copies
+	for _, p := range paths {
+		if r := resolved(p); r != p {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// resolved returns a written path or a Runs entry (action.RunsMatch)
+// with the symbolic links of its directory part resolved: of the
+// longest part that exists, as what is below it may not exist yet.
+func resolved(p string) string { return resolvedIn(nil, p) }
+
+// resolvedIn is resolved with the directories resolved so far (nil: none
+// kept).
+func resolvedIn(dirs map[string]string, p string) string {
+	if !strings.HasPrefix(p, "/") {
+		return p
+	}
+	dir, rest := path.Dir(p), "/"+path.Base(p)
+	switch i := strings.Index(p, "/**/"); {
+	case i >= 0:
+		dir, rest = p[:i], p[i:]
+	case strings.HasSuffix(p, "/"):
+		dir, rest = strings.TrimSuffix(p, "/"), "/"
+	default:
+		// A file that is itself a link: src/mk.js → ../Makefile is
+		// the Makefile make runs.
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return real
+		}
+	}
+	if r, ok := dirs[dir]; ok {
+		return r + rest
+	}
+	r := dir
+	for d, tail := dir, ""; d != "/" && d != "."; d, tail = path.Dir(d), "/"+path.Base(d)+tail {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			r = strings.TrimSuffix(real, "/") + tail
+			break
+		}
+	}
+	if dirs != nil {
+		dirs[dir] = r
+	}
+	return r + rest
 }

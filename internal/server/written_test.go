@@ -61,10 +61,12 @@ func TestRunningWhatAnAgentWroteAsks(t *testing.T) {
 
 	// Written by a redirection and run in the same command line.
 	wantRunsWritten("a heredoc into a file, then run", sh("ana", "cat > gen.py <<'EOF'\\nprint(1)\\nEOF\\npython3 gen.py"))
-	// A dry run of a write records nothing.
-	decideOnce(t, c, sh("ana", "echo x > dry.py"), true)
-	if d := decideOnce(t, c, sh("ana", "python3 dry.py"), true); runsWritten(d) {
-		t.Errorf("python3 dry.py after only a dry run wrote it: %s", d.GetReason())
+	// A dry run of a write records nothing. (In a directory of its own:
+	// python3 runs what it imports from its script's directory, where
+	// gen.py was written just above.)
+	decideOnce(t, c, sh("ana", "echo x > dry/dry.py"), true)
+	if d := decideOnce(t, c, sh("ana", "python3 dry/dry.py"), true); runsWritten(d) {
+		t.Errorf("python3 dry/dry.py after only a dry run wrote it: %s", d.GetReason())
 	}
 	// A file an approved command obeys without naming it: a Makefile
 	// edited, then `make test`; a git hook written, then `git commit`.
