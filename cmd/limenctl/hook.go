@@ -245,7 +245,19 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 		// The command names this machine's limen-hook and socket.
 		fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
 	}
+	fmt.Fprint(a.out, devBuildNote(bin))
 	return nil
+}
+
+// devBuildNote is a note for a limen-hook built inside limen's source
+// tree, or "": every rebuild or checkout there changes what each tool call
+// runs, and doctor run in the tree does not run it to check it.
+func devBuildNote(bin string) string {
+	tree := limenSourceTree(bin, "")
+	if tree == "" {
+		return ""
+	}
+	return "note: " + bin + " is a build inside limen's source tree " + tree + ": each rebuild or git checkout there changes what every tool call runs, and limenctl doctor run there does not check it; to keep a copy of its own: go install ./cmd/... there, then install with --hook-bin \"$(go env GOPATH)\"/bin/limen-hook\n"
 }
 
 func newHookUninstallCmd(a *app) *cobra.Command {

@@ -252,6 +252,7 @@ func runTargetInstall(a *app, t *hookTarget, o hookInstallOptions, bin string) e
 	if o.scope.project {
 		fmt.Fprintf(a.out, "note: the command holds this machine's paths: teammates who share %s would have their tool calls fail on them\n", t.projectFile)
 	}
+	fmt.Fprint(a.out, devBuildNote(bin))
 	return nil
 }
 
