@@ -663,7 +663,7 @@ func (p *pendingTab) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []s
 	// What decides comes first, so a short terminal still shows it.
 	lines = append(lines,
 		p.row("Cwd", dash(act.GetCwd()), w),
-		p.row("Risk", dash(d.GetRiskClass()), w))
+		p.row("Risk", describe.RiskClass(d), w))
 	if len(d.GetParts()) > 1 {
 		// The risk above is the deciding part's: show every part, so
 		// a harmless first line does not hide what decided.

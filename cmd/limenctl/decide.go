@@ -163,7 +163,7 @@ func printDecision(a *app, d *limenv1.Decision) {
 		fmt.Fprintf(w, "evidence\t%s: %.0f approved, %.0f denied, weight %.1f\n", level, ev.GetApprovals(), ev.GetDenials(), ev.GetEffectiveCount())
 	}
 	if d.GetRiskClass() != "" {
-		fmt.Fprintf(w, "risk class\t%s\n", d.GetRiskClass())
+		fmt.Fprintf(w, "risk class\t%s\n", describe.RiskClass(d))
 	}
 	if d.GetKey() != "" {
 		fmt.Fprintf(w, "key\t%s\n", d.GetKey())
