@@ -323,10 +323,13 @@ func (p *pendingTab) answered(msg answerSentMsg) tea.Cmd {
 	if msg.resp.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
 		verdict = "block"
 	}
+	// limend does not say whether a caller still waits on the ask (an
+	// agent may have given up, a limenctl decide returned): the status
+	// says who gets the verdict without claiming it reached anyone.
 	if msg.req.GetScope() == limenv1.Scope_SCOPE_SESSION && !msg.hasSession {
-		p.c.setStatus(false, "ask %s: %s sent to the agent (it names no session, so only this once)", id, verdict)
+		p.c.setStatus(false, "ask %s answered: %s (it names no session, so only this once), for its agent if it still waits", id, verdict)
 	} else {
-		p.c.setStatus(false, "ask %s: %s sent to the agent (%s)", id, verdict, answerWords(msg.req))
+		p.c.setStatus(false, "ask %s answered: %s (%s), for its agent if it still waits", id, verdict, answerWords(msg.req))
 	}
 	p.lastAnswered, p.lastUser = id, msg.user
 	delete(p.asks, id)

@@ -39,7 +39,7 @@ func TestUndoLastAnswer(t *testing.T) {
 		t.Errorf("u with nothing answered: status %q; want nothing to undo", m.c.status)
 	}
 	r.press("d")
-	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "block sent") })
+	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "answered: block") })
 	r.press("u")
 	r.until("the undo comes back", func() bool { return strings.Contains(m.c.status, "took back your answer to ask "+id) })
 

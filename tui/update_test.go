@@ -94,14 +94,14 @@ func TestKeys(t *testing.T) {
 		{"a approves once", []string{"a"}, func(t *testing.T, m *Model, api *fakeAPI) {
 			wantAnswer(t, api, "41", approve, once, "")
 			wantGone(t, m, "41")
-			if !strings.Contains(m.c.status, "allow sent") || m.c.statusErr {
+			if !strings.Contains(m.c.status, "answered: allow") || m.c.statusErr {
 				t.Errorf("status %q; want the allow confirmed", m.c.status)
 			}
 		}},
 		{"d denies once", []string{"j", "d"}, func(t *testing.T, m *Model, api *fakeAPI) {
 			wantAnswer(t, api, "42", deny, once, "")
 			wantGone(t, m, "42")
-			if !strings.Contains(m.c.status, "block sent") {
+			if !strings.Contains(m.c.status, "answered: block") {
 				t.Errorf("status %q; want the block confirmed", m.c.status)
 			}
 		}},
