@@ -62,6 +62,9 @@ type pendingTab struct {
 	// (an agent can settle its own ask to move the cursor onto another),
 	// so the first such key only says so. Any other key clears it.
 	moved string
+	// lastRule is the rule made with the last answer (r), which undo
+	// leaves in the policy, and says so.
+	lastRule string
 
 	note *noteEditor
 	rule *ruleEditor
@@ -230,8 +233,11 @@ func (p *pendingTab) forgotten(msg forgottenMsg) {
 		return
 	case len(msg.resp.GetAnswers()) == 0:
 		p.c.setStatus(false, "your answer to ask %s was already forgotten", msg.askID)
+	case p.lastAnswered == msg.askID && p.lastRule != "":
+		// Undo unlearns; the rule made with the answer still decides.
+		p.c.setStatus(false, "took back your answer to ask %s; the rule %s made with it stays: limenctl policy edit removes it", msg.askID, p.lastRule)
 	default:
-		p.c.setStatus(false, "took back your answer to ask %s: limen unlearned it (the call it answered has already run or been refused)", msg.askID)
+		p.c.setStatus(false, "took back your answer to ask %s: limen unlearned it (its call had already run or been refused)", msg.askID)
 	}
 	if p.lastAnswered == msg.askID {
 		p.lastAnswered = ""
@@ -331,7 +337,7 @@ func (p *pendingTab) answered(msg answerSentMsg) tea.Cmd {
 	} else {
 		p.c.setStatus(false, "ask %s answered: %s (%s), for its agent if it still waits", id, verdict, answerWords(msg.req))
 	}
-	p.lastAnswered, p.lastUser = id, msg.user
+	p.lastAnswered, p.lastUser, p.lastRule = id, msg.user, describe.RuleMade(msg.req.GetNote())
 	delete(p.asks, id)
 	return p.sync()
 }

@@ -140,6 +140,7 @@ const maxPolicyRetries = 3
 func (e *ruleEditor) Save() tea.Cmd {
 	e.saving = true
 	askID, pattern := e.target(), e.input.Value()
+	user := e.ask.GetDecision().GetAction().GetUser() // whose answer undo takes back
 	listName, choice := "allow", limenv1.Choice_CHOICE_APPROVE
 	if e.verdict == policy.Block {
 		listName, choice = "block", limenv1.Choice_CHOICE_DENY
@@ -172,9 +173,9 @@ func (e *ruleEditor) Save() tea.Cmd {
 			break
 		}
 		req := &limenv1.AnswerRequest{AskId: askID, Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE,
-			Note: "made the rule " + pattern}
+			Note: describe.RuleNotePrefix + pattern}
 		resp, err := lm.Answer(ctx, req)
-		out.answer = answerSentMsg{req: req, resp: resp, err: err}
+		out.answer = answerSentMsg{req: req, resp: resp, err: err, user: user}
 		return out
 	}
 }

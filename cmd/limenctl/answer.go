@@ -94,7 +94,7 @@ func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
 		if rule, before, err = addAllowRule(ctx, c, id); err != nil {
 			return err
 		}
-		req.Note = strings.TrimSpace("made the rule " + rule + " " + req.Note)
+		req.Note = strings.TrimSpace(describe.RuleNotePrefix + rule + " " + req.Note)
 	}
 	resp, err := c.API.Answer(ctx, req)
 	if err != nil {

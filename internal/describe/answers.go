@@ -85,3 +85,35 @@ func keysOf(d *limenv1.Decision) string {
 	}
 	return strings.Join(ks, ", ")
 }
+
+// RuleNotePrefix begins the note of an answer given with a rule made from
+// the ask (limenctl answer --always, the TUI's r): "made the rule
+// Bash(npm test:*)", then the person's own note, if any.
+const RuleNotePrefix = "made the rule "
+
+// RuleMade is the rule an answer's note says was made with it, or "".
+// Taking the answer back leaves that rule in the policy.
+func RuleMade(note string) string {
+	rest, ok := strings.CutPrefix(note, RuleNotePrefix)
+	if !ok {
+		return ""
+	}
+	// Bash(npm test:*) holds spaces inside its parentheses; mcp__x__*
+	// has none and ends at the first space.
+	depth := 0
+	for i, r := range rest {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth == 0 {
+				return rest[:i+1]
+			}
+		case ' ':
+			if depth == 0 {
+				return rest[:i]
+			}
+		}
+	}
+	return rest
+}
