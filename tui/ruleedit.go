@@ -206,7 +206,9 @@ func (e *ruleEditor) View() string {
 	case e.recentErr != nil:
 		lines = append(lines, s.StatusErr.Render("no preview: "+e.recentErr.Error()))
 	default:
-		lines = append(lines, s.Heading.Render(fmt.Sprintf("Covers ask %s and %d of the last %d recorded actions", id, len(e.covered), len(e.recent))))
+		// Out of the other actions: the ask's own decision is among the
+		// recent ones, and "ask 6 and 0 of the last 7" counted it twice.
+		lines = append(lines, s.Heading.Render(fmt.Sprintf("Covers ask %s and %d of the %d other actions recorded lately", id, len(e.covered), otherActions(e.ask.GetDecision().GetAction(), e.recent))))
 		for i, d := range e.covered {
 			if i == 8 {
 				lines = append(lines, s.Muted.Render(fmt.Sprintf("  … and %d more", len(e.covered)-i)))

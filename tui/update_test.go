@@ -469,7 +469,7 @@ func TestRuleCompoundAsk(t *testing.T) {
 	}
 	press(t, m, "ctrl+u")
 	typeText(t, m, "Bash(*)")
-	if m.pending.rule.err != nil || !strings.Contains(plain(m.View()), "Covers ask 60 and 5 of the last 5 recorded actions") {
+	if m.pending.rule.err != nil || !strings.Contains(plain(m.View()), "Covers ask 60 and 5 of the 5 other actions recorded lately") {
 		t.Errorf("err %v; want Bash(*) accepted and the ask counted:\n%s", m.pending.rule.err, plain(m.View()))
 	}
 	press(t, m, "enter")
