@@ -65,6 +65,11 @@ type pendingTab struct {
 	// lastRule is the rule made with the last answer (r), which undo
 	// leaves in the policy, and says so.
 	lastRule string
+	// detailTop is the first line of the pane shown when it is taller
+	// than the window (J and K move it), for the ask detailFor only: a
+	// newly selected ask shows from its top.
+	detailTop int
+	detailFor string
 
 	note *noteEditor
 	rule *ruleEditor
@@ -194,8 +199,60 @@ func (p *pendingTab) Update(msg tea.Msg) tea.Cmd {
 		return p.openRule(ask)
 	case key.Matches(k, keys.Undo):
 		return p.undo()
+	case key.Matches(k, keys.ScrollDown), key.Matches(k, keys.ScrollUp):
+		p.scroll(key.Matches(k, keys.ScrollDown))
+		return nil
 	}
 	return p.forward(msg)
+}
+
+// scroll moves the selected ask's pane a line down or up, within what
+// there is to show.
+func (p *pendingTab) scroll(down bool) {
+	ask := p.selected()
+	if ask == nil {
+		return
+	}
+	if ask.GetAskId() != p.detailFor {
+		p.detailTop, p.detailFor = 0, ask.GetAskId()
+	}
+	w, h := p.paneSize()
+	n := lipgloss.Height(strings.Join(p.detailLines(ask, w-4, true), "\n"))
+	maxTop := max(0, n-(h-3)) // h-2 lines inside the border, one of them the hint
+	switch {
+	case down:
+		p.detailTop = min(p.detailTop+1, maxTop)
+	default:
+		p.detailTop = max(p.detailTop-1, 0)
+	}
+}
+
+// scrolled is the selected ask's pane content in h lines: all of it when
+// it fits, else from the scrolled-to line with a last line that says what
+// is above and below and which keys show it. The ask's first lines (what
+// it is) are its top, which a new selection shows.
+func (p *pendingTab) scrolled(ask *limenv1.PendingAsk, content string, h int) string {
+	lines := strings.Split(content, "\n")
+	if len(lines) <= h || h < 2 {
+		return content
+	}
+	top := 0
+	if ask.GetAskId() == p.detailFor {
+		top = min(p.detailTop, len(lines)-(h-1))
+	}
+	shown := lines[top : top+h-1]
+	below := len(lines) - top - len(shown)
+	k := &p.c.keys
+	var hint string
+	switch {
+	case below > 0 && top > 0:
+		hint = fmt.Sprintf("↑ %d lines above, ↓ %d below: %s/%s scroll", top, below, k.ScrollUp.Help().Key, k.ScrollDown.Help().Key)
+	case below > 0:
+		hint = fmt.Sprintf("↓ %d more lines: %s scrolls down", below, k.ScrollDown.Help().Key)
+	default:
+		hint = fmt.Sprintf("↑ %d lines above: %s scrolls up", top, k.ScrollUp.Help().Key)
+	}
+	return strings.Join(append(shown, p.c.styles.Muted.Render(hint)), "\n")
 }
 
 // forgottenMsg is the outcome of undoing an answer.
@@ -636,7 +693,7 @@ func (p *pendingTab) pane(w, h int) string {
 	case p.selected() != nil && !p.detailFits():
 		content = s.Muted.Render(tooSmall(p.selected().GetAskId()))
 	case p.selected() != nil:
-		content = strings.Join(p.detailLines(p.selected(), inner, true), "\n")
+		content = p.scrolled(p.selected(), strings.Join(p.detailLines(p.selected(), inner, true), "\n"), innerH)
 	case len(p.asks) > 0:
 		content = s.Muted.Render("Nothing matches the filter.")
 	default:
