@@ -292,7 +292,8 @@ func (p *pendingTab) forgotten(msg forgottenMsg) {
 		p.c.setStatus(false, "your answer to ask %s was already forgotten", msg.askID)
 	case p.lastAnswered == msg.askID && p.lastRule != "":
 		// Undo unlearns; the rule made with the answer still decides.
-		p.c.setStatus(false, "took back your answer to ask %s; the rule %s made with it stays: limenctl policy edit removes it", msg.askID, p.lastRule)
+		// Short: the status line is cut at the window's width.
+		p.c.setStatus(false, "took back ask %s; its rule %s stays: limenctl policy edit removes it", msg.askID, p.lastRule)
 	default:
 		p.c.setStatus(false, "took back your answer to ask %s: limen unlearned it (its call had already run or been refused)", msg.askID)
 	}

@@ -42,6 +42,9 @@ func TestUndoLastAnswer(t *testing.T) {
 	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "answered: block") })
 	r.press("u")
 	r.until("the undo comes back", func() bool { return strings.Contains(m.c.status, "took back your answer to ask "+id) })
+	if len(m.c.status) > 100 {
+		t.Errorf("status %q is longer than a 100-column window", m.c.status) // the trial's was cut off there
+	}
 
 	ds, err := c.History(t.Context(), 10)
 	if err != nil {
@@ -86,8 +89,11 @@ func TestUndoSaysTheRuleStays(t *testing.T) {
 	r.press("enter")
 	r.until("the rule's answer is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "ask "+id+" approved") })
 	r.press("u")
-	want := "took back your answer to ask " + id + "; the rule " + rule + " made with it stays: limenctl policy edit removes it"
+	want := "took back ask " + id + "; its rule " + rule + " stays: limenctl policy edit removes it"
 	r.until("the undo comes back", func() bool { return strings.Contains(m.c.status, want) })
+	if len(m.c.status) > 100 {
+		t.Errorf("status %q is longer than a 100-column window", m.c.status) // the trial's was cut off there
+	}
 	pol, err := c.GetPolicy(t.Context())
 	if err != nil || !strings.Contains(pol.GetDocument(), rule) {
 		t.Errorf("the policy after undo (%v) lacks %s:\n%s", err, rule, pol.GetDocument())
