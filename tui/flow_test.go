@@ -153,7 +153,7 @@ func TestFlowWithLimend(t *testing.T) {
 		awaited <- resp
 	}()
 	r.press("a")
-	r.until("the answer is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "allow sent") })
+	r.until("the answer is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "answered: allow") })
 	select {
 	case resp := <-awaited:
 		if resp.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
@@ -198,5 +198,5 @@ func TestFlowWithLimend(t *testing.T) {
 	}
 	r.until("the TUI reconnects", func() bool { return m.watch.conn == connLive && m.pending.asks[left] != nil })
 	r.press("d")
-	r.until("the deny is acknowledged", func() bool { return m.pending.asks[left] == nil && strings.Contains(m.c.status, "block sent") })
+	r.until("the deny is acknowledged", func() bool { return m.pending.asks[left] == nil && strings.Contains(m.c.status, "answered: block") })
 }

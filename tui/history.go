@@ -119,11 +119,24 @@ func (h *historyTab) View() string {
 // went as it did, and the note its answer carried.
 func (h *historyTab) decisionWhy(d *limenv1.Decision) string {
 	why := fmt.Sprintf("%s %s: %s", d.GetDecisionId(), describe.Verdict(d.GetVerdict()), d.GetReason())
+	if d.GetOutcome().GetForgottenAt() != nil {
+		why = fmt.Sprintf("%s %s, %s: %s", d.GetDecisionId(), describe.Verdict(d.GetVerdict()), describe.Outcome(d), d.GetReason())
+	}
 	if o := d.GetOutcome(); o.GetNote() != "" {
 		// The person's words first: the reason is often long.
 		why = fmt.Sprintf("%s %s, note: %q · asked because %s", d.GetDecisionId(), describe.Outcome(d), o.GetNote(), d.GetReason())
 	}
 	return h.c.styles.Muted.Render(ansi.Truncate(strings.Join(strings.Fields(why), " "), h.width, "…"))
+}
+
+// outcomeCell is the OUTCOME column's text, at most its 9 cells: an
+// answer taken back is "forgotten" (the line under the list says what it
+// was), as "approved (forgotten)" pushed the columns after it out of line.
+func outcomeCell(d *limenv1.Decision) string {
+	if d.GetOutcome().GetForgottenAt() != nil {
+		return "forgotten"
+	}
+	return describe.Outcome(d)
 }
 
 func historyHeader(int) string {
@@ -169,7 +182,7 @@ func (h historyDelegate) Render(w io.Writer, l list.Model, index int, item list.
 	case limenv1.Verdict_VERDICT_BLOCK:
 		vst = c.styles.Block
 	}
-	line := fmt.Sprintf("%s%-12s %s %-9s %-14s %-8s %s", cursor, when, vst.Render(fmt.Sprintf("%-7s", verdict)), describe.Outcome(d),
+	line := fmt.Sprintf("%s%-12s %s %-9s %-14s %-8s %s", cursor, when, vst.Render(fmt.Sprintf("%-7s", verdict)), outcomeCell(d),
 		shorten(describe.DecidedBy(d), 14), shorten(dash(d.GetAction().GetUser()), 8), describe.Action(d.GetAction()))
 	line = ansi.Truncate(line, l.Width(), "…")
 	if index == l.Index() {

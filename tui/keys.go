@@ -18,6 +18,10 @@ type KeyMap struct {
 	MakeRule       key.Binding
 	Undo           key.Binding
 
+	// ScrollDown and ScrollUp move the selected ask's pane when it is
+	// taller than the window.
+	ScrollDown, ScrollUp key.Binding
+
 	Filter  key.Binding
 	Refresh key.Binding
 	Help    key.Binding
@@ -50,6 +54,9 @@ func DefaultKeyMap() KeyMap {
 		MakeRule:       key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "make a rule")),
 		Undo:           key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo my last answer")),
 
+		ScrollDown: key.NewBinding(key.WithKeys("J"), key.WithHelp("J", "pane down")),
+		ScrollUp:   key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "pane up")),
+
 		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Refresh: key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "refresh")),
 		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
@@ -76,7 +83,7 @@ func (h browseHelp) FullHelp() [][]key.Binding {
 		{k.Approve, k.Deny, k.ApproveNote, k.DenyNote, k.ApproveSession, k.MakeRule, k.Undo},
 		{k.Up, k.Down, k.Filter, k.Cancel, k.Refresh},
 		{k.NextTab, k.PrevTab, k.Pending, k.History, k.Stats},
-		{k.Help, k.Quit},
+		{k.ScrollDown, k.ScrollUp, k.Help, k.Quit},
 	}
 }
 

@@ -62,6 +62,14 @@ type pendingTab struct {
 	// (an agent can settle its own ask to move the cursor onto another),
 	// so the first such key only says so. Any other key clears it.
 	moved string
+	// lastRule is the rule made with the last answer (r), which undo
+	// leaves in the policy, and says so.
+	lastRule string
+	// detailTop is the first line of the pane shown when it is taller
+	// than the window (J and K move it), for the ask detailFor only: a
+	// newly selected ask shows from its top.
+	detailTop int
+	detailFor string
 
 	note *noteEditor
 	rule *ruleEditor
@@ -191,8 +199,60 @@ func (p *pendingTab) Update(msg tea.Msg) tea.Cmd {
 		return p.openRule(ask)
 	case key.Matches(k, keys.Undo):
 		return p.undo()
+	case key.Matches(k, keys.ScrollDown), key.Matches(k, keys.ScrollUp):
+		p.scroll(key.Matches(k, keys.ScrollDown))
+		return nil
 	}
 	return p.forward(msg)
+}
+
+// scroll moves the selected ask's pane a line down or up, within what
+// there is to show.
+func (p *pendingTab) scroll(down bool) {
+	ask := p.selected()
+	if ask == nil {
+		return
+	}
+	if ask.GetAskId() != p.detailFor {
+		p.detailTop, p.detailFor = 0, ask.GetAskId()
+	}
+	w, h := p.paneSize()
+	n := lipgloss.Height(strings.Join(p.detailLines(ask, w-4, true), "\n"))
+	maxTop := max(0, n-(h-3)) // h-2 lines inside the border, one of them the hint
+	switch {
+	case down:
+		p.detailTop = min(p.detailTop+1, maxTop)
+	default:
+		p.detailTop = max(p.detailTop-1, 0)
+	}
+}
+
+// scrolled is the selected ask's pane content in h lines: all of it when
+// it fits, else from the scrolled-to line with a last line that says what
+// is above and below and which keys show it. The ask's first lines (what
+// it is) are its top, which a new selection shows.
+func (p *pendingTab) scrolled(ask *limenv1.PendingAsk, content string, h int) string {
+	lines := strings.Split(content, "\n")
+	if len(lines) <= h || h < 2 {
+		return content
+	}
+	top := 0
+	if ask.GetAskId() == p.detailFor {
+		top = min(p.detailTop, len(lines)-(h-1))
+	}
+	shown := lines[top : top+h-1]
+	below := len(lines) - top - len(shown)
+	k := &p.c.keys
+	var hint string
+	switch {
+	case below > 0 && top > 0:
+		hint = fmt.Sprintf("↑ %d lines above, ↓ %d below: %s/%s scroll", top, below, k.ScrollUp.Help().Key, k.ScrollDown.Help().Key)
+	case below > 0:
+		hint = fmt.Sprintf("↓ %d more lines: %s scrolls down", below, k.ScrollDown.Help().Key)
+	default:
+		hint = fmt.Sprintf("↑ %d lines above: %s scrolls up", top, k.ScrollUp.Help().Key)
+	}
+	return strings.Join(append(shown, p.c.styles.Muted.Render(hint)), "\n")
 }
 
 // forgottenMsg is the outcome of undoing an answer.
@@ -230,8 +290,12 @@ func (p *pendingTab) forgotten(msg forgottenMsg) {
 		return
 	case len(msg.resp.GetAnswers()) == 0:
 		p.c.setStatus(false, "your answer to ask %s was already forgotten", msg.askID)
+	case p.lastAnswered == msg.askID && p.lastRule != "":
+		// Undo unlearns; the rule made with the answer still decides.
+		// Short: the status line is cut at the window's width.
+		p.c.setStatus(false, "took back ask %s; its rule %s stays: limenctl policy edit removes it", msg.askID, p.lastRule)
 	default:
-		p.c.setStatus(false, "took back your answer to ask %s: limen unlearned it (the call it answered has already run or been refused)", msg.askID)
+		p.c.setStatus(false, "took back your answer to ask %s: limen unlearned it (its call had already run or been refused)", msg.askID)
 	}
 	if p.lastAnswered == msg.askID {
 		p.lastAnswered = ""
@@ -323,12 +387,15 @@ func (p *pendingTab) answered(msg answerSentMsg) tea.Cmd {
 	if msg.resp.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
 		verdict = "block"
 	}
+	// limend does not say whether a caller still waits on the ask (an
+	// agent may have given up, a limenctl decide returned): the status
+	// says who gets the verdict without claiming it reached anyone.
 	if msg.req.GetScope() == limenv1.Scope_SCOPE_SESSION && !msg.hasSession {
-		p.c.setStatus(false, "ask %s: %s sent to the agent (it names no session, so only this once)", id, verdict)
+		p.c.setStatus(false, "ask %s answered: %s (it names no session, so only this once), for its agent if it still waits", id, verdict)
 	} else {
-		p.c.setStatus(false, "ask %s: %s sent to the agent (%s)", id, verdict, answerWords(msg.req))
+		p.c.setStatus(false, "ask %s answered: %s (%s), for its agent if it still waits", id, verdict, answerWords(msg.req))
 	}
-	p.lastAnswered, p.lastUser = id, msg.user
+	p.lastAnswered, p.lastUser, p.lastRule = id, msg.user, describe.RuleMade(msg.req.GetNote())
 	delete(p.asks, id)
 	return p.sync()
 }
@@ -627,7 +694,7 @@ func (p *pendingTab) pane(w, h int) string {
 	case p.selected() != nil && !p.detailFits():
 		content = s.Muted.Render(tooSmall(p.selected().GetAskId()))
 	case p.selected() != nil:
-		content = strings.Join(p.detailLines(p.selected(), inner, true), "\n")
+		content = p.scrolled(p.selected(), strings.Join(p.detailLines(p.selected(), inner, true), "\n"), innerH)
 	case len(p.asks) > 0:
 		content = s.Muted.Render("Nothing matches the filter.")
 	default:
@@ -663,7 +730,7 @@ func (p *pendingTab) detailLines(ask *limenv1.PendingAsk, w int, extra bool) []s
 	// What decides comes first, so a short terminal still shows it.
 	lines = append(lines,
 		p.row("Cwd", dash(act.GetCwd()), w),
-		p.row("Risk", dash(d.GetRiskClass()), w))
+		p.row("Risk", describe.RiskClass(d), w))
 	if len(d.GetParts()) > 1 {
 		// The risk above is the deciding part's: show every part, so
 		// a harmless first line does not hide what decided.

@@ -54,5 +54,5 @@ func TestApprovalRefusedByLimend(t *testing.T) {
 		t.Fatalf("ask %s left the list after a refused approval", id)
 	}
 	r.press("d")
-	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "block sent") })
+	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "answered: block") })
 }

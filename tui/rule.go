@@ -86,12 +86,9 @@ func checkRule(v policy.Verdict, pattern string, ask *limenv1.Decision, recent [
 // (it is counted apart).
 func preview(r policy.Rule, ask *limenv1.Action, recent []*limenv1.Decision) []*limenv1.Decision {
 	var out []*limenv1.Decision
-	key := func(a *limenv1.Action) string {
-		return a.GetTool() + "\x00" + a.GetInputJson() + "\x00" + a.GetCwd()
-	}
-	seen := map[string]bool{key(ask): true}
+	seen := map[string]bool{actionKey(ask): true}
 	for _, d := range recent {
-		k := key(d.GetAction())
+		k := actionKey(d.GetAction())
 		if seen[k] {
 			continue
 		}
@@ -101,4 +98,21 @@ func preview(r policy.Rule, ask *limenv1.Action, recent []*limenv1.Decision) []*
 		}
 	}
 	return out
+}
+
+// actionKey tells actions apart for the preview: the same tool, arguments
+// and working directory are the same action.
+func actionKey(a *limenv1.Action) string {
+	return a.GetTool() + "\x00" + a.GetInputJson() + "\x00" + a.GetCwd()
+}
+
+// otherActions counts the distinct actions among recent other than the
+// ask's own: what preview chose from, and so what its count is out of
+// (the ask's own decision is among the recent ones).
+func otherActions(ask *limenv1.Action, recent []*limenv1.Decision) int {
+	seen := map[string]bool{actionKey(ask): true}
+	for _, d := range recent {
+		seen[actionKey(d.GetAction())] = true
+	}
+	return len(seen) - 1
 }

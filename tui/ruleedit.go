@@ -140,6 +140,7 @@ const maxPolicyRetries = 3
 func (e *ruleEditor) Save() tea.Cmd {
 	e.saving = true
 	askID, pattern := e.target(), e.input.Value()
+	user := e.ask.GetDecision().GetAction().GetUser() // whose answer undo takes back
 	listName, choice := "allow", limenv1.Choice_CHOICE_APPROVE
 	if e.verdict == policy.Block {
 		listName, choice = "block", limenv1.Choice_CHOICE_DENY
@@ -172,9 +173,9 @@ func (e *ruleEditor) Save() tea.Cmd {
 			break
 		}
 		req := &limenv1.AnswerRequest{AskId: askID, Choice: choice, Scope: limenv1.Scope_SCOPE_ONCE,
-			Note: "made the rule " + pattern}
+			Note: describe.RuleNotePrefix + pattern}
 		resp, err := lm.Answer(ctx, req)
-		out.answer = answerSentMsg{req: req, resp: resp, err: err}
+		out.answer = answerSentMsg{req: req, resp: resp, err: err, user: user}
 		return out
 	}
 }
@@ -205,7 +206,9 @@ func (e *ruleEditor) View() string {
 	case e.recentErr != nil:
 		lines = append(lines, s.StatusErr.Render("no preview: "+e.recentErr.Error()))
 	default:
-		lines = append(lines, s.Heading.Render(fmt.Sprintf("Covers ask %s and %d of the last %d recorded actions", id, len(e.covered), len(e.recent))))
+		// Out of the other actions: the ask's own decision is among the
+		// recent ones, and "ask 6 and 0 of the last 7" counted it twice.
+		lines = append(lines, s.Heading.Render(fmt.Sprintf("Covers ask %s and %d of the %d other actions recorded lately", id, len(e.covered), otherActions(e.ask.GetDecision().GetAction(), e.recent))))
 		for i, d := range e.covered {
 			if i == 8 {
 				lines = append(lines, s.Muted.Render(fmt.Sprintf("  … and %d more", len(e.covered)-i)))

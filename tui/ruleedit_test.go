@@ -35,7 +35,7 @@ func TestRuleEditor(t *testing.T) {
 		t.Fatalf("Open read %d decisions; want the %d recorded", len(read.decisions), len(history))
 	}
 	e.setRecent(read)
-	if len(e.covered) != 2 || !strings.Contains(plain(e.View()), "Covers ask 41 and 2 of the last 5 recorded actions") {
+	if len(e.covered) != 2 || !strings.Contains(plain(e.View()), "Covers ask 41 and 2 of the 5 other actions recorded lately") {
 		t.Errorf("covered %d:\n%s; want the two other git pushes", len(e.covered), plain(e.View()))
 	}
 	e.Update(keyMsg("tab"))
@@ -81,5 +81,22 @@ func TestRuleEditorNoPreview(t *testing.T) {
 	}
 	if _, res := e.Update(keyMsg("enter")); res != editorConfirmed {
 		t.Errorf("enter gave %v; want the rule confirmed without a preview", res)
+	}
+}
+
+// TestRuleEditorCountsOtherActions: the preview's count is out of the
+// recent actions other than the ask's own, whose decision is among them
+// (the trial read "Covers ask 6 and 0 of the last 7", ask 6 one of the 7).
+func TestRuleEditorCountsOtherActions(t *testing.T) {
+	asks, history := fixtures()
+	api := &fakeAPI{history: history, policy: &limenv1.Policy{Version: 3, Document: policy.DefaultDocument}}
+	e := newRuleEditor(testCommon(t, api))
+	e.SetWidth(60)
+	e.Open(asks[0])
+	recent := append([]*limenv1.Decision{asks[0].GetDecision()}, history...) // the ask's own decision, newest
+	recent = append(recent, history[0])                                      // and an action seen twice
+	e.setRecent(historyMsg{decisions: recent})
+	if v := plain(e.View()); !strings.Contains(v, "Covers ask 41 and 2 of the 5 other actions recorded lately") {
+		t.Errorf("the count is not out of the 5 other actions:\n%s", v)
 	}
 }

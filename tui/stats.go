@@ -82,6 +82,9 @@ func (s *statsTab) View() string {
 	for _, u := range s.stats.GetUsers() {
 		row(dash(u.GetUser()), u.GetCounts())
 	}
+	// An answer taken back teaches nothing, so limend counts it in
+	// neither column; the person who undid one should not look for it.
+	fmt.Fprintln(&b, st.Muted.Render("APPROVED and DENIED leave out answers taken back (u, limenctl forget)"))
 	if s.policy != nil {
 		fmt.Fprintf(&b, "\n%s%s\n\n", st.Heading.Render("Thresholds in force"), st.Muted.Render(fmt.Sprintf(" · policy v%d", s.policy.GetVersion())))
 		fmt.Fprintln(&b, st.Muted.Render(fmt.Sprintf("%-24s %12s %12s  %s", "CLASS", "ALLOW ABOVE", "BLOCK BELOW", "COSTS allow/block/ask")))

@@ -39,9 +39,12 @@ func TestUndoLastAnswer(t *testing.T) {
 		t.Errorf("u with nothing answered: status %q; want nothing to undo", m.c.status)
 	}
 	r.press("d")
-	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "block sent") })
+	r.until("the deny is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "answered: block") })
 	r.press("u")
 	r.until("the undo comes back", func() bool { return strings.Contains(m.c.status, "took back your answer to ask "+id) })
+	if len(m.c.status) > 100 {
+		t.Errorf("status %q is longer than a 100-column window", m.c.status) // the trial's was cut off there
+	}
 
 	ds, err := c.History(t.Context(), 10)
 	if err != nil {
@@ -56,4 +59,43 @@ func TestUndoLastAnswer(t *testing.T) {
 		}
 	}
 	t.Fatalf("ask %s is not in the history", id)
+}
+
+// TestUndoSaysTheRuleStays: against a real limend, undoing an answer
+// given with a rule (r, enter) unlearns the answer but leaves the rule,
+// and the status says so and how to remove it; the rule is still in the
+// policy.
+func TestUndoSaysTheRuleStays(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	v := c.Decide(t.Context(), &limenv1.Action{User: "ana", Agent: "claude-code", Session: "s1", Tool: "Bash",
+		InputJson: `{"command":"npm test"}`, Cwd: "/home/ana/shop"})
+	id := v.Decision.GetAskId()
+	if v.Err != nil || id == "" {
+		t.Fatalf("Decide = %v %q, %v; want an ask", v.Verdict, v.Reason, v.Err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	m := New(ctx, Options{Client: c, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
+	defer m.Close()
+	m.c.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+	r := &runtime{t: t, ctx: ctx, m: m, msgs: make(chan tea.Msg, 64)}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	r.run(m.watch.open())
+	r.until("the ask is shown", func() bool { return selectedID(m) == id })
+
+	r.press("r")
+	rule := m.pending.rule.input.Value()
+	r.press("enter")
+	r.until("the rule's answer is acknowledged", func() bool { return m.pending.asks[id] == nil && strings.Contains(m.c.status, "ask "+id+" approved") })
+	r.press("u")
+	want := "took back ask " + id + "; its rule " + rule + " stays: limenctl policy edit removes it"
+	r.until("the undo comes back", func() bool { return strings.Contains(m.c.status, want) })
+	if len(m.c.status) > 100 {
+		t.Errorf("status %q is longer than a 100-column window", m.c.status) // the trial's was cut off there
+	}
+	pol, err := c.GetPolicy(t.Context())
+	if err != nil || !strings.Contains(pol.GetDocument(), rule) {
+		t.Errorf("the policy after undo (%v) lacks %s:\n%s", err, rule, pol.GetDocument())
+	}
 }

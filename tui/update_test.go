@@ -94,14 +94,14 @@ func TestKeys(t *testing.T) {
 		{"a approves once", []string{"a"}, func(t *testing.T, m *Model, api *fakeAPI) {
 			wantAnswer(t, api, "41", approve, once, "")
 			wantGone(t, m, "41")
-			if !strings.Contains(m.c.status, "allow sent") || m.c.statusErr {
+			if !strings.Contains(m.c.status, "answered: allow") || m.c.statusErr {
 				t.Errorf("status %q; want the allow confirmed", m.c.status)
 			}
 		}},
 		{"d denies once", []string{"j", "d"}, func(t *testing.T, m *Model, api *fakeAPI) {
 			wantAnswer(t, api, "42", deny, once, "")
 			wantGone(t, m, "42")
-			if !strings.Contains(m.c.status, "block sent") {
+			if !strings.Contains(m.c.status, "answered: block") {
 				t.Errorf("status %q; want the block confirmed", m.c.status)
 			}
 		}},
@@ -469,7 +469,7 @@ func TestRuleCompoundAsk(t *testing.T) {
 	}
 	press(t, m, "ctrl+u")
 	typeText(t, m, "Bash(*)")
-	if m.pending.rule.err != nil || !strings.Contains(plain(m.View()), "Covers ask 60 and 5 of the last 5 recorded actions") {
+	if m.pending.rule.err != nil || !strings.Contains(plain(m.View()), "Covers ask 60 and 5 of the 5 other actions recorded lately") {
 		t.Errorf("err %v; want Bash(*) accepted and the ask counted:\n%s", m.pending.rule.err, plain(m.View()))
 	}
 	press(t, m, "enter")

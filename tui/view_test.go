@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,3 +76,32 @@ func checkSize(t *testing.T, view string, w, h int) {
 }
 
 var _ = time.Second
+
+// TestDetailScrolls: at 80×24 the selected ask's pane is taller than the
+// window: its last line says how much is below and which key shows it
+// (the trial saw it cut off after "r always", nothing said so), J scrolls
+// down to the Key at the bottom and no further, K back up, and another
+// ask shows from its top.
+func TestDetailScrolls(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24)
+	v := plain(m.View())
+	if !strings.Contains(v, "more lines: J scrolls down") || strings.Contains(v, "Key      Bash:git push") {
+		t.Fatalf("the pane does not say it goes on:\n%s", v)
+	}
+	for range 30 {
+		press(t, m, "J")
+	}
+	v = plain(m.View())
+	if !strings.Contains(v, "Key      Bash:git push [-f] origin main") || !strings.Contains(v, "lines above: K scrolls up") || !strings.Contains(v, "d deny:") {
+		t.Errorf("scrolled to the bottom, the pane lacks the deny answer, the key or the hint:\n%s", v)
+	}
+	checkSize(t, v, 80, 24)
+	press(t, m, "K")
+	if v := plain(m.View()); !strings.Contains(v, "below: K/J scroll") {
+		t.Errorf("a line up from the bottom, the hint does not say both ways:\n%s", v)
+	}
+	press(t, m, "j")
+	if v := plain(m.View()); !strings.Contains(v, "│ Ask 42 · asked") {
+		t.Errorf("the next ask does not show from its top:\n%s", v)
+	}
+}

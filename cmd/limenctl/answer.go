@@ -26,15 +26,18 @@ func newAnswerCmd(a *app) *cobra.Command {
 		Use:   "answer ASK_ID [--approve [--session | --always] | --deny]",
 		Short: "Answer a pending ask",
 		Long: `answer gives a person's answer to a pending ask. The answer is on disk before
-this command returns; it wakes the agent waiting on the ask and teaches limen
-this user's habits. Without --approve or --deny it answers nothing and shows
-what each answer would do.
+this command returns; it wakes the agent waiting on the ask, if one still
+waits (an agent may have given up, and limenctl decide without --wait has
+returned: then nobody is waiting on this ask any more, and the answer is
+only learned), and teaches limen this user's habits. Without --approve or
+--deny it answers nothing and shows what each answer would do.
 
---approve alone is "once": it runs this call and teaches limen one approval,
-but is no standing permission (outside the agent session it was given in,
-the same action is asked again until it has been approved more than once).
---session also lets the same action through
-for the rest of the agent's session. --always adds an allow rule for the
+--approve alone is "once": it lets the call run, if its agent still waits,
+and teaches limen one approval, but is no standing permission (outside the
+agent session it was given in, the same action is asked again until it has
+been approved more than once). --session also lets the same action through
+for the rest of the agent's session (an agent's run, named by its session
+id; limenctl decide --session ID decides as part of one). --always adds an allow rule for the
 action to the policy (as the TUI's r does), then approves.`,
 		Example: `  limenctl answer 12                 # what each answer would do
   limenctl answer 12 --approve
@@ -91,7 +94,7 @@ func runAnswer(cmd *cobra.Command, a *app, o answerOptions, id string) error {
 		if rule, before, err = addAllowRule(ctx, c, id); err != nil {
 			return err
 		}
-		req.Note = strings.TrimSpace("made the rule " + rule + " " + req.Note)
+		req.Note = strings.TrimSpace(describe.RuleNotePrefix + rule + " " + req.Note)
 	}
 	resp, err := c.API.Answer(ctx, req)
 	if err != nil {

@@ -22,17 +22,23 @@ var answerFlags = map[string]string{
 
 // printAnswerChoices writes, for an ask, each way of answering it and
 // what that answer will do, before it is given.
-func printAnswerChoices(a *app, d *limenv1.Decision) {
+func printAnswerChoices(a *app, d *limenv1.Decision, choices []describe.AnswerChoice) {
 	w := a.table()
-	for i, ch := range describe.AnswerChoices(d) {
+	for i, ch := range choices {
 		label := "answers"
 		if i > 0 {
 			label = ""
 		}
-		fmt.Fprintf(w, "%s\tlimenctl answer %s %s\t%s: %s\n", label, d.GetAskId(), answerFlags[ch.Name], ch.Name, ch.Does)
+		// Padded as the labels of the table above it ("risk class",
+		// "p(approve)"), which is a table of its own.
+		fmt.Fprintf(w, "%-*s\tlimenctl answer %s %s\t%s: %s\n", labelWidth, label, d.GetAskId(), answerFlags[ch.Name], ch.Name, ch.Does)
 	}
 	w.Flush()
 }
+
+// labelWidth is the width of the longest label of decide's table, which
+// the answers label is padded to.
+const labelWidth = len("p(approve)")
 
 // pendingAsk finds the pending ask id.
 func pendingAsk(ctx context.Context, c *client.Client, id string) (*limenv1.PendingAsk, error) {
@@ -69,7 +75,7 @@ func showAnswerChoices(cmd *cobra.Command, a *app, id string) error {
 	fmt.Fprintf(w, "risk class\t%s\n", dash(d.GetRiskClass()))
 	fmt.Fprintf(w, "key\t%s\n", dash(d.GetKey()))
 	w.Flush()
-	printAnswerChoices(a, d)
+	printAnswerChoices(a, d, describe.AnswerChoices(d))
 	fmt.Fprintln(a.out, "nothing was answered")
 	return nil
 }

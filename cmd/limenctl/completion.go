@@ -38,6 +38,8 @@ func addCompletions(root *cobra.Command, a *app) {
 	}
 	runtimes := cobra.FixedCompletions([]cobra.Completion{
 		cobra.CompletionWithDesc("claude-code", "Claude Code's settings.json"),
+		cobra.CompletionWithDesc("codex", "Codex's hooks.json, trusted in its config.toml"),
+		cobra.CompletionWithDesc("gemini", "Gemini CLI's settings.json"),
 	}, cobra.ShellCompDirectiveNoFileComp)
 	for path, f := range map[string]cobra.CompletionFunc{
 		"answer":          asks,

@@ -48,8 +48,8 @@ func TestDynamicCompletion(t *testing.T) {
 	if len(got) != 2 || !strings.HasPrefix(got[0], "2\t") && !strings.HasPrefix(got[1], "2\t") {
 		t.Errorf("completing `limenctl policy rollback ` = %q; want versions 1 and 2", got)
 	}
-	if got, _ := complete("hook", "install", ""); len(got) != 1 || !strings.HasPrefix(got[0], "claude-code\t") {
-		t.Errorf("completing `limenctl hook install ` = %q; want claude-code", got)
+	if got, _ := complete("hook", "install", ""); len(got) != 3 || !strings.HasPrefix(got[0], "claude-code\t") || !strings.HasPrefix(got[1], "codex\t") || !strings.HasPrefix(got[2], "gemini\t") {
+		t.Errorf("completing `limenctl hook install ` = %q; want claude-code, codex and gemini", got)
 	}
 
 	// limend down: nothing, quickly, and still no file names.

@@ -56,7 +56,7 @@ decide exits 0 only when the verdict is allow: 5 for ask, 6 for block, so
 	f.StringVar(&o.cwd, "cwd", "", "the agent's working directory (default: the current directory)")
 	f.StringVar(&o.user, "user", "", "the user the agent acts for (default: you)")
 	f.StringVar(&o.agent, "agent", "limenctl", "the agent runtime's name")
-	f.StringVar(&o.session, "session", "", "the agent's session id")
+	f.StringVar(&o.session, "session", "", "the agent's session id: decide as one call of an agent's run, whose asks approved --session are allowed again in it")
 	f.BoolVar(&o.wait, "wait", false, "if limend asks, wait here for a person's answer")
 	f.DurationVar(&o.waitFor, "wait-timeout", 0, "with --wait, give up after this long (default: until the ask expires)")
 	return cmd
@@ -105,12 +105,12 @@ func runDecide(cmd *cobra.Command, a *app, o decideOptions, args []string) error
 				return err
 			}
 		} else {
-			printDecision(a, d)
+			printDecision(a, d, describe.AnswerChoicesUnawaited(d)) // this decide returns now: nobody waits
 		}
 		return exitFor(d.GetVerdict())
 	}
 	if !a.json {
-		printDecision(a, d)
+		printDecision(a, d, describe.AnswerChoices(d))
 		fmt.Fprintf(a.out, "\nwaiting for a person to answer ask %s (limenctl answer %s --approve)…\n", d.GetAskId(), d.GetAskId())
 	}
 	aw, err := c.AwaitAcross(cmd.Context(), d.GetAskId(), o.waitFor) // survives a restart of limend
@@ -147,7 +147,7 @@ func shellCommand(args []string) (string, error) {
 	return strings.Join(words, " "), nil
 }
 
-func printDecision(a *app, d *limenv1.Decision) {
+func printDecision(a *app, d *limenv1.Decision, choices []describe.AnswerChoice) {
 	w := a.table()
 	fmt.Fprintf(w, "verdict\t%s\n", describe.Verdict(d.GetVerdict()))
 	fmt.Fprintf(w, "reason\t%s\n", d.GetReason())
@@ -163,7 +163,7 @@ func printDecision(a *app, d *limenv1.Decision) {
 		fmt.Fprintf(w, "evidence\t%s: %.0f approved, %.0f denied, weight %.1f\n", level, ev.GetApprovals(), ev.GetDenials(), ev.GetEffectiveCount())
 	}
 	if d.GetRiskClass() != "" {
-		fmt.Fprintf(w, "risk class\t%s\n", d.GetRiskClass())
+		fmt.Fprintf(w, "risk class\t%s\n", describe.RiskClass(d))
 	}
 	if d.GetKey() != "" {
 		fmt.Fprintf(w, "key\t%s\n", d.GetKey())
@@ -182,6 +182,6 @@ func printDecision(a *app, d *limenv1.Decision) {
 	}
 	if d.GetAskId() != "" {
 		fmt.Fprintln(a.out)
-		printAnswerChoices(a, d)
+		printAnswerChoices(a, d, choices)
 	}
 }

@@ -54,6 +54,9 @@ type doctor struct {
 	mine      version.Info
 	freeSpace func(dir string) (uint64, error)
 	findings  []finding
+	// reported are the settings files and binaries already reported as
+	// inside the project: once each, not once per hook event.
+	reported map[string]bool
 }
 
 func (d *doctor) add(check, level, detail, fix string) {
@@ -81,7 +84,11 @@ func newDoctorCmd(a *app) *cobra.Command {
                the runtime's, onFailure is "block" (Claude Code), Codex trusts
                the hook as it is now, and the runtime waits longer than
                limen-hook's own --timeout; Claude Code's "type": "http" hooks
-               to limend's hook API get the same checks but the binary's
+               to limend's hook API get the same checks but the binary's.
+               doctor never runs a limen-hook inside the directory it runs
+               in (a project could bring one): that fails, except a build
+               of limen's own source tree named by your own settings, a
+               warning (run doctor elsewhere to have it checked)
   runtime      the version of each runtime with limen's hook (claude, codex,
                gemini on $PATH) against the one docs/integrations.md verified
 

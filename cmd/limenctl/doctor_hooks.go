@@ -338,18 +338,16 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 	// none that a project directory (a repository someone else wrote)
 	// brings along.
 	inProject := d.project() != "" && strings.HasPrefix(bin, d.project()+string(filepath.Separator))
+	unchecked := false // the binary was not run: say nothing is ok
 	if s.http {
 		bin = s.url // no binary: limend answers the POST itself
-	} else if filepath.Base(bin) != hookMarker || inProject {
-		why := "its command does not start with limen-hook"
-		if inProject {
-			why = bin + " is inside this project, and doctor does not run what a project brings"
-		}
-		bad(why+": doctor did not run it, and cannot say what the runtime gets",
+	} else if inProject {
+		unchecked = true
+		d.checkProjectHookBin(s, bin, fixFile)
+	} else if filepath.Base(bin) != hookMarker {
+		bad("its command does not start with limen-hook: doctor did not run it, and cannot say what the runtime gets",
 			fixFile("make the command start with an installed limen-hook, such as $(go env GOPATH)/bin/limen-hook"))
-		if !inProject {
-			return // its flags are another program's
-		}
+		return // its flags are another program's
 	} else if fi, err := os.Stat(bin); err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
 		why := "is not an executable file"
 		if errors.Is(err, fs.ErrNotExist) {
@@ -411,13 +409,98 @@ func (d *doctor) checkHook(ctx context.Context, s hookSite) {
 		bad("Codex reads this project's hooks only once it trusts the project, and its config.toml does not mark "+d.cwd+" trusted: Codex runs none of them",
 			"start codex in "+d.cwd+" and answer yes when it asks whether you trust the folder")
 	}
-	if !red {
+	if !red && !unchecked {
 		verb := "runs " + bin + " --format " + h.format
 		if s.http {
 			verb = "posts to " + s.url
 		}
 		d.add("hook", levelOK, where+": "+verb+fmt.Sprintf(", %v before the runtime's %v", h.timeout, rtTimeout), "")
 	}
+}
+
+// limenModule is the module path in the go.mod of limen's source tree.
+const limenModule = "github.com/limenhq/limen"
+
+// checkProjectHookBin reports, once per settings file, a hook whose
+// limen-hook lies inside this project, which doctor does not run. A build
+// of limen's own source tree named by the person's own settings is a
+// developer's setup, not a project slipping in a program: a warning, and
+// a fix that moves the hook to an installed limen-hook (reinstalling alone
+// would write the same path again, as limen-hook is beside limenctl).
+func (d *doctor) checkProjectHookBin(s hookSite, bin string, fixFile func(string) string) {
+	key := s.file + "\x00" + bin
+	if d.reported[key] {
+		return
+	}
+	if d.reported == nil {
+		d.reported = map[string]bool{}
+	}
+	d.reported[key] = true
+	where := s.rt.name + " hooks in " + s.file
+	tree := limenSourceTree(bin, d.project())
+	projectFile := strings.HasPrefix(s.file, d.project()+string(filepath.Separator))
+	installed, build := d.installedHookBin(tree)
+	fix := withHookBin(fixFile("make the command start with "+installed), installed)
+	if build != "" {
+		fix = build + ", then " + fix
+	}
+	if tree != "" && !projectFile {
+		d.add("hook", levelWarn, where+": "+bin+" is a build inside limen's source tree "+tree+
+			": doctor does not run programs inside the directory it is run in, so it did not check this one (run limenctl doctor from another directory to have it checked); and every rebuild or git checkout there changes what each tool call runs", fix)
+		return
+	}
+	d.add("hook", levelFail, where+": "+bin+" is inside this project, and doctor does not run what a project brings: doctor did not run it, and cannot say what the runtime gets", fix)
+}
+
+// installedHookBin is a limen-hook outside this project for the fix to
+// point at: the one on $PATH, or else the one go install puts in
+// $(go env GOPATH)/bin, with the command that builds it (from limen's
+// source tree, when doctor runs in one).
+func (d *doctor) installedHookBin(tree string) (bin, build string) {
+	if p, err := exec.LookPath(hookMarker); err == nil {
+		if abs, err := filepath.Abs(p); err == nil && (d.project() == "" || !strings.HasPrefix(abs, d.project()+string(filepath.Separator))) {
+			return abs, ""
+		}
+	}
+	bin = `"$(go env GOPATH)"/bin/limen-hook`
+	switch {
+	case tree == "":
+		return bin, "go install " + limenModule + "/cmd/...@latest"
+	case tree == d.project():
+		return bin, "go install ./cmd/..."
+	}
+	return bin, "go -C " + shellQuote(tree) + " install ./cmd/..."
+}
+
+// withHookBin adds --hook-bin bin to the limenctl hook install in fix.
+func withHookBin(fix, bin string) string {
+	i := strings.Index(fix, "limenctl hook install ")
+	if i < 0 {
+		return fix
+	}
+	if bin != "" && bin[0] != '"' {
+		bin = shellQuote(bin)
+	}
+	return fix + " --hook-bin " + bin
+}
+
+// limenSourceTree is the directory, from bin's up to project (to the root
+// when project is ""), whose go.mod is limen's; or "".
+func limenSourceTree(bin, project string) string {
+	for dir := filepath.Dir(bin); project == "" || dir == project || strings.HasPrefix(dir, project+string(filepath.Separator)); dir = filepath.Dir(dir) {
+		mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil {
+			for _, line := range strings.Split(string(mod), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == limenModule {
+					return dir
+				}
+			}
+		}
+		if dir == project || dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	return ""
 }
 
 // codexTrusts checks that Codex's config.toml records the hook, as it is

@@ -1,14 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/describe"
+	"github.com/limenhq/limen/policy"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -31,6 +36,8 @@ forgotten, so it stays true; limen's counts are rebuilt from the answers
 that remain, exactly as a fresh start on them would have them, and an
 approval for the session among them ends. The calls they answered have
 already run or been refused: forget changes what limen learned, not that.
+Nor does it change the policy: a rule made with an answer (answer --always,
+the TUI's r) stays, and forget names it; remove it with limenctl policy edit.
 
 Say which answers, and every selector given must hold:
   --ask ID         the answer to that ask (repeat for more; ids as in limenctl history)
@@ -148,7 +155,65 @@ func runForget(cmd *cobra.Command, a *app, o forgetOptions, af *actionFlags, arg
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", f.GetAskId(), f.GetTime().AsTime().Local().Format(time.DateTime),
 			f.GetAction().GetUser(), answer, shorten(describe.Action(f.GetAction()), 50), shorten(strings.Join(f.GetKeys(), ", "), 60))
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return printRulesKept(ctx, a, c, resp)
+}
+
+// maxRuleLookups bounds the history reads printRulesKept makes, one per
+// answer: forgetting a day of answers need not read each one's record.
+const maxRuleLookups = 20
+
+// printRulesKept says which rules made with the forgotten answers
+// (answer --always, the TUI's r) are still in the policy: forgetting an
+// answer unlearns it, but leaves the rule, which still allows (or
+// blocks) the action for everyone.
+func printRulesKept(ctx context.Context, a *app, c *client.Client, resp *limenv1.ForgetResponse) error {
+	type made struct{ ask, rule string }
+	var rules []made
+	for i, f := range resp.GetAnswers() {
+		if i == maxRuleLookups {
+			break
+		}
+		id, err := strconv.ParseUint(f.GetAskId(), 10, 64)
+		if err != nil {
+			continue
+		}
+		// An ask has its decision's id: the one decision before id+1.
+		h, err := c.API.History(ctx, &limenv1.HistoryRequest{Limit: 1, User: f.GetAction().GetUser(), BeforeId: strconv.FormatUint(id+1, 10)})
+		if err != nil {
+			return err
+		}
+		for _, d := range h.GetDecisions() {
+			if rule := describe.RuleMade(d.GetOutcome().GetNote()); d.GetAskId() == f.GetAskId() && rule != "" {
+				rules = append(rules, made{f.GetAskId(), rule})
+			}
+		}
+	}
+	if len(rules) == 0 {
+		return nil
+	}
+	cur, err := c.GetPolicy(ctx)
+	if err != nil {
+		return err
+	}
+	inForce := map[string]bool{}
+	if pol, err := policy.Parse(cur.GetDocument()); err == nil {
+		for _, r := range slices.Concat(pol.Allow, pol.Ask, pol.Block) {
+			inForce[r.Pattern] = true
+		}
+	}
+	stays := "stays"
+	if resp.GetDryRun() {
+		stays = "would stay"
+	}
+	for _, m := range rules {
+		if inForce[m.rule] {
+			fmt.Fprintf(a.out, "the rule %s made with ask %s %s in the policy, which forgetting does not change: remove it with limenctl policy edit (limenctl policy history shows when it was added)\n", m.rule, m.ask, stays)
+		}
+	}
+	return nil
 }
 
 func plural(n int, word string) string {

@@ -89,3 +89,44 @@ func TestForget(t *testing.T) {
 		t.Errorf("forget with no selector = %d: %s; want a usage error", code, errOut)
 	}
 }
+
+// TestForgetSaysTheRuleStays: forgetting an answer given with --always
+// unlearns it but leaves the rule made with it; forget says so, and how
+// to take the rule out (the trial thought undo had taken it back too).
+// An answer made with no rule says nothing of one.
+func TestForgetSaysTheRuleStays(t *testing.T) {
+	run, api := polDaemon(t)
+	for _, cmd := range []string{"npm test", "make lint"} {
+		if _, errOut, code := run("decide", cmd); code != exitAsk {
+			t.Fatalf("decide %s = %d: %s", cmd, code, errOut)
+		}
+	}
+	if out, errOut, code := run("answer", "1", "--approve", "--always"); code != exitOK {
+		t.Fatalf("answer --always = %d: %s%s", code, out, errOut)
+	}
+	if out, errOut, code := run("answer", "2", "--approve"); code != exitOK {
+		t.Fatalf("answer = %d: %s%s", code, out, errOut)
+	}
+	rule := ""
+	for _, r := range []string{"Bash(npm test:*)", "Bash(npm test)", "Bash(npm test *)"} {
+		if strings.Contains(polCurrent(t, api).GetDocument(), r) {
+			rule = r
+		}
+	}
+	if rule == "" {
+		t.Fatalf("no rule for npm test in the policy:\n%s", polCurrent(t, api).GetDocument())
+	}
+	out, errOut, code := run("forget", "--dry-run", "--ask", "1")
+	want := "the rule " + rule + " made with ask 1 would stay in the policy, which forgetting does not change: remove it with limenctl policy edit"
+	if code != exitOK || !strings.Contains(out, want) {
+		t.Errorf("forget --dry-run = %d, %s%s\nwant %q", code, out, errOut, want)
+	}
+	out, errOut, code = run("forget", "--ask", "1", "--ask", "2")
+	want = "the rule " + rule + " made with ask 1 stays in the policy"
+	if code != exitOK || !strings.Contains(out, want) || strings.Count(out, "the rule ") != 1 {
+		t.Errorf("forget = %d, %s%s\nwant %q, once", code, out, errOut, want)
+	}
+	if !strings.Contains(polCurrent(t, api).GetDocument(), rule) {
+		t.Errorf("forget took the rule out")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/describe"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -41,6 +42,11 @@ func explainPast(cmd *cobra.Command, a *app, id string) (*limenv1.ExplainDecisio
 	resp, err := c.API.ExplainDecision(ctx, &limenv1.ExplainDecisionRequest{DecisionId: id})
 	if err != nil {
 		done()
+		if client.ProblemOf(err) == client.NotFound {
+			// limend's words repeat the id ("decision 7: decision 7: not
+			// found"); say it once, with where ids come from.
+			return nil, nil, notFoundf("decision %s: not found: check the id with `limenctl history` (its ID column)", id)
+		}
 		return nil, nil, err
 	}
 	return resp, done, nil

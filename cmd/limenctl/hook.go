@@ -111,6 +111,7 @@ type hookInstallOptions struct {
 	// is wait, Claude Code's prompt).
 	onAskSet bool
 	noTrust  bool
+	dryRun   bool
 }
 
 func newHookInstallCmd(a *app) *cobra.Command {
@@ -160,6 +161,7 @@ Both run the tool when limen-hook is killed or passes the entry's
   limenctl hook install claude-code --on-ask wait --wait 50s
   limenctl hook install claude-code --settings /etc/claude-code/managed-settings.json
   limenctl hook install codex                        # ~/.codex/hooks.json, trusted in config.toml
+  limenctl hook install codex --dry-run              # print what it would write, write nothing
   limenctl hook install gemini --project             # ./.gemini/settings.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -173,6 +175,7 @@ Both run the tool when limen-hook is killed or passes the entry's
 	f.DurationVar(&o.wait, "wait", 50*time.Second, "with --on-ask wait: how long to wait for a person")
 	f.StringVar(&o.hookBin, "hook-bin", "", "limen-hook's path (default: next to limenctl, else on $PATH)")
 	f.StringVar(&o.socket, "http-socket", envHTTPSocket.get(), "limend's HTTP socket, if not the default (env LIMEN_HTTP_SOCKET; default: beside --socket when that is given)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the settings file as install would write it, and write nothing")
 	f.BoolVar(&o.noTrust, "no-trust", false, "codex: do not record the hooks as trusted in Codex's config.toml (Codex then skips them until you trust them in /hooks)")
 	return cmd
 }
@@ -224,6 +227,9 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 		return runTargetInstall(a, target, o, bin)
 	}
 	entry, command := hookEntry(bin, o.onAsk, o.wait, o.socket)
+	if o.dryRun {
+		return previewSettings(a, path, []string{command}, "", func(doc []byte) ([]byte, bool, error) { return installEntries(doc, entry) })
+	}
 	changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) { return installEntries(doc, entry) })
 	if err != nil {
 		return err
@@ -245,7 +251,19 @@ func runHookInstall(a *app, o hookInstallOptions, args []string) error {
 		// The command names this machine's limen-hook and socket.
 		fmt.Fprintf(a.out, "note: the command holds this machine's paths, and .claude/settings.json is usually committed: teammates' tool calls would fail closed on them; --local keeps it to you\n")
 	}
+	fmt.Fprint(a.out, devBuildNote(bin))
 	return nil
+}
+
+// devBuildNote is a note for a limen-hook built inside limen's source
+// tree, or "": every rebuild or checkout there changes what each tool call
+// runs, and doctor run in the tree does not run it to check it.
+func devBuildNote(bin string) string {
+	tree := limenSourceTree(bin, "")
+	if tree == "" {
+		return ""
+	}
+	return "note: " + bin + " is a build inside limen's source tree " + tree + ": each rebuild or git checkout there changes what every tool call runs, and limenctl doctor run there does not check it; to keep a copy of its own: go install ./cmd/... there, then install with --hook-bin \"$(go env GOPATH)\"/bin/limen-hook\n"
 }
 
 func newHookUninstallCmd(a *app) *cobra.Command {
@@ -404,6 +422,40 @@ func uninstallEntries(doc []byte) ([]byte, bool, error) {
 		doc, changed = next, changed || c
 	}
 	return doc, changed, nil
+}
+
+// previewSettings is hook install --dry-run: the settings file at path as
+// edit would leave it, printed rather than written; also, in note, what
+// else install would change (Codex's trust records).
+func previewSettings(a *app, path string, commands []string, note string, edit func([]byte) ([]byte, bool, error)) error {
+	doc, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	out, changed, err := edit(doc)
+	if err != nil {
+		return fmt.Errorf("%s: %w\nhint: fix the file by hand (the runtime would not read it either), then run this again", path, err)
+	}
+	if a.json {
+		return a.printJSON(map[string]any{"settings": path, "commands": commands, "changed": changed, "dry_run": true, "document": string(out)})
+	}
+	for _, c := range commands {
+		if !changed && !bytes.Contains(doc, jsonText(c)) {
+			return fmt.Errorf("limen's hook is already in %s, with other flags than these; install would change nothing\nhint: run limenctl hook uninstall first, then install again with the flags you want", path)
+		}
+	}
+	if !changed {
+		fmt.Fprintf(a.out, "dry run: limen's hook is already in %s; install would change nothing\n", path)
+		return nil
+	}
+	fmt.Fprintf(a.out, "dry run: nothing was written; install would write %s as:\n%s", path, out)
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		fmt.Fprintln(a.out)
+	}
+	if note != "" {
+		fmt.Fprintln(a.out, note)
+	}
+	return nil
 }
 
 // shellQuote quotes s for /bin/sh, which runs Claude Code's hook commands.

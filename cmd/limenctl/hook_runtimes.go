@@ -195,6 +195,19 @@ func runTargetInstall(a *app, t *hookTarget, o hookInstallOptions, bin string) e
 		entries[i], c = t.entry(e, bin, o.onAsk, o.wait, o.socket)
 		commands = append(commands, c)
 	}
+	if o.dryRun {
+		note := ""
+		if t.name == "codex" && !o.noTrust {
+			note = "and would record the entries as trusted in Codex's config.toml, as its /hooks review does (--no-trust: not)"
+		}
+		return previewSettings(a, path, commands, note, func(doc []byte) ([]byte, bool, error) {
+			out, c, oth, err := t.install(doc, entries)
+			if err == nil && oth {
+				err = fmt.Errorf("limen's hook is already in it, with other flags than these; run limenctl hook uninstall %s%s, then install again with the flags you want", t.name, o.scope.flag())
+			}
+			return out, c, err
+		})
+	}
 	other := false
 	changed, err := editSettings(path, func(doc []byte) ([]byte, bool, error) {
 		out, c, oth, err := t.install(doc, entries)
@@ -252,6 +265,7 @@ func runTargetInstall(a *app, t *hookTarget, o hookInstallOptions, bin string) e
 	if o.scope.project {
 		fmt.Fprintf(a.out, "note: the command holds this machine's paths: teammates who share %s would have their tool calls fail on them\n", t.projectFile)
 	}
+	fmt.Fprint(a.out, devBuildNote(bin))
 	return nil
 }
 

@@ -10,3 +10,11 @@ import "fmt"
 type notFoundError struct{ error }
 
 func notFoundf(format string, args ...any) error { return notFoundError{fmt.Errorf(format, args...)} }
+
+// badInputError is input limend would refuse, found before it is sent: a
+// policy document that does not validate. It exits 4, as limend's own
+// InvalidArgument does (README: "4 refused by limend (bad input, …)"),
+// not 2, which is for how limenctl was called.
+type badInputError struct{ error }
+
+func badInputf(format string, args ...any) error { return badInputError{fmt.Errorf(format, args...)} }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -62,9 +63,51 @@ func actionCells(d *limenv1.Decision) []string {
 	if len(rows) == 1 {
 		return []string{shorten(describe.Action(d.GetAction()), 60)}
 	}
+	joins := partJoins(d, rows)
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = r.Mark + " " + shorten(r.Text, 50) + "  (" + r.Class + ")"
+		out[i] = r.Mark + " " + joins[i] + shorten(r.Text, 50) + "  (" + r.Class + ")"
 	}
 	return out
+}
+
+// partJoins are what to put before each of rows' texts so that the lines
+// read as the command does: the operator written before the part ("| ",
+// "&& ", "; "), found between the parts in d's command. It is "" for the
+// first part, for one on a line of its own, and where the parts cannot be
+// found in order as written (a part inside a $(…)), rather than a guess.
+func partJoins(d *limenv1.Decision, rows []describe.PartRow) []string {
+	joins := make([]string, len(rows))
+	var in struct {
+		Command string `json:"command"`
+	}
+	if d.GetAction().GetTool() != "Bash" || json.Unmarshal([]byte(d.GetAction().GetInputJson()), &in) != nil {
+		return joins
+	}
+	cmd, pos, prevEnd := in.Command, 0, -1
+	for i, r := range rows {
+		at := strings.Index(cmd[pos:], r.Text)
+		if r.Text == "" || at < 0 {
+			prevEnd = -1
+			continue
+		}
+		start := pos + at
+		if prevEnd >= 0 {
+			gap := strings.TrimLeft(cmd[prevEnd:start], " \t)")
+			for _, op := range []string{"||", "&&", "|&", "|", ";", "&"} {
+				if !strings.HasPrefix(gap, op) {
+					continue
+				}
+				// The part is inside a substitution that follows the
+				// operator: the operator comes before another part.
+				if rest := gap[len(op):]; !strings.Contains(rest, "$(") && !strings.Contains(rest, "<(") && !strings.Contains(rest, ">(") && !strings.Contains(rest, "`") {
+					joins[i] = op + " "
+				}
+				break
+			}
+		}
+		pos = start + len(r.Text)
+		prevEnd = pos
+	}
+	return joins
 }

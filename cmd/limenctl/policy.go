@@ -72,7 +72,7 @@ func readDocument(cmd *cobra.Command, name string) (string, error) {
 func validate(doc string) (*policy.Policy, error) {
 	pol, err := policy.Parse(doc)
 	if err != nil {
-		return nil, usagef("the policy is not valid, nothing was changed:\n%v", indent(err.Error()))
+		return nil, badInputf("the policy is not valid, nothing was changed:\n%v", indent(err.Error()))
 	}
 	return pol, nil
 }

@@ -47,7 +47,12 @@ there; --merge=false replaces the three lists with the imported ones, and
 lists what that drops, except the shipped block rules in force (those that
 stop an agent answering its own asks, unhooking limen or running rm -rf /):
 they stay, and are listed as kept; remove one with limenctl policy edit if
-you must. The rest of the document, comments included, stays as it was.`,
+you must. The rest of the document, comments included, stays as it was.
+
+An allow rule outranks limen's prediction, so one that covers a whole tool
+(Bash(*), Bash, Edit(**), mcp__github, a glob over tool names) would let an
+agent use that tool without ever asking: import refuses the file then, and
+imports nothing, unless --force (--dry-run warns).`,
 		Example: `  limenctl policy import-claude ~/.claude/settings.json
   limenctl policy import-claude --dry-run .claude/settings.local.json
   limenctl policy import-claude --merge=false .claude/settings.json`,
@@ -56,11 +61,35 @@ you must. The rest of the document, comments included, stays as it was.`,
 	}
 	cmd.Flags().BoolVar(&o.merge, "merge", true, "add to the rules already in the policy (--merge=false replaces them)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change, and set nothing")
+	cmd.Flags().BoolVar(&o.force, "force", false, "import allow rules that cover a whole tool (Bash(*), Edit), which are refused otherwise")
 	return cmd
 }
 
 // importClaudeOptions are import-claude's flags.
-type importClaudeOptions struct{ merge, dryRun bool }
+type importClaudeOptions struct{ merge, dryRun, force bool }
+
+// wholeTool says what an allow rule covers when that is every use of a
+// tool ("every Bash command"), of several tools (a glob over their names)
+// or of an MCP server; else "".
+func wholeTool(pattern string) string {
+	tool, inner, hasArgs := strings.Cut(pattern, "(")
+	inner = strings.TrimSuffix(inner, ")")
+	switch {
+	case strings.Contains(tool, "*"):
+		return "every tool whose name matches " + tool
+	case hasArgs && (strings.Trim(inner, "*:/") == "" || inner == "domain:*"):
+	case hasArgs:
+		return ""
+	case strings.HasPrefix(tool, "mcp__") && strings.Count(tool, "__") > 1:
+		return "" // one MCP tool, not a server's every tool
+	case strings.HasPrefix(tool, "mcp__"):
+		return "every tool of the MCP server " + strings.TrimPrefix(tool, "mcp__")
+	}
+	if tool == "Bash" {
+		return "every Bash command"
+	}
+	return "every " + tool + " call"
+}
 
 // runImportClaude is limenctl policy import-claude FILE.
 func runImportClaude(cmd *cobra.Command, a *app, o importClaudeOptions, file string) error {
@@ -89,6 +118,27 @@ func runImportClaude(cmd *cobra.Command, a *app, o importClaudeOptions, file str
 	for _, e := range unjoinErr(refused) {
 		msg, _, _ := strings.Cut(e.Error(), "; accepted forms:")
 		rep.Refused = append(rep.Refused, msg)
+	}
+
+	// An allow rule outranks the prediction: one that covers a whole tool
+	// (Bash(*), common in Claude Code settings) turns limen off for it.
+	var broad []string
+	for _, r := range rep.Added["allow"] {
+		if what := wholeTool(r); what != "" {
+			broad = append(broad, r+" allows "+what+" without asking (only a block or ask rule stops one)")
+		}
+	}
+	switch {
+	case len(broad) > 0 && !o.force && !o.dryRun:
+		return badInputf("nothing was imported: %s\nhint: leave it out of %s or narrow it (Bash(npm test:*)), or pass --force to import it all the same",
+			strings.Join(broad, "; "), file)
+	case len(broad) > 0:
+		for _, b := range broad {
+			if !o.force {
+				b += "; import refuses it without --force"
+			}
+			rep.Warnings = append(rep.Warnings, b)
+		}
 	}
 
 	changed := len(rep.Added)+len(rep.Removed) > 0

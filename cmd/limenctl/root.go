@@ -181,7 +181,8 @@ func classify(err error, socket, cmdPath string) (int, string) {
 		return exitUsage, err.Error() + "\nhint: see " + cmdPath + " --help"
 	}
 	var nf notFoundError
-	if errors.As(err, &nf) {
+	var bi badInputError
+	if errors.As(err, &nf) || errors.As(err, &bi) {
 		return exitRefused, "refused: " + err.Error()
 	}
 	problem := client.ProblemOf(err) // Internal for an error without a gRPC status

@@ -22,6 +22,9 @@ func TestUnknownIDsExit4(t *testing.T) {
 		{[]string{"policy", "rollback", "99"}, exitRefused, "there is no policy version 99: the versions are 1 to 1"},
 		{[]string{"policy", "diff", "99", "1"}, exitRefused, "there is no policy version 99"},
 		{[]string{"policy", "diff", "1", "v42"}, exitRefused, "there is no policy version 42"},
+		// limend says "decision 99999: decision 99999: not found": once, with the hint.
+		{[]string{"history", "show", "99999"}, exitRefused, "limenctl: refused: decision 99999: not found: check the id with `limenctl history` (its ID column)\n"},
+		{[]string{"policy", "explain", "--decision", "99999"}, exitRefused, "limenctl: refused: decision 99999: not found: check the id with `limenctl history`"},
 		{[]string{"answer", "abc", "--approve"}, exitUsage, `"abc" is not an ask id`},
 		{[]string{"policy", "diff", "x"}, exitUsage, `"x" is not a policy version`},
 		{[]string{"history", "--before", "abc"}, exitUsage, `--before "abc" is not a decision id`},

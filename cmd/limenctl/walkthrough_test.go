@@ -20,6 +20,17 @@ func TestReadmeWalkthrough(t *testing.T) {
 	if !strings.Contains(out, "limenctl answer 1 --approve") {
 		t.Errorf("decide does not tell how to answer the ask:\n%s", out)
 	}
+	// The README's "A first decision" shows this output, line for line.
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, shown, _ := strings.Cut(string(readme), "## A first decision")
+	_, shown, _ = strings.Cut(shown, "$ go run ./cmd/limenctl decide git status\n")
+	shown, _, _ = strings.Cut(shown, "exit status 5\n")
+	if shown != out {
+		t.Errorf("the README's first decision differs from decide's output:\n--- README:\n%s--- decide:\n%s", shown, out)
+	}
 
 	out, _, code = run("pending")
 	if code != exitOK || !strings.Contains(out, "git status") || !strings.HasPrefix(out, "ID") {

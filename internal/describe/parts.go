@@ -101,3 +101,30 @@ func (r PartRow) String() string {
 	}
 	return s
 }
+
+// RiskClass is d's risk class as views show it: the deciding part's, and,
+// for an action of several parts, each other class among them with the
+// first part of it, so that the class of `curl … | sh` (its curl decided)
+// does not hide that the sh is network-exfiltration: "unknown (the
+// deciding part's); also network-exfiltration (sh)". Read-only parts add
+// nothing to another class, and are left out.
+func RiskClass(d *limenv1.Decision) string {
+	class := dashed(d.GetRiskClass())
+	rows := Parts(d)
+	seen := map[string]bool{class: true, "read-only": true, "-": true}
+	var others []string
+	for _, r := range rows {
+		if r.Mark != DecidedMark && !seen[r.Class] {
+			seen[r.Class] = true
+			text := []rune(r.Text)
+			if len(text) > 40 {
+				text = append(text[:39], '…')
+			}
+			others = append(others, r.Class+" ("+string(text)+")")
+		}
+	}
+	if len(rows) < 2 || len(others) == 0 {
+		return class
+	}
+	return class + " (the deciding part's); also " + strings.Join(others, ", ")
+}

@@ -83,6 +83,9 @@ func (s *Server) walkSince(ctx context.Context, since time.Time, fn func(*limenv
 			return fmt.Errorf("stats: %w", err)
 		}
 		page, err := s.store.History(q)
+		if err == nil {
+			err = s.markForgotten(page) // forget.go: count answers taken back as such
+		}
 		if err != nil {
 			return fmt.Errorf("stats: %w", err)
 		}
@@ -122,6 +125,7 @@ func count(c *limenv1.VerdictCounts, d *limenv1.Decision) {
 	case o.GetState() == limenv1.AskState_ASK_STATE_EXPIRED:
 		c.Expired++
 	case o.GetState() != limenv1.AskState_ASK_STATE_ANSWERED:
+	case o.GetForgottenAt() != nil: // taken back: it teaches nothing, so it is no approval
 	case o.GetChoice() == limenv1.Choice_CHOICE_APPROVE:
 		c.Approved++
 	case o.GetChoice() == limenv1.Choice_CHOICE_DENY:
