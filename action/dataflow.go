@@ -160,7 +160,13 @@ func (w walker) runsFiles(head word, prog string, args []word) []string {
 				if code == nil {
 					code = jsCode
 				}
+				// And the working directory's tree: what the script
+				// imports from the project (a sys.path it extends), and
+				// the same files spelled through a link in the project.
 				out = append(out, w.under(path.Dir(p), code)...)
+				if h := w.here(); h != path.Dir(p) {
+					out = append(out, w.under(h, code)...)
+				}
 			}
 		}
 	}

@@ -60,6 +60,19 @@ func (a AuthInfo) Resolved() AuthInfo {
 	return a
 }
 
+// Ready is Resolved without the wait: false while the read the handshake
+// started is still under way.
+func (a AuthInfo) Ready() (AuthInfo, bool) {
+	if r := a.reading; r != nil {
+		select {
+		case <-r.done:
+		default:
+			return a, false
+		}
+	}
+	return a.Resolved(), true
+}
+
 // AuthType implements credentials.AuthInfo.
 func (AuthInfo) AuthType() string { return "peercred" }
 

@@ -278,6 +278,18 @@ func (r *runtimes) rememberWalked(caller procKey, start uint64) {
 	r.walked[caller] = struct{}{}
 }
 
+// seenReady is seen for a caller whose connection's /proc read is done: a
+// long-lived client (mcp-gate, the TUI, a gateway) walked before needs no
+// walk, nor the goroutine Decide starts for one. False when the read is
+// still under way or the caller is new.
+func (r *runtimes) seenReady(peer peercred.AuthInfo, notSelf bool) bool {
+	p, ok := peer.Ready()
+	if !ok || r.off != nil || p.PID <= 1 || p.Start == 0 {
+		return false
+	}
+	return r.seen(procKey{int(p.PID), p.Start}, notSelf)
+}
+
 // seen reports whether the caller was walked before; a recorded caller and
 // what it runs under are marked as just seen.
 func (r *runtimes) seen(caller procKey, notSelf bool) bool {

@@ -217,7 +217,7 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	// waits for it: the caller is alive until then, so its parents can
 	// still be read, and an answer from a tool that the reply lets run
 	// finds the runtime recorded.
-	if c := s.guard.whoIs(ctx); c.kind != kindAnonymous && c.kind != kindGateway {
+	if c := s.guard.whoIs(ctx); c.kind != kindAnonymous && c.kind != kindGateway && !s.guard.runtimes.seenReady(c.peer, c.kind == kindTrusted) {
 		noted := make(chan struct{})
 		go func() {
 			defer close(noted)

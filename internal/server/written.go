@@ -2,6 +2,7 @@ package server
 
 import (
 	"container/list"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -78,27 +79,33 @@ func (w *written) record(user string, parts []action.Part) {
 // decided action itself (pending, so that a dry run, which records
 // nothing, sees it too).
 func (w *written) wrote(user string, pending []action.Part) func(string) bool {
-	// One decision's Runs entries mostly share their directory: resolve
-	// each directory once.
-	var dirs map[string]string
+	// Runs entries are matched as spelled, with no file system access on
+	// the decision's path: the written paths carry their resolved
+	// spelling (record), and a runner's entries cover the working
+	// directory's tree, so a link inside the project is covered either
+	// way; a link to outside it is a risk mark of its own (ln -s).
+	var writes []string // what the decided action itself writes, once asked
+	listed := false
 	return func(run string) bool {
-		if dirs == nil {
-			dirs = make(map[string]string)
+		if !listed {
+			listed = true
+			for _, p := range pending {
+				writes = append(writes, action.WrittenBy(p)...)
+			}
+			if len(writes) > 0 {
+				writes = withResolved(writes)
+			}
 		}
-		if r := resolvedIn(dirs, run); r != run && w.wroteAt(user, r, pending) {
-			return true
-		}
-		return w.wroteAt(user, run, pending)
+		return w.wroteAt(user, run, writes)
 	}
 }
 
-// wroteAt is wrote's check for one spelling of run.
-func (w *written) wroteAt(user, run string, pending []action.Part) bool {
-	for _, p := range pending {
-		for _, q := range withResolved(action.WrittenBy(p)) {
-			if action.RunsMatch(run, q) {
-				return true
-			}
+// wroteAt is wrote's check of run against what user's agents wrote and
+// what the decided action writes (pending).
+func (w *written) wroteAt(user, run string, pending []string) bool {
+	for _, q := range pending {
+		if action.RunsMatch(run, q) {
+			return true
 		}
 	}
 	w.mu.Lock()
@@ -131,7 +138,7 @@ func (w *written) approved(user string, parts []action.Part) {
 		return
 	}
 	for _, p := range parts {
-		for _, run := range withResolved(p.Runs) {
+		for _, run := range p.Runs {
 			for path, e := range u.at {
 				if action.RunsMatch(run, path) {
 					u.order.Remove(e)
@@ -184,14 +191,30 @@ func resolvedIn(dirs map[string]string, p string) string {
 		return r + rest
 	}
 	r := dir
-	for d, tail := dir, ""; d != "/" && d != "."; d, tail = path.Dir(d), "/"+path.Base(d)+tail {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		r = real
+	} else if d := existingPrefix(dir); d != "" {
+		// Below what exists nothing is a link yet.
 		if real, err := filepath.EvalSymlinks(d); err == nil {
-			r = strings.TrimSuffix(real, "/") + tail
-			break
+			r = strings.TrimSuffix(real, "/") + strings.TrimPrefix(dir, d)
 		}
 	}
 	if dirs != nil {
 		dirs[dir] = r
 	}
 	return r + rest
+}
+
+// existingPrefix returns the longest ancestor of the absolute dir that
+// exists ("" for none but "/"), one Lstat per level from the top.
+func existingPrefix(dir string) string {
+	at := ""
+	for _, c := range strings.Split(strings.Trim(dir, "/"), "/") {
+		next := at + "/" + c
+		if _, err := os.Lstat(next); err != nil {
+			break
+		}
+		at = next
+	}
+	return at
 }

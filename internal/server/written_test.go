@@ -60,7 +60,8 @@ func TestRunningWhatAnAgentWroteAsks(t *testing.T) {
 	wantRunsWritten("python3 notes.md after an Edit", sh("ana", "python3 notes.md"))
 
 	// Written by a redirection and run in the same command line.
-	wantRunsWritten("a heredoc into a file, then run", sh("ana", "cat > gen.py <<'EOF'\\nprint(1)\\nEOF\\npython3 gen.py"))
+	d = wantRunsWritten("a heredoc into a file, then run", sh("ana", "cat > gen.py <<'EOF'\\nprint(1)\\nEOF\\npython3 gen.py"))
+	answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE) // python runs what its tree holds: clear it
 	// A dry run of a write records nothing. (In a directory of its own:
 	// python3 runs what it imports from its script's directory, where
 	// gen.py was written just above.)
