@@ -193,10 +193,15 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 var (
 	goCode   = []string{"**/*.go", "go.mod", "go.work"}
 	rustCode = []string{"**/*.rs", "Cargo.toml", "build.rs", ".cargo/"}
-	pyCode   = []string{"**/*.py", "**/*.pth"}
-	jsCode   = []string{"**/*.js", "**/*.mjs", "**/*.cjs", "**/*.ts", "**/*.mts", "**/*.cts", "**/*.jsx", "**/*.tsx"}
-	rbCode   = []string{"**/*.rb", "Gemfile", "Rakefile"}
-	jvmCode  = []string{"**/*.java", "**/*.kt", "**/*.kts", "**/*.groovy", "**/*.gradle", "pom.xml"}
+	// Compiled modules and native extensions load as surely as source
+	// (the twelfth pass wrote a scripts/json.pyc); node loads whatever a
+	// package's "main" names, of any extension, so all of node_modules is
+	// code.
+	pyCode = []string{"**/*.py", "**/*.pth", "**/*.pyc", "**/*.so", "**/*.pyd", "**/*.zip"}
+	jsCode = []string{"**/*.js", "**/*.mjs", "**/*.cjs", "**/*.ts", "**/*.mts", "**/*.cts", "**/*.jsx", "**/*.tsx",
+		"**/*.node", "**/package.json", "node_modules/"}
+	rbCode  = []string{"**/*.rb", "Gemfile", "Rakefile"}
+	jvmCode = []string{"**/*.java", "**/*.kt", "**/*.kts", "**/*.groovy", "**/*.gradle", "pom.xml"}
 	// A task runner's recipes run anything at all (make test ran the
 	// agent's new test through go test): the code of every language
 	// below it, and its own files.
@@ -233,23 +238,26 @@ var obeyedFiles = map[string][]string{
 	"bun":   join([]string{"package.json", "bunfig.toml"}, jsCode),
 	"npx":   join([]string{"package.json"}, jsCode),
 	// pytest imports every module it collects, and what they import.
-	"pytest":         join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
-	"py.test":        join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
-	"unittest":       pyCode,
-	"jest":           join([]string{"package.json"}, jsCode),
-	"vitest":         join([]string{"package.json"}, jsCode),
-	"mocha":          join([]string{"package.json", ".mocharc.js", ".mocharc.yml"}, jsCode),
-	"tox":            join([]string{"tox.ini", "pyproject.toml", "setup.py"}, pyCode),
-	"nox":            join([]string{"noxfile.py"}, pyCode),
-	"cargo":          rustCode,
-	"go test":        goCode,
-	"go run":         goCode,
-	"go generate":    goCode,
-	"go tool":        goCode,
-	"node --test":    jsCode,
-	"deno test":      jsCode,
-	"bun test":       jsCode,
-	"git":            {".git/hooks/", ".git/config", ".gitattributes"},
+	"pytest":      join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
+	"py.test":     join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
+	"unittest":    pyCode,
+	"jest":        join([]string{"package.json"}, jsCode),
+	"vitest":      join([]string{"package.json"}, jsCode),
+	"mocha":       join([]string{"package.json", ".mocharc.js", ".mocharc.yml"}, jsCode),
+	"tox":         join([]string{"tox.ini", "pyproject.toml", "setup.py"}, pyCode),
+	"nox":         join([]string{"noxfile.py"}, pyCode),
+	"cargo":       rustCode,
+	"go test":     goCode,
+	"go run":      goCode,
+	"go generate": goCode,
+	"go tool":     goCode,
+	"node --test": jsCode,
+	"deno test":   jsCode,
+	"bun test":    jsCode,
+	// Anything below .git can make git run a program: hooks, config,
+	// config.worktree, and commondir, which names another directory's
+	// config (the twelfth pass set core.fsmonitor that way).
+	"git":            {".git/", ".gitattributes", ".gitmodules", "**/.gitattributes"},
 	"gradle":         join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
 	"gradlew":        join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
 	"mvn":            jvmCode,
