@@ -92,6 +92,23 @@ func MarkLevel(l Ladder) int {
 	return -1
 }
 
+// WritesStartup reports whether a part writes a file that runs, or says
+// what runs, later and elsewhere: a home's dot files (a file tool's
+// home-dotfile class, or a shell command's writes-startup mark). Each
+// such write is its own decision: approving `echo 'export X=1' >>
+// ~/.bashrc` says nothing about appending `curl … | sh` to it.
+func WritesStartup(p Part) bool {
+	for _, k := range p.Keys[1:min(len(p.Keys), 4)] {
+		if writerTools[p.Tool] && (strings.HasSuffix(k, ":"+ClassHomeDotfile) || strings.Contains(k, ":"+ClassHomeDotfile+":")) {
+			return true
+		}
+		if strings.HasSuffix(k, "]") && strings.Contains(k, WritesStartupMark) {
+			return true
+		}
+	}
+	return false
+}
+
 // ReadsSecret reports whether a part reads something its ladder classes as
 // a secret: a file tool's path or glob ("Read:secret", "Grep:secret"), or
 // a shell command that names a secret file or dumps the environment (the

