@@ -257,7 +257,10 @@ var obeyedFiles = map[string][]string{
 	// Anything below .git can make git run a program: hooks, config,
 	// config.worktree, and commondir, which names another directory's
 	// config (the twelfth pass set core.fsmonitor that way).
-	"git":            {".git/", ".gitattributes", ".gitmodules", "**/.gitattributes"},
+	// The hook directories core.hooksPath commonly names (husky's, the
+	// pre-commit framework's config) are git's hooks too.
+	"git": {".git/", ".gitattributes", ".gitmodules", "**/.gitattributes", ".husky/", ".githooks/", ".git-hooks/", ".hooks/",
+		".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"},
 	"gradle":         join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
 	"gradlew":        join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
 	"mvn":            jvmCode,
