@@ -49,6 +49,9 @@ type Input struct {
 	// is evidence enough for the prediction to allow a repeat, and beyond
 	// the session it is not (answeredOnce).
 	ApprovedInSession func(key string) bool
+	// NoSession says the action names no session: an approval for the
+	// session covers nothing, and the reasons do not offer one.
+	NoSession bool
 	// Draw is a uniform random number in [0, 1) for exploration.
 	Draw float64
 	// Wrote, if set, reports whether an agent wrote a file that a part's
@@ -195,7 +198,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 	if askRule != nil {
 		return withParts(*askRule, parts, askAt)
 	}
-	if r := runsWritten(plan, in.Wrote, in.Granted); r != nil {
+	if r := runsWritten(plan, in.Wrote, in.Granted, in.NoSession); r != nil {
 		return *r
 	}
 	if len(open) == 0 {
@@ -287,7 +290,7 @@ func Decide(ctx context.Context, in Input, predict PredictFunc) Result {
 			if why == "" && (i < 64 && once&(1<<i) != 0 || i >= 64 && answeredOnce(part.Keys, pred)) &&
 				(in.ApprovedInSession == nil || !in.ApprovedInSession(part.Keys.Exact())) {
 				why = "you have approved " + part.Keys.Exact() + " only once, and not in this session: one approval is no standing permission " +
-					"(approve it again and limen may allow it by itself; approve it for the session, or make a rule, to stop being asked)"
+					stopAsking(in.NoSession)
 			}
 			if why != "" {
 				r.Verdict = policy.Ask
@@ -547,6 +550,15 @@ func unvouched(part action.Part, pred predictor.Prediction) string {
 		return "you have not answered " + part.Keys[m] + " yourself, and answers to its safer forms do not vouch for it"
 	}
 	return ""
+}
+
+// stopAsking is the once-approval reason's advice: what makes limen stop
+// asking, which is no session approval for an action without a session.
+func stopAsking(noSession bool) string {
+	if noSession {
+		return "(approve it again and limen may allow it by itself; make a rule to stop being asked)"
+	}
+	return "(approve it again and limen may allow it by itself; approve it for the session, or make a rule, to stop being asked)"
 }
 
 // highStakes is the ratio of a wrong allow's cost to an ask's from which a

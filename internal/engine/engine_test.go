@@ -374,3 +374,20 @@ func TestDecideReadsEveryPart(t *testing.T) {
 		}
 	}
 }
+
+// TestOnceReasonOffersNoSessionWithoutOne: an action that names no session
+// is not told to approve for the session (the new-user trial found the
+// advice there and `decide` had no session to give it).
+func TestOnceReasonOffersNoSessionWithoutOne(t *testing.T) {
+	pol := policy.Default()
+	for _, noSession := range []bool{false, true} {
+		in := Input{Parts: parts(t, "Bash", "cargo build"), Env: policy.Env{Cwd: "/home/ana/shop", Home: "/home/ana"}, Policy: pol, Draw: 1, NoSession: noSession}
+		got := Decide(t.Context(), in, own(0.99, 1, 0))
+		if got.Verdict != policy.Ask || !strings.Contains(got.Reason, "only once") {
+			t.Fatalf("NoSession=%v: %v (%s); want the once-approval ask", noSession, got.Verdict, got.Reason)
+		}
+		if offers := strings.Contains(got.Reason, "for the session"); offers == noSession {
+			t.Errorf("NoSession=%v: reason %q offers an approval for the session: %v", noSession, got.Reason, offers)
+		}
+	}
+}

@@ -22,7 +22,7 @@ const RunsWrittenRule = "limen: runs what an agent wrote"
 // A person who approved the exact command for the session has said that
 // in this session it may run whatever the agent writes (the ask says
 // so): the edit-and-test loop of one task is asked about once.
-func runsWritten(plan *Plan, wrote, granted func(string) bool) *Result {
+func runsWritten(plan *Plan, wrote, granted func(string) bool, noSession bool) *Result {
 	if wrote == nil {
 		return nil
 	}
@@ -38,12 +38,20 @@ func runsWritten(plan *Plan, wrote, granted func(string) bool) *Result {
 			if wrote(p) {
 				return &Result{Verdict: policy.Ask, DecidedBy: ByRule, Rule: RunsWrittenRule, Key: part.Keys.Exact(), Class: part.class.Name,
 					Reason: "it runs " + runsText(p) + ", which an agent wrote since a person last allowed running it, so a person decides " +
-						"(what the file does is what was written into it; approvals of other runs say nothing about it; " +
-						"approve it for the session to let it run what this session's agent writes)"}
+						"(what the file does is what was written into it; approvals of other runs say nothing about it" + sessionAdvice(noSession) + ")"}
 			}
 		}
 	}
 	return nil
+}
+
+// sessionAdvice is the runs-written reason's way out, for an action with
+// a session.
+func sessionAdvice(noSession bool) string {
+	if noSession {
+		return ""
+	}
+	return "; approve it for the session to let it run what this session's agent writes"
 }
 
 // runsText names a Runs entry (action.RunsMatch) for a person:

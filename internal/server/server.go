@@ -263,6 +263,7 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 		Policy:            ps.pol,
 		Granted:           s.grants.For(user, grantScope(msg.GetAgent(), session, msg.GetCwd())),
 		ApprovedInSession: s.approvedIn.For(user, grantScope(msg.GetAgent(), session, msg.GetCwd())),
+		NoSession:         session == "",
 		Wrote:             s.written.wrote(user, pl.parts),
 		Draw:              rand.Float64(),
 	}
