@@ -1,6 +1,7 @@
 package action
 
 import (
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -534,6 +535,17 @@ func (w walker) redirects(rs []*syntax.Redirect) (texts, marks []string) {
 			marks = append(marks, mark)
 			// Where it writes: outside the project, and whether that is a
 			// file that runs later (~/.bashrc, ~/.ssh/authorized_keys).
+			if t := path.Clean(target.text); target.lit && (blockDevice(t) || strings.HasPrefix(t, "/proc/sys") || strings.HasPrefix(t, "/sys/")) {
+				// > /dev/sda, > /proc/sysrq-trigger: a disk's blocks, the
+				// kernel's switches.
+				marks = append(marks, "destroys")
+			}
+			if target.lit && w.runsConfig(target.text) {
+				// > .mcp.json, > CLAUDE.md, > .husky/pre-commit,
+				// > .git/HEAD: what an ordinary command, or the next
+				// agent session, runs or obeys (the twelfth pass).
+				marks = append(marks, "runs-config")
+			}
 			switch {
 			case !target.lit:
 				marks = append(marks, "write-outside")

@@ -119,6 +119,7 @@ costs = { allow = 200.0, block = 2.0, ask = 1.0 }
 # Risky flags appear sorted in brackets in the keys: "Bash:rm [-f -r]".
 keys = [
   "Bash:*[*every-file*]",  # rm *, mv * /tmp: every file of a directory
+  "Bash:*[*destroys*]",    # > /dev/sda, > /proc/sysrq-trigger, git's destroying subcommands
   "Bash:rm [*-r*]", "Bash:sudo rm [*-r*]", "Bash:git push [*-f*]", "Bash:sudo git push [*-f*]",
 ]
 match = [
