@@ -540,7 +540,7 @@ func (w walker) redirects(rs []*syntax.Redirect) (texts, marks []string) {
 				// kernel's switches.
 				marks = append(marks, "destroys")
 			}
-			if target.lit && w.runsConfig(target.text) {
+			if target.lit && w.writesConfig(target.text) {
 				// > .mcp.json, > CLAUDE.md, > .husky/pre-commit,
 				// > .git/HEAD: what an ordinary command, or the next
 				// agent session, runs or obeys (the twelfth pass).

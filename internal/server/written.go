@@ -28,7 +28,17 @@ type written struct {
 type userWrites struct {
 	order *list.List               // of paths, newest at the front
 	at    map[string]*list.Element // path → its element
+	// lost are the directories of paths the bound forgot: a run below
+	// one is asked, since what was written there is no longer known (the
+	// twelfth red-team pass wrote 3,600 files to push its module out).
+	// Past maxLostDirs, lostAll: every run is asked until a person
+	// approves one.
+	lost    map[string]bool
+	lostAll bool
 }
+
+// maxLostDirs bounds userWrites.lost.
+const maxLostDirs = 1024
 
 // maxWrittenPerUser bounds the paths remembered for one user: an agent
 // that writes more than this many files before running the first loses
@@ -68,7 +78,16 @@ func (w *written) record(user string, parts []action.Part) {
 			if u.order.Len() > w.max {
 				old := u.order.Back()
 				u.order.Remove(old)
-				delete(u.at, old.Value.(string))
+				p := old.Value.(string)
+				delete(u.at, p)
+				if u.lost == nil {
+					u.lost = make(map[string]bool)
+				}
+				if len(u.lost) >= maxLostDirs {
+					u.lostAll = true
+				} else {
+					u.lost[dirOf(p)] = true
+				}
 			}
 		}
 	}
@@ -117,6 +136,14 @@ func (w *written) wroteAt(user, run string, pending []string) bool {
 	if _, ok := u.at[run]; ok {
 		return true
 	}
+	if u.lostAll {
+		return true
+	}
+	for d := range u.lost {
+		if overlaps(dirOf(run), d) {
+			return true
+		}
+	}
 	if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
 		return false
 	}
@@ -139,6 +166,12 @@ func (w *written) approved(user string, parts []action.Part) {
 	}
 	for _, p := range parts {
 		for _, run := range p.Runs {
+			u.lostAll = false // a person allowed a run knowing nothing more
+			for d := range u.lost {
+				if overlaps(dirOf(run), d) {
+					delete(u.lost, d)
+				}
+			}
 			for path, e := range u.at {
 				if action.RunsMatch(run, path) {
 					u.order.Remove(e)
@@ -217,4 +250,22 @@ func existingPrefix(dir string) string {
 		at = next
 	}
 	return at
+}
+
+// dirOf is the directory a written path or a Runs entry is about:
+// "dir/**/name" and "dir/" are dir, a file its directory.
+func dirOf(p string) string {
+	if i := strings.Index(p, "/**/"); i >= 0 {
+		return p[:i]
+	}
+	if strings.HasSuffix(p, "/") {
+		return strings.TrimSuffix(p, "/")
+	}
+	return path.Dir(p)
+}
+
+// overlaps reports whether one directory holds the other (or they are the
+// same).
+func overlaps(a, b string) bool {
+	return a == b || strings.HasPrefix(a, strings.TrimSuffix(b, "/")+"/") || strings.HasPrefix(b, strings.TrimSuffix(a, "/")+"/")
 }
