@@ -1,6 +1,7 @@
 package team_test
 
 import (
+	"context"
 	"crypto/x509"
 	"fmt"
 	"os/user"
@@ -201,5 +202,53 @@ func BenchmarkLaptopRatios(b *testing.B) {
 				b.ReportMetric(float64(ll.Errors+rr.Errors+bb.Errors), "errors")
 			}
 		})
+	}
+}
+
+// BenchmarkThreeReplicasThroughput: decisions a second of three replicas
+// together (each on its own member of a 3-member cluster, the callers'
+// decisions spread over the three in turn) against one of them alone, in
+// alternating rounds of one run, at 16 callers. Everything — the three
+// members, the three limends, the load generator — shares this process's
+// two cores, so the ratio says what a second and third replica add when
+// they compete for the same CPUs, not what they add on machines of their
+// own (there, each brings its own).
+func BenchmarkThreeReplicasThroughput(b *testing.B) {
+	c := etcdtest.Start(b, 3)
+	var rs []*limentest.Limend
+	for _, m := range c.Members {
+		rs = append(rs, limentest.Start(b, func(cfg *daemon.Config) {
+			cfg.Limits = server.Limits{Rate: 1e9, Burst: 1e9}
+			cfg.Store = daemon.StoreEtcd
+			cfg.Etcd = daemon.Etcd{Endpoints: []string{m.ClientURL}, Prefix: "/bench/"}
+		}))
+	}
+	acts, err := loadgen.ReadActionsFile("", 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := loadgen.Seed(b.Context(), rs[0].Client, acts, 3, 4, nil); err != nil {
+		b.Fatal(err)
+	}
+	calls := make([]loadgen.Call, len(rs))
+	for i, r := range rs {
+		calls[i] = loadgen.DecideCall(r.Client, acts)
+	}
+	spread := func(ctx context.Context, worker int, seq uint64) (string, error) {
+		return calls[(uint64(worker)+seq)%uint64(len(calls))](ctx, worker, seq)
+	}
+	for b.Loop() {
+		rep, err := loadgen.Run(b.Context(), loadgen.Config{Concurrency: 16, Duration: 3 * time.Second},
+			loadgen.Target{Name: "one", Call: loadgen.DecideCall(rs[0].Client, acts)},
+			loadgen.Target{Name: "three", Call: spread})
+		if err != nil {
+			b.Fatal(err)
+		}
+		one, three := rep.Target("one"), rep.Target("three")
+		b.ReportMetric(three.QPS/one.QPS, "three/one-decide/s")
+		b.ReportMetric(one.QPS, "one-decide/s")
+		b.ReportMetric(three.QPS, "three-decide/s")
+		b.ReportMetric(loadgen.Compare(three, one).P99, "three/one-p99")
+		b.ReportMetric(float64(one.Errors+three.Errors), "errors")
 	}
 }
