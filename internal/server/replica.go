@@ -279,9 +279,11 @@ type freshness interface {
 // race, with store.ErrResolved, or could not tell). The store skips a
 // replica's own changes on its watch by counting them, so the winner's
 // change may have been skipped as this one's: without this, the loser
-// would list the ask as pending for good. It reads the decision until
-// etcd answers (in the background when the first read fails, as it may
-// in the fault that made the answer fail).
+// would list the ask as pending for good. The pending watch hands it the
+// asks it saw end but whose decision it could not read (applyPending):
+// that event does not come again. It reads the decision until etcd
+// answers (in the background when the first read fails, as it may in the
+// fault that made the answer or the read fail).
 func (s *Server) settleLost(id uint64) {
 	if s.replica == nil {
 		return
