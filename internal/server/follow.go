@@ -37,7 +37,6 @@ func (s *Server) followPending() error {
 		return err
 	}
 	s.publishReports(ctx)
-	s.reconcilePending(ctx)
 	if err := w.WatchPending(ctx, s.applyPending); err != nil {
 		cancel()
 		return fmt.Errorf("follow the pending asks of the other limends: %w", err)
