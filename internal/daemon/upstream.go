@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 
 	"github.com/limenhq/limen/internal/paths"
@@ -49,6 +50,10 @@ type ServeUpstream struct {
 	Addr     string
 	ClientCA string
 }
+
+// upstreamKeepalive is how often a laptop's limend pings its replica
+// while calls are open.
+const upstreamKeepalive = 10 * time.Second
 
 // upstreamMethods are the calls a laptop's limend may make on a replica;
 // the rest (the policy's changes, forgetting, pairing) are made on a
@@ -103,7 +108,12 @@ func dialUpstream(u Upstream) (*grpc.ClientConn, error) {
 		return nil, err
 	}
 	conf := &tls.Config{Certificates: []tls.Certificate{cert}, RootCAs: pool, MinVersion: tls.VersionTLS13}
-	conn, err := grpc.NewClient(u.Addr, grpc.WithTransportCredentials(credentials.NewTLS(conf)))
+	// Keepalives find a replica that is paused or cut off with the
+	// connection open: the calls that wait (Await, WatchPending) fail
+	// then, rather than hang on it (etcd's client needed the same,
+	// TestPausedLeaderUnderAnswers).
+	conn, err := grpc.NewClient(u.Addr, grpc.WithTransportCredentials(credentials.NewTLS(conf)),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: upstreamKeepalive, Timeout: 5 * time.Second}))
 	if err != nil {
 		return nil, fmt.Errorf("--upstream %s: %w", u.Addr, err)
 	}
@@ -191,6 +201,8 @@ func newUpstreamServer(t TLS, s ServeUpstream, log *slog.Logger) (*grpc.Server, 
 		return server.WithWebCaller(ctx, server.WebCaller{User: name, Channel: "upstream"}), nil
 	}
 	return grpc.NewServer(server.ServerOptions(log, creds,
+		// The laptops' keepalives (dialUpstream) are welcome.
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: upstreamKeepalive / 2}),
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			ctx, err := auth(ctx, info.FullMethod)
 			if err != nil {
