@@ -44,11 +44,25 @@ says about itself:
     it never changes the policy;
   - anyone limend cannot identify (plain TCP on loopback, --http-tcp): may
     Decide and Await its own asks, nothing else: no history, no pending
-    asks, no answers, no policy.
+    asks, no answers, no policy;
+  - a laptop's limend on a team replica's --upstream-listen (TLS, with a
+    client certificate signed by --upstream-client-ca): acts as the team
+    user that certificate's common name (CN) names, with that user's reach
+    only: decides, and sees, awaits and answers that user's asks.
 Answers and policy changes come from a person: limend refuses them from any
 process that runs under an agent runtime it has seen (the process that
 started limen-hook or mcp-gate), so answer in limenctl tui in your own
 terminal. docs/SECURITY.md says what that check does not stop.
+
+A team (docs/scale-out.md): replicas run --store etcd; a person's laptop
+runs limend --upstream HOST:PORT with --upstream-cert/--upstream-key (a
+client certificate whose CN is the person's team user name, such as CN=ana,
+signed by the replica's --upstream-client-ca) and --upstream-ca. It keeps no
+database and serves the person's agents on the usual sockets: it checks each
+caller as above (only its owner; no answers from an agent's processes) and
+forwards decisions, waits, answers and pending asks to the replica. When the
+replica cannot be reached or is slower than --upstream-timeout, every
+decision is ask, and an answer is refused, never half-stored.
 
 Under systemd (limenctl service install) the sockets belong to systemd's
 socket units, which start limend on the first call that reaches them:
@@ -78,7 +92,9 @@ func run(args []string) int {
   limend --tcp 127.0.0.1:7411             # also serve loopback TCP: anonymous, Decide and Await only
   limend --tcp :7411 --tls-cert s.pem --tls-key s.key --tls-client-ca ca.pem   # another machine, mutual TLS
   limend --http-tcp 127.0.0.1:7412        # hook API on loopback, for Claude Code "type": "http" hooks
-  limend --web-addr 127.0.0.1:7443        # the web app; pair a browser with limenctl pair`,
+  limend --web-addr 127.0.0.1:7443        # the web app; pair a browser with limenctl pair
+  limend --store etcd --etcd-endpoints ... --tls-cert s.pem --tls-key s.key --upstream-listen :7413 --upstream-client-ca laptops-ca.pem
+  limend --upstream limen.team.example:7413 --upstream-cert ana.pem --upstream-key ana-key.pem --upstream-ca team-ca.pem`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -140,6 +156,13 @@ func run(args []string) int {
 	f.StringVar(&cfg.TLS.ClientCA, "tls-client-ca", "", "require TCP clients to present a certificate signed by this CA (mutual TLS; env LIMEN_TLS_CLIENT_CA)")
 	f.StringVar(&cfg.TLS.TokenFile, "token-file", "", "or require 'authorization: Bearer <token>' with the token in this file (env LIMEN_TOKEN_FILE)")
 	webOpts = addWebFlags(f, &cfg) // webflags.go
+	f.StringVar(&cfg.Upstream.Addr, "upstream", "", "run on a person's machine for a team: keep no database and forward every call to the team replica at this host:port (its --upstream-listen) over mutual TLS; unreachable means ask (env LIMEN_UPSTREAM)")
+	f.StringVar(&cfg.Upstream.Cert, "upstream-cert", "", "with --upstream: this limend's client certificate (PEM); its common name (CN) is the team user it acts for (env LIMEN_UPSTREAM_CERT)")
+	f.StringVar(&cfg.Upstream.Key, "upstream-key", "", "with --upstream: the private key of --upstream-cert; whoever reads it can act as that user on the team (env LIMEN_UPSTREAM_KEY)")
+	f.StringVar(&cfg.Upstream.CA, "upstream-ca", "", "with --upstream: the CA that signed the replica's --tls-cert (env LIMEN_UPSTREAM_CA)")
+	f.DurationVar(&cfg.Upstream.Timeout, "upstream-timeout", server.DefaultUpstreamTimeout, "with --upstream: a decision the replica has not returned by then is ask; keep it below the hook's timeout (env LIMEN_UPSTREAM_TIMEOUT)")
+	f.StringVar(&cfg.ServeUpstream.Addr, "upstream-listen", "", "on a team replica: serve laptops' limends (--upstream) on this address over TLS (--tls-cert, --tls-key), each as the user its client certificate's CN names (env LIMEN_UPSTREAM_LISTEN)")
+	f.StringVar(&cfg.ServeUpstream.ClientCA, "upstream-client-ca", "", "with --upstream-listen: the CA that signs laptops' certificates; it must not be --tls-client-ca, whose certificates are admin gateways (env LIMEN_UPSTREAM_CLIENT_CA)")
 	limits := server.DefaultLimits()
 	f.IntVar(&cfg.Limits.MaxPendingPerUser, "max-pending", limits.MaxPendingPerUser, "pending asks per user; beyond it decisions are still ask but not queued (env LIMEN_MAX_PENDING)")
 	f.IntVar(&cfg.Limits.MaxAwaits, "max-awaits", limits.MaxAwaits, "Await calls waiting at once (env LIMEN_MAX_AWAITS)")

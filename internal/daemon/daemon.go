@@ -77,6 +77,12 @@ type Config struct {
 	LogWriteFault func() error
 	// Web is the web app (--web-addr and its flags); an empty Addr is off.
 	Web web.Config
+	// Upstream, when its Addr is set, runs limend on the laptop side of a
+	// team: no store, every call forwarded to a team replica (upstream.go).
+	Upstream Upstream
+	// ServeUpstream, when its Addr is set, serves the laptops' limends on
+	// a replica (upstream.go).
+	ServeUpstream ServeUpstream
 }
 
 // DefaultConfig returns the configuration limend runs with when given no
@@ -104,6 +110,8 @@ type Daemon struct {
 	log    *slog.Logger
 	store  store.Backend
 	svc    *server.Server
+	up     *server.Upstream // instead of svc, in upstream mode (upstream.go)
+	upConn *grpc.ClientConn // up's connection to the team replica
 	grpc   *grpc.Server
 	health *health.Server
 	lis    []net.Listener
@@ -112,6 +120,8 @@ type Daemon struct {
 	httpLis []net.Listener
 	tcp     *grpc.Server // the TCP listener's server, with its own credentials
 	tcpLis  net.Listener
+	upSrv   *grpc.Server // serves the laptops' limends on upLis (--upstream-listen)
+	upLis   net.Listener
 	web     *web.App // the web app, when cfg.Web.Addr is set (web.go)
 	// owned are the socket files limend bound itself, removed on stop.
 	owned []string
@@ -169,6 +179,16 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 			return nil, err
 		}
 	}
+	if cfg.Upstream.Addr != "" {
+		if err := checkUpstream(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.ServeUpstream.Addr != "" {
+		if err := checkServeUpstream(cfg); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkPrivate(cfg); err != nil {
 		return nil, err
 	}
@@ -192,6 +212,10 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	var err error
 	switch cfg.Store {
 	case "", StoreBolt:
+		if cfg.Upstream.Addr != "" {
+			newDB = false // the team replica keeps everything: no store here
+			break
+		}
 		st, err = store.Open(cfg.DB, store.Options{LockTimeout: cfg.LockTimeout, OnLogHealth: d.logHealth, WriteFault: cfg.LogWriteFault})
 	case StoreEtcd:
 		newDB = false // no file of ours to remove on a refused start
@@ -207,11 +231,13 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		for _, l := range append(d.lis, d.httpLis...) {
 			l.Close()
 		}
-		if d.tcpLis != nil {
-			d.tcpLis.Close()
+		for _, l := range []net.Listener{d.tcpLis, d.upLis} {
+			if l != nil {
+				l.Close()
+			}
 		}
 		// gRPC starts its stream workers with the server, not with Serve.
-		for _, g := range []*grpc.Server{d.grpc, d.tcp} {
+		for _, g := range []*grpc.Server{d.grpc, d.tcp, d.upSrv} {
 			if g != nil {
 				g.Stop()
 			}
@@ -219,7 +245,12 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		if d.svc != nil {
 			d.svc.Stop()
 		}
-		st.Close()
+		if d.upConn != nil {
+			d.upConn.Close()
+		}
+		if st != nil {
+			st.Close()
+		}
 		if newDB {
 			os.Remove(cfg.DB) // a refused start leaves nothing behind
 		}
@@ -239,14 +270,24 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	}
 	self.Keys = append(self.Keys, webKeys(cfg)...) // web.go
 	self.Files = append(self.Files, webKeys(cfg)...)
-	d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways,
-		Self: self})
-	if err != nil {
-		return fail(err)
+	var api limenv1.DecisionServiceServer
+	if cfg.Upstream.Addr != "" {
+		if d.upConn, err = dialUpstream(cfg.Upstream); err != nil {
+			return fail(err)
+		}
+		d.up = server.NewUpstream(server.UpstreamOptions{Conn: d.upConn, Addr: cfg.Upstream.Addr, Timeout: cfg.Upstream.Timeout, Logger: log, Limits: cfg.Limits})
+		api = d.up
+	} else {
+		d.svc, err = server.New(server.Options{Store: st, Model: cfg.Model, Logger: log, Limits: cfg.Limits, TrustedGateways: cfg.TrustedGateways,
+			Self: self})
+		if err != nil {
+			return fail(err)
+		}
+		api = d.svc
 	}
 	d.grpc = grpc.NewServer(server.ServerOptions(log, peercred.Credentials())...)
 	healthpb.RegisterHealthServer(d.grpc, d.health)
-	limenv1.RegisterDecisionServiceServer(d.grpc, d.svc)
+	limenv1.RegisterDecisionServiceServer(d.grpc, api)
 	reflection.Register(d.grpc)
 	if cfg.TCP != "" {
 		if d.tcp, err = newTCPServer(cfg.TLS, log); err != nil {
@@ -255,6 +296,16 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 		healthpb.RegisterHealthServer(d.tcp, d.health)
 		limenv1.RegisterDecisionServiceServer(d.tcp, d.svc)
 		reflection.Register(d.tcp)
+	}
+	if cfg.ServeUpstream.Addr != "" {
+		if d.upSrv, err = newUpstreamServer(cfg.TLS, cfg.ServeUpstream, log); err != nil {
+			return fail(err)
+		}
+		healthpb.RegisterHealthServer(d.upSrv, d.health)
+		limenv1.RegisterDecisionServiceServer(d.upSrv, d.svc)
+		if d.upLis, err = net.Listen("tcp", cfg.ServeUpstream.Addr); err != nil {
+			return fail(fmt.Errorf("listen on --upstream-listen %s: %w", cfg.ServeUpstream.Addr, err))
+		}
 	}
 
 	unix := cfg.Inherited.GRPC
@@ -295,10 +346,13 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	if d.tcpLis != nil {
 		go func() { d.serveErr <- d.tcp.Serve(d.tcpLis) }()
 	}
+	if d.upLis != nil {
+		go func() { d.serveErr <- d.upSrv.Serve(d.upLis) }()
+	}
 	if err := d.startWeb(); err != nil {
 		return fail(err)
 	}
-	d.http = hookapi.NewServer(hookapi.New(d.svc, log), log)
+	d.http = hookapi.NewServer(hookapi.New(api, log), log)
 	for _, l := range d.httpLis {
 		go func() {
 			if err := d.http.Serve(l); !errors.Is(err, http.ErrServerClosed) {
@@ -308,7 +362,7 @@ func Start(cfg Config, log *slog.Logger) (*Daemon, error) {
 	}
 	d.updateHealth(func() { d.started = true })
 	log.Info("limend is serving", "socket", cfg.Socket, "http_socket", cfg.HTTPSocket, "db", cfg.DB, "tcp", cfg.TCP, "http_tcp", cfg.HTTPTCP,
-		"socket_activated", cfg.Inherited.GRPC != nil || cfg.Inherited.HTTP != nil)
+		"socket_activated", cfg.Inherited.GRPC != nil || cfg.Inherited.HTTP != nil, "upstream", cfg.Upstream.Addr, "upstream_listen", cfg.ServeUpstream.Addr)
 	return d, nil
 }
 
@@ -337,6 +391,14 @@ func (d *Daemon) Addrs() []net.Addr {
 	return out
 }
 
+// UpstreamAddr returns the address of --upstream-listen, or nil.
+func (d *Daemon) UpstreamAddr() net.Addr {
+	if d.upLis == nil {
+		return nil
+	}
+	return d.upLis.Addr()
+}
+
 // Store returns the daemon's bbolt store (tests and benchmarks look inside
 // it), or nil when it runs on another (see Backend).
 func (d *Daemon) Store() *store.Store {
@@ -355,7 +417,11 @@ func (d *Daemon) Stop(ctx context.Context) error {
 	var err error
 	d.stopOnce.Do(func() {
 		d.health.Shutdown()
-		d.svc.Stop()
+		if d.svc != nil {
+			d.svc.Stop()
+		} else {
+			d.up.Stop()
+		}
 		timeout := d.cfg.ShutdownTimeout
 		if timeout <= 0 {
 			timeout = 5 * time.Second
@@ -367,6 +433,9 @@ func (d *Daemon) Stop(ctx context.Context) error {
 			var tcp sync.WaitGroup
 			if d.tcp != nil {
 				tcp.Go(d.tcp.GracefulStop)
+			}
+			if d.upSrv != nil {
+				tcp.Go(d.upSrv.GracefulStop)
 			}
 			d.grpc.GracefulStop()
 			tcp.Wait()
@@ -385,12 +454,20 @@ func (d *Daemon) Stop(ctx context.Context) error {
 			if d.tcp != nil {
 				d.tcp.Stop()
 			}
+			if d.upSrv != nil {
+				d.upSrv.Stop()
+			}
 			<-stopped
 		}
 		<-httpStopped // Shutdown returns by ctx's end at the latest
 		d.http.Close()
 		d.stopWeb(ctx)
-		err = d.store.Close()
+		if d.store != nil {
+			err = d.store.Close()
+		}
+		if d.upConn != nil {
+			d.upConn.Close()
+		}
 		for _, path := range d.owned {
 			os.Remove(path)
 		}
@@ -404,6 +481,9 @@ func (d *Daemon) Kill() {
 	d.grpc.Stop()
 	if d.tcp != nil {
 		d.tcp.Stop()
+	}
+	if d.upSrv != nil {
+		d.upSrv.Stop()
 	}
 	d.http.Close()
 }

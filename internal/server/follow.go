@@ -37,7 +37,6 @@ func (s *Server) followPending() error {
 		return err
 	}
 	s.publishReports(ctx)
-	s.reconcilePending(ctx)
 	if err := w.WatchPending(ctx, s.applyPending); err != nil {
 		cancel()
 		return fmt.Errorf("follow the pending asks of the other limends: %w", err)
@@ -108,6 +107,11 @@ func (s *Server) applyPending(c store.PendingChange) {
 		}
 		if d.GetOutcome() == nil { // the store could not read it: look again
 			if d, err = s.store.Decision(id); err != nil || d.GetOutcome() == nil {
+				// Still unreadable (the fault that failed the store's
+				// read goes on): the ask ended, and its event will not
+				// come again, so read until etcd answers rather than
+				// leave it pending here for good.
+				s.settleLost(id) // replica.go
 				return
 			}
 		}
@@ -137,7 +141,10 @@ func (s *Server) applyPending(c store.PendingChange) {
 			if err != nil || now[id] {
 				continue
 			}
-			if d, err := s.store.Decision(id); err == nil && d.GetOutcome() != nil {
+			switch d, err := s.store.Decision(id); {
+			case err != nil:
+				s.settleLost(id) // as above: read until etcd answers
+			case d.GetOutcome() != nil:
 				s.asks.resolve(id, finalOf(d.GetOutcome()))
 			}
 		}

@@ -98,6 +98,14 @@ func (g *guard) isTrusted(p peercred.AuthInfo) bool {
 // kernel credentials (loopback TCP) are anonymous and may not name a user;
 // an authenticated TCP gateway (WithGateway) may.
 func (g *guard) principal(ctx context.Context, claimed string) (string, error) {
+	// A caller that acts for one user (a laptop's limend in upstream
+	// mode, named by its client certificate) decides for that user only.
+	if w, ok := webCallerFrom(ctx); ok {
+		if claimed == "" || claimed == w.User {
+			return w.User, nil
+		}
+		return "", status.Errorf(codes.PermissionDenied, "action.user is %q but the caller acts for %q (over %s): leave user empty", claimed, w.User, w.Channel)
+	}
 	if gw, ok := gatewayFrom(ctx); ok {
 		if claimed == "" {
 			return gw, nil

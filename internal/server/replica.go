@@ -279,9 +279,11 @@ type freshness interface {
 // race, with store.ErrResolved, or could not tell). The store skips a
 // replica's own changes on its watch by counting them, so the winner's
 // change may have been skipped as this one's: without this, the loser
-// would list the ask as pending for good. It reads the decision until
-// etcd answers (in the background when the first read fails, as it may
-// in the fault that made the answer fail).
+// would list the ask as pending for good. The pending watch hands it the
+// asks it saw end but whose decision it could not read (applyPending):
+// that event does not come again. It reads the decision until etcd
+// answers (in the background when the first read fails, as it may in the
+// fault that made the answer or the read fail).
 func (s *Server) settleLost(id uint64) {
 	if s.replica == nil {
 		return
@@ -301,7 +303,7 @@ func (s *Server) settleLost(id uint64) {
 	}
 	go func() {
 		wait := 100 * time.Millisecond
-		for range 30 {
+		for { // however long etcd is out: the ask's end is not reported again
 			select {
 			case <-s.stopping:
 				return
@@ -352,55 +354,4 @@ func (s *Server) arriving(ctx context.Context, id uint64) *ask {
 			return nil
 		}
 	}
-}
-
-// reconcileEvery is how often a replica checks its pending asks against
-// the store's.
-const reconcileEvery = 2 * time.Second
-
-// reconcilePending settles, every reconcileEvery until ctx ends, the asks
-// this replica holds as pending that the store no longer does and that
-// have an outcome: whatever event of the pending watch was missed (the
-// own-change count of a lost race, a read that failed in a fault), the
-// replicas' pending lists converge within seconds. It only settles; adds
-// stay the watch's.
-func (s *Server) reconcilePending(ctx context.Context) {
-	if s.replica == nil {
-		return
-	}
-	go func() {
-		tick := time.NewTicker(reconcileEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			mine := s.asks.list()
-			if len(mine) == 0 {
-				continue
-			}
-			stored, err := s.store.Pending()
-			if err != nil {
-				continue
-			}
-			pending := make(map[string]bool, len(stored))
-			for _, p := range stored {
-				pending[p.GetAskId()] = true
-			}
-			for _, p := range mine {
-				if pending[p.GetAskId()] {
-					continue
-				}
-				id, err := store.ParseID(p.GetAskId())
-				if err != nil {
-					continue
-				}
-				if d, err := s.store.Decision(id); err == nil && d.GetOutcome() != nil {
-					s.asks.resolve(id, finalOf(d.GetOutcome()))
-				}
-			}
-		}
-	}()
 }

@@ -17,9 +17,13 @@ import (
 // and records written before compression read as they are.
 const compressedMark = 0xff
 
-// compressFrom is the smallest record worth compressing: below it DEFLATE
-// saves too little to pay for itself.
-const compressFrom = 256
+// compressFrom is the smallest record worth compressing. Decision records
+// are mostly 300–600 bytes, where DEFLATE, one record at a time, saved
+// about a fifth of their size and cost a replica as much CPU as its
+// decisions did (docs/BENCHMARKS.md, "Decide's tail on a replica"):
+// that CPU is taken from Decide. Larger records (a file's contents in an
+// edit) still shrink well.
+const compressFrom = 2048
 
 var flaters = sync.Pool{New: func() any {
 	w, _ := flate.NewWriter(nil, flate.BestSpeed)

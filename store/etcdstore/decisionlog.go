@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -222,11 +224,21 @@ const (
 	logTxnBytes   = 512 << 10
 )
 
+// logTxnsInFlight is how many of one batch's transactions are sent at
+// once. One at a time, the batcher spent most of its time waiting for
+// raft (a few ms a transaction) and could not keep up with a replica's
+// decisions: its queue filled and Decide waited for room
+// (docs/BENCHMARKS.md, "Decide's tail on a replica").
+const logTxnsInFlight = 4
+
 // writeBatch commits batch in transactions of at most logTxnRecords
 // records and logTxnBytes: each record is a nested transaction that puts
 // it only if its id has no record yet. A record that cannot be encoded is
-// skipped and its error returned. After a failure the whole batch is
-// tried again; the records already written are then skipped by etcd.
+// skipped and its error returned. The records are encoded (and
+// compressed) on all CPUs at once and the transactions sent
+// logTxnsInFlight at a time: they are independent, since no record's
+// write depends on another's. After a failure the whole batch is tried
+// again; the records already written are then skipped by etcd.
 func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 	if err := s.reachErr(); err != nil {
 		return nil, err // held for a retry once etcd is reached again
@@ -234,32 +246,34 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 	if err := s.overBudget(); err != nil {
 		return nil, err // held (then dropped), never written past the ceiling
 	}
-	ctx, cancel := s.ctx()
-	defer cancel()
+	vals := make([][]byte, len(batch))
+	errs := make([]error, len(batch))
+	var enc sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), 4, len(batch))
+	for w := range workers {
+		enc.Go(func() {
+			for i := w; i < len(batch); i += workers {
+				v, err := proto.Marshal(batch[i].decision)
+				if err != nil {
+					errs[i] = fmt.Errorf("encode decision %d: %w", batch[i].id, err)
+					continue
+				}
+				vals[i] = compress(v) // compress.go
+			}
+		})
+	}
+	enc.Wait()
+	var txns [][]clientv3.Op
 	var ops []clientv3.Op
 	size := 0
-	send := func() error {
-		if len(ops) == 0 {
-			return nil
-		}
-		_, err := s.cli.Txn(ctx).Then(ops...).Commit()
-		ops, size = ops[:0], 0
-		if err == nil {
-			s.reached()
-		}
-		return err
-	}
-	for _, item := range batch {
-		v, err := proto.Marshal(item.decision)
-		if err != nil {
-			skipped = append(skipped, fmt.Errorf("encode decision %d: %w", item.id, err))
+	for i, item := range batch {
+		if errs[i] != nil {
+			skipped = append(skipped, errs[i])
 			continue
 		}
-		v = compress(v) // compress.go
+		v := vals[i]
 		if len(ops) == logTxnRecords || (len(ops) > 0 && size+len(v) > logTxnBytes) {
-			if err := send(); err != nil {
-				return nil, err
-			}
+			txns, ops, size = append(txns, ops), nil, 0
 		}
 		k := s.keys.decision(item.id)
 		ops = append(ops, clientv3.OpTxn(
@@ -267,8 +281,35 @@ func (s *Store) writeBatch(batch []logItem) (skipped []error, err error) {
 			[]clientv3.Op{clientv3.OpPut(k, string(v))}, nil))
 		size += len(k) + len(v)
 	}
-	if err := send(); err != nil {
-		return nil, err
+	if len(ops) > 0 {
+		txns = append(txns, ops)
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var (
+		sent     sync.WaitGroup
+		slots    = make(chan struct{}, logTxnsInFlight)
+		errMu    sync.Mutex
+		firstErr error
+	)
+	for _, ops := range txns {
+		slots <- struct{}{}
+		sent.Go(func() {
+			defer func() { <-slots }()
+			if _, err := s.cli.Txn(ctx).Then(ops...).Commit(); err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = err
+				}
+				errMu.Unlock()
+				return
+			}
+			s.reached()
+		})
+	}
+	sent.Wait()
+	if firstErr != nil {
+		return nil, firstErr
 	}
 	return skipped, nil
 }

@@ -71,9 +71,10 @@
 // each record a nested transaction that puts it only if its id has none,
 // so an ask's record and outcome are never overwritten. A failed commit
 // is kept for a retry and makes LogErr report store.ErrLogUnwritable, so
-// limend turns allows into asks meanwhile. Its records are stored
-// DEFLATEd behind a 0xff byte when that is smaller (compress.go; no
-// protobuf message starts with 0xff, so plain records read as before).
+// limend turns allows into asks meanwhile. Its records of 2 KiB or more
+// are stored DEFLATEd behind a 0xff byte when that is smaller
+// (compress.go; no protobuf message starts with 0xff, so plain records
+// read as before).
 // The log keeps inside a budget of its own (retention.go): a pass every
 // minute deletes the oldest records beyond Options.LogRecords and those
 // older than Options.LogRetention, never a pending ask's; and past

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	"github.com/limenhq/limen/internal/daemon"
 	"github.com/limenhq/limen/internal/limentest"
 	"github.com/limenhq/limen/policy"
@@ -53,12 +56,16 @@ func TestFaultsUnderAnswerLoad(t *testing.T) {
 		stopLoad = make(chan struct{})
 	)
 	live.Store(&[]*limentest.Limend{a, b})
-	answer := func(l *limentest.Limend, id string, choice limenv1.Choice) {
-		if _, err := l.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: id, Choice: choice}); err == nil {
+	// answer reports whether the ask is settled: answered here, or
+	// already (by the other person, or by an answer whose reply was lost).
+	answer := func(l *limentest.Limend, id string, choice limenv1.Choice) bool {
+		_, err := l.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: id, Choice: choice})
+		if err == nil {
 			mu.Lock()
 			acked[id]++
 			mu.Unlock()
 		}
+		return err == nil || status.Code(err) == codes.FailedPrecondition
 	}
 	count := func() int {
 		mu.Lock()
@@ -95,7 +102,19 @@ func TestFaultsUnderAnswerLoad(t *testing.T) {
 					both.Wait()
 					continue
 				}
-				answer(by, id, choice)
+				// A person whose answer is refused (etcd has no leader,
+				// the replica's view is stale) answers again a little
+				// later, rather than leave the ask for a new one: asks
+				// left behind fill the user's queue (--max-pending, 200)
+				// within the outage, and once it is full nothing is
+				// queued, so nothing could be answered again.
+				for try := 0; !answer(by, id, choice) && try < 100; try++ {
+					select {
+					case <-stopLoad:
+						return
+					case <-pause.C:
+					}
+				}
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/pkg/v3/proxy"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 )
@@ -30,6 +31,7 @@ type Member struct {
 	// ClientURL is where clients reach it (http://127.0.0.1:port).
 	ClientURL string
 	etcd      *embed.Etcd
+	proxy     proxy.Server // in front of its peer port (StartProxied); nil otherwise
 	stopped   bool
 	closed    chan struct{} // closed once Stop's Close is done
 }
@@ -48,9 +50,21 @@ func Start(t testing.TB, n int) *Cluster {
 // http, as Start).
 func StartTLS(t testing.TB, n int, certs *Certs) *Cluster {
 	t.Helper()
+	return startWith(t, n, certs, false)
+}
+
+// StartProxied is Start with a proxy in front of each member's peer
+// port, so that a test can make one member slow (Member.DelayPeer).
+func StartProxied(t testing.TB, n int) *Cluster {
+	t.Helper()
+	return startWith(t, n, nil, true)
+}
+
+func startWith(t testing.TB, n int, certs *Certs, proxied bool) *Cluster {
+	t.Helper()
 	var lastErr error
 	for range 3 { // a port picked free may be taken before etcd binds it
-		c, err := start(t, n, certs)
+		c, err := start(t, n, certs, proxied)
 		if err == nil {
 			return c
 		}
@@ -60,7 +74,7 @@ func StartTLS(t testing.TB, n int, certs *Certs) *Cluster {
 	return nil
 }
 
-func start(t testing.TB, n int, certs *Certs) (*Cluster, error) {
+func start(t testing.TB, n int, certs *Certs, proxied bool) (*Cluster, error) {
 	c := &Cluster{t: t}
 	var peers []string
 	cfgs := make([]*embed.Config, n)
@@ -68,9 +82,6 @@ func start(t testing.TB, n int, certs *Certs) (*Cluster, error) {
 		cfg := embed.NewConfig()
 		cfg.Name = fmt.Sprintf("m%d", i)
 		cfg.Dir = t.TempDir()
-		// Quiet: a member stopping logs its listeners' closing as errors.
-		// Quiet: a member stopping logs its listeners' closing as errors.
-		// Quiet: a member stopping logs its listeners' closing as errors.
 		// Quiet: a member stopping logs its listeners' closing as errors.
 		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
 		// No fsync: the members share one process and one disk with the
@@ -87,11 +98,26 @@ func start(t testing.TB, n int, certs *Certs) (*Cluster, error) {
 			}
 		}
 		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
+		m := &Member{Name: cfg.Name, ClientURL: client.String()}
+		if proxied {
+			// The others reach this member at the proxy's address; it
+			// listens behind it.
+			front := freeURL(t)
+			cfg.AdvertisePeerUrls = []url.URL{front}
+			m.proxy = proxy.NewServer(proxy.ServerConfig{Logger: zap.NewNop(), From: url.URL{Scheme: "tcp", Host: front.Host}, To: url.URL{Scheme: "tcp", Host: peer.Host}})
+			select {
+			case <-m.proxy.Ready():
+			case err := <-m.proxy.Error():
+				c.stop()
+				return nil, fmt.Errorf("proxy of member %s: %w", cfg.Name, err)
+			}
+			peer = front
+		}
 		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{client}, []url.URL{client}
 		cfg.InitialClusterToken = t.Name()
 		peers = append(peers, cfg.Name+"="+peer.String())
 		cfgs[i] = cfg
-		c.Members = append(c.Members, &Member{Name: cfg.Name, ClientURL: client.String()})
+		c.Members = append(c.Members, m)
 	}
 	for i, cfg := range cfgs {
 		cfg.InitialCluster = strings.Join(peers, ",")
@@ -237,5 +263,29 @@ func (c *Cluster) stop() {
 		if m.closed != nil {
 			<-m.closed
 		}
+		if m.proxy != nil {
+			m.proxy.Close()
+		}
 	}
+}
+
+// DelayPeer delays by d every byte this member sends its peers and every
+// request they send it (a cluster started with StartProxied): its raft
+// messages — acknowledgements of the leader's appends, votes, the
+// proposals and read-index requests it forwards to the leader — arrive d
+// late, which is how a member whose disk takes d to sync looks to the
+// others. Its own disk and apply are not slowed. Zero removes the delay.
+func (m *Member) DelayPeer(d time.Duration) {
+	if d == 0 {
+		m.proxy.UndelayRx()
+		m.proxy.UndelayTx()
+		return
+	}
+	m.proxy.DelayRx(d, 0)
+	m.proxy.DelayTx(d, 0)
+}
+
+// IsLeader reports whether the member leads the cluster now.
+func (m *Member) IsLeader() bool {
+	return !m.stopped && m.etcd.Server.Leader() == m.etcd.Server.MemberID()
 }
