@@ -203,6 +203,9 @@ func (g *guard) fromPerson(c caller, why string) error {
 	case rt != nil:
 		return status.Errorf(codes.PermissionDenied, "%s (this process runs under %s)", why, rt)
 	}
+	if d := g.runtimes.detached(peer.PID, peer.Start); d != nil {
+		return status.Errorf(codes.PermissionDenied, "%s (this process runs in a session that process %d (%s) detached from every terminal, as an agent's code does to leave its runtime; answer from a terminal)", why, d.PID, d.Comm)
+	}
 	return nil
 }
 

@@ -125,6 +125,33 @@ func playRole(role string) int {
 		}
 		fmt.Printf("orphan-parent: %d\n", os.Getppid())
 		return callAll(ctx, role, c)
+	case "detacher":
+		// A process that leaves every tree and terminal, as setsid -f
+		// does: it backgrounds a child in a subshell and exits, so the
+		// child is reparented to init (the twelfth red-team pass ran
+		// `setsid -f sh p.sh` from git's fsmonitor).
+		sh := exec.CommandContext(ctx, "sh", "-c", `"$0" -test.run='^$' &`, os.Args[0])
+		sh.Env = append(os.Environ(), envRole+"=detached")
+		sh.Stderr = os.Stderr
+		out, err := sh.Output()
+		os.Stdout.Write(out)
+		if err != nil {
+			fmt.Printf("detached: failed: %v\n", err)
+			return 1
+		}
+		return 0
+	case "detached":
+		c, err := client.Dial(os.Getenv(envSocket))
+		if err != nil {
+			fmt.Printf("detached: failed: %v\n", err)
+			return 1
+		}
+		defer c.Close()
+		if p, err := peercred.ReadProc(os.Getppid()); err == nil && p.Comm == "sh" {
+			waitExit(os.Getppid())
+		}
+		fmt.Printf("detached-parent: %d\n", os.Getppid())
+		return callAll(ctx, role, c)
 	case "gate-runtime":
 		// A runtime that starts an MCP gate, which stays up.
 		gate := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
@@ -543,4 +570,30 @@ func copyFile(from, to string) error {
 		return err
 	}
 	return os.WriteFile(to, b, 0o755)
+}
+
+// TestDetachedCallerCannotAnswer: a process that left every process tree
+// and terminal (reparented to init, no controlling terminal above it) is
+// refused the person's calls, naming what detached it; the person's own
+// process is not.
+func TestDetachedCallerCannotAnswer(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh:", err)
+	}
+	l, env := startWithHook(t)
+	ask := decideAsk(t, l.Client.API, "make deploy-detached", "")
+	got := play(t, "detacher", append(env, envAsk+"="+ask), &syscall.SysProcAttr{Setsid: true}, "")
+	if got["detached-parent"] == "" {
+		t.Fatalf("the detached process did not run: %v", got)
+	}
+	if p, err := peercred.ReadProc(os.Getpid()); err == nil && p.TTY != 0 {
+		t.Skip("the test runs on a terminal, which its children would inherit")
+	}
+	if !strings.HasPrefix(got["answer"], "PermissionDenied: answers come from a person") || !strings.Contains(got["answer"], "detached from every terminal") {
+		t.Errorf("the detached process's answer = %q; want refused as detached", got["answer"])
+	}
+	got = play(t, "person", append(env, envAsk+"="+ask), nil, "")
+	if got["answer"] != "OK: " {
+		t.Fatalf("the person's answer = %q; want OK", got["answer"])
+	}
 }

@@ -480,6 +480,53 @@ func (r *runtimes) runtimeSince(pid int32, start uint64) (e *runtimeEntry, sameS
 	return r.sessionRuntime(caller.SID), true, since, nil
 }
 
+// detached returns the process that detached the caller's chain from any
+// terminal, or nil: walking up from the caller, no process has a
+// terminal, up to the one below pid 1 or a service manager (setsid -f,
+// a daemon's double fork, a cron job, a service). A
+// person answers from a terminal, or from limend's own process (the web
+// app, the tests); an agent's code that escaped its runtime's tree this
+// way is what the twelfth red-team pass answered with (git's fsmonitor
+// ran `setsid -f sh p.sh`, which ran `limenctl answer`). A chain that
+// reaches a terminal, limend, or a process that cannot be read is not
+// detached: the last fails elsewhere, the others are the person's.
+func (r *runtimes) detached(pid int32, start uint64) *peercred.Proc {
+	if r.off != nil || pid <= 1 {
+		return nil
+	}
+	p, err := r.read(int(pid))
+	if err != nil || start != 0 && p.Start != start {
+		return nil
+	}
+	for i := 0; i < maxWalk; i++ {
+		if p.TTY != 0 || r.isSelf(keyOf(p)) {
+			return nil
+		}
+		if p.PPID <= 1 || serviceManagers[r.comm(p.PPID)] {
+			return &p // reparented, or a service: no terminal anywhere above
+		}
+		q, err := r.read(p.PPID)
+		if err != nil || q.Start > p.Start {
+			return nil
+		}
+		p = q
+	}
+	return nil
+}
+
+// serviceManagers are the parents a detached process is reparented to
+// besides pid 1: the user's service manager, a subreaper.
+var serviceManagers = map[string]bool{"systemd": true, "launchd": true, "init": true}
+
+// comm is the program name of pid, or "" when it cannot be read.
+func (r *runtimes) comm(pid int) string {
+	q, err := r.read(pid)
+	if err != nil {
+		return ""
+	}
+	return q.Comm
+}
+
 // startBelowTop returns the earliest start of the recorded processes from
 // k up to, not including, the runtime at the top of its chain. A process
 // the agent started is recorded too once it calls Decide itself (the
