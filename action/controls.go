@@ -99,6 +99,12 @@ var protectedUnderHome = []protectedPath{
 	{".local/share/limen/**", "limen's database"},
 	{".local/state/limen/**", "limen's sockets and state"},
 	{".config/limen/**", "limen's configuration"},
+	// The service manager starts limend from its unit: an override's
+	// ExecStart runs a fake limend at its sockets (the twelfth pass).
+	{".config/systemd/user/limen*", "limen's service units"},
+	{".config/systemd/user/*/limen*", "limen's service units"},
+	{".config/systemd/user/limen*/**", "limen's service units"},
+	{"Library/LaunchAgents/*limen*", "limen's launchd agent"},
 	{"Library/Application Support/limen/**", "limen's database and sockets (macOS)"},
 	// A runtime's hook runs limen-hook by its path: replacing or removing
 	// the binary turns every decision into what the replacement says.

@@ -2169,6 +2169,11 @@ var cargoHarmlessKeys = []string{"profile.", "build.jobs", "build.incremental", 
 // config file, target.*.rustflags) makes the part opaque.
 func seeCargo(w walker, c *execCall) (int, bool) {
 	cmd := c.cmd()
+	if len(cmd) > 1 && strings.HasPrefix(cmd[1].text, "+") && (strings.Contains(cmd[1].text, "/") || !cmd[1].lit) {
+		// cargo +/path/to/toolchain build runs the cargo and rustc found
+		// there (the twelfth pass built its own).
+		return 0, w.opaqueCall(c, "cargo runs the toolchain at "+strings.TrimPrefix(cmd[1].text, "+")+", whose programs limen does not read")
+	}
 	done := false
 	for i := 1; i < len(cmd); i++ {
 		t := cmd[i].text

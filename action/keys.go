@@ -48,7 +48,11 @@ import (
 // runtime's workdir) has the directory in its exact key ("Bash:make
 // @/tmp/evil"); the runtimes' transcripts and more credential files are
 // secrets.
-const KeyScheme = 11
+// 12: the eleventh and twelfth passes: where a push lands (to:main,
+// src:dst, --tags), a package manager's other registry, ln -s to outside,
+// a redirection's target (write-outside, writes-startup, runs-config,
+// destroys), the file tools' runs-config class.
+const KeyScheme = 12
 
 // MaxKeyLen is the longest key Parts returns, in bytes. A longer key is cut
 // at a rune boundary and ends with "#" and 16 hex digits of a hash of the

@@ -139,6 +139,12 @@ func targetPart(a Action, root, raw string) Part {
 
 // targetPartOf keys the cleaned absolute path p, of class class.
 func targetPartOf(a Action, root, p, class string) Part {
+	if class == ClassWorkspace && writerTools[root] && runsConfig(p) {
+		// CLAUDE.md, package.json, a Makefile, .husky/pre-commit: what
+		// the next session or an ordinary command obeys is its own
+		// class of edit (the twelfth pass wrote CLAUDE.md with Write).
+		class = ClassRunsConfig
+	}
 	l := ladder{root}
 	l.add(root + ":" + class)
 	// People grant files by directory (src/ yes, scripts/ no), so the

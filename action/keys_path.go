@@ -18,6 +18,10 @@ const (
 	ClassHomeDotfile = "home-dotfile"
 	// ClassWorkspace is inside the working directory.
 	ClassWorkspace = "workspace"
+	// ClassRunsConfig is a file in the working directory that an
+	// ordinary command runs or obeys, or that steers the next agent
+	// session (runsConfig), for the tools that write it.
+	ClassRunsConfig = "runs-config"
 	// ClassOutside is everything else.
 	ClassOutside = "outside"
 )
