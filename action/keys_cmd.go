@@ -916,6 +916,36 @@ var configEnvNames = set("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG
 	"http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy", "ftp_proxy", "FTP_PROXY", "no_proxy", "NO_PROXY",
 	"GIT_SSL_NO_VERIFY", "NODE_TLS_REJECT_UNAUTHORIZED")
 
+// harmlessEnv are variables whose value no program runs or reads a file
+// from: modes, levels, targets, colours, locales. Any other assignment
+// before a command is a mark of its own (env:NAME), since what a program
+// makes of a variable is the program's to say: GOAUTH='sh -c …' go build
+// runs the command, RUSTDOCFLAGS='-C linker=sh' cargo test a linker (the
+// thirteenth red-team pass), and execEnv cannot list them all.
+var harmlessEnv = set("NODE_ENV", "RAILS_ENV", "RACK_ENV", "APP_ENV", "FLASK_ENV", "MIX_ENV", "DEBUG", "CI", "TZ", "LANG", "LANGUAGE",
+	"LC_ALL", "LC_CTYPE", "LC_MESSAGES", "LC_COLLATE", "LC_NUMERIC", "LC_TIME", "RUST_LOG", "RUST_BACKTRACE", "RUST_MIN_STACK", "GOOS",
+	"GOARCH", "GOARM", "GOAMD64", "CGO_ENABLED", "GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GOTRACEBACK", "GODEBUG", "GOEXPERIMENT", "GOFIPS140",
+	"PORT", "HOST", "FORCE_COLOR", "NO_COLOR", "CLICOLOR", "CLICOLOR_FORCE", "TERM", "COLORTERM", "COLUMNS", "LINES", "PYTHONUNBUFFERED",
+	"PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "PYTHONWARNINGS", "PYTHONIOENCODING", "PYTHONUTF8", "VERBOSE", "LOG_LEVEL", "LOGLEVEL",
+	"NODE_NO_WARNINGS", "CARGO_TERM_COLOR", "CARGO_INCREMENTAL", "CARGO_PROFILE_RELEASE_DEBUG", "TF_LOG", "TF_IN_AUTOMATION",
+	"GIT_TERMINAL_PROMPT", "GIT_PAGER_IN_USE", "HUSKY", "SKIP", "DISABLE_OPENCOLLECTIVE", "ADBLOCK", "NEXT_TELEMETRY_DISABLED",
+	"DOTNET_CLI_TELEMETRY_OPTOUT", "TIMEOUT", "JOBS", "RELEASE", "VERSION", "NUM", "COUNT", "SEED", "UPDATE_SNAPSHOTS", "TEST", "ENVIRONMENT")
+
+// envMarks are the env:NAME marks of the assignments before a command
+// that are neither harmless nor already seen through (execEnv's, the
+// configuration variables of config-env).
+func envMarks(before []word) []string {
+	var out []string
+	for _, w := range before {
+		name, _, ok := strings.Cut(w.text, "=")
+		if !ok || !isAssignment(w.text) || harmlessEnv[name] || strings.HasPrefix(name, "LC_") {
+			continue
+		}
+		out = append(out, "env:"+name)
+	}
+	return out
+}
+
 // configEnv reports whether the assignments before a command (words that
 // are NAME=value) move where it reads configuration from.
 func configEnv(before []word) bool {

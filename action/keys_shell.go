@@ -760,6 +760,7 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	if configEnv(words[:start]) || (prog == "make" || prog == "gmake") && makeEnv(cmd[1:]) {
 		marks = append(marks, "config-env")
 	}
+	marks = append(marks, envMarks(words[:start])...)
 	if ctx.piped && readsPatchFromStdin(prog, sub, cmd[1:]) {
 		marks = append(marks, "<pipe")
 	}

@@ -74,7 +74,7 @@ func TestPartsBash(t *testing.T) {
 		{
 			name:    "env prefix and wrappers are seen through",
 			cmd:     "FOO=1 env BAR=2 timeout 5 nice -n 10 nohup npm run test -- --watch",
-			want:    [][]string{{"Bash", "Bash:npm", "Bash:npm run test", "Bash:npm run test [script:test]", "Bash:FOO=1 env BAR=2 timeout 5 nice -n 10 nohup npm run test -- --watch"}},
+			want:    [][]string{{"Bash", "Bash:npm", "Bash:npm run test", "Bash:npm run test [env:BAR env:FOO script:test]", "Bash:FOO=1 env BAR=2 timeout 5 nice -n 10 nohup npm run test -- --watch"}},
 			subject: []string{"npm run test -- --watch"},
 		},
 		{

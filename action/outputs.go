@@ -96,8 +96,11 @@ var outputRows = map[string]outputRule{
 	"gtar":             {opts: dirs("-C", "--directory"), when: tarExtracts},
 	"bsdtar":           {opts: dirs("-C", "--directory"), when: tarExtracts},
 	"unzip":            {opts: dirs("-d")},
-	"go build":         {opts: outs("-o")},
-	"go test": {opts: append(dirs("-outputdir", "-test.outputdir", "-test.fuzzcachedir", "-test.gocoverdir"), outs("-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
+	"go build":         {opts: outs(append([]string{"-o"}, goDebugOutputs...)...)},
+	"go run":           {opts: outs(goDebugOutputs...)},
+	"go install":       {opts: outs(goDebugOutputs...)},
+	"go vet":           {opts: outs(goDebugOutputs...)},
+	"go test": {opts: append(dirs("-outputdir", "-test.outputdir", "-test.fuzzcachedir", "-test.gocoverdir"), outs("-debug-trace", "-debug-actiongraph", "-debug-runtime-trace", "-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
 		// the test binary's own flags, given after -args
 		"-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile", "-test.mutexprofile", "-test.trace", "-test.testlogfile")...)},
 	"go mod vendor": {opts: dirs("-o")},
@@ -715,6 +718,10 @@ func sedScriptFiles(s string) (files, reads []string, ok bool) {
 	}
 	return files, reads, true
 }
+
+// goDebugOutputs are the build flags of every go subcommand that compiles
+// which write a file (the thirteenth pass wrote ~/.bashrc with them).
+var goDebugOutputs = []string{"-debug-trace", "-debug-actiongraph", "-debug-runtime-trace"}
 
 // curlRemoteName reports whether curl saves what it fetches under the
 // URL's own name: -O (alone or in a cluster, -sLO), --remote-name,
