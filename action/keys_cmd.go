@@ -381,6 +381,12 @@ func (w walker) argMarks(prog string, args []word) []string {
 	if prog == "mv" && last != "" && !isRemoteTarget(last) && w.leavesWorkspace(last) && len(args) > 1 {
 		marks = append(marks, "moves-out") // mv src /tmp/gone takes the project's files away
 	}
+	if prog == "go" && goToolFlags(args) {
+		// -ldflags=-o=~/.bashrc, -gcflags=-cpuprofile=…, -ldflags=-extar=X,
+		// -gccgoflags=-fplugin=…: the compiler's and linker's own options
+		// write files and run programs (the thirteenth pass).
+		marks = append(marks, "tool-flags")
+	}
 	if prog == "ln" && w.linksOutside(args) {
 		// A link in the project to a tree outside it makes every later
 		// `cd link`, `git -C link`, `python3 link/x.py` look like work
@@ -699,6 +705,64 @@ func (w walker) readsTreeOutside(prog string, args []word) bool {
 		}
 	}
 	return false
+}
+
+// goToolFlags reports whether go's arguments pass the compiler, linker or
+// assembler options other than the few that only strip, inline or stamp
+// (-s -w -X name=value, -N -l -m -B), or choose another compiler.
+func goToolFlags(args []word) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, ok := strings.Cut(a.text, "=")
+		switch name {
+		case "-ldflags", "--ldflags", "-gcflags", "--gcflags", "-asmflags", "--asmflags", "-gccgoflags", "--gccgoflags", "-compiler", "--compiler":
+		default:
+			continue
+		}
+		if !ok {
+			if i+1 >= len(args) {
+				return false
+			}
+			value = args[i+1].text
+			i++
+			ok = args[i].lit
+		}
+		if !a.lit || !ok || name == "-gccgoflags" || name == "--gccgoflags" {
+			return true
+		}
+		if name == "-compiler" || name == "--compiler" {
+			if value != "gc" {
+				return true
+			}
+			continue
+		}
+		if !safeToolFlags(value) {
+			return true
+		}
+	}
+	return false
+}
+
+// safeToolFlags reports whether a -ldflags/-gcflags/-asmflags value holds
+// only options that write and run nothing: a package pattern's
+// "all=" prefix, -s, -w, -X name=value, -N, -l, -m, -B, -trimpath.
+func safeToolFlags(v string) bool {
+	if i := strings.Index(v, "="); i > 0 && !strings.HasPrefix(v, "-") {
+		v = v[i+1:] // all=-N -l
+	}
+	fields := strings.Fields(strings.Trim(v, `'"`))
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		switch {
+		case f == "-s" || f == "-w" || f == "-N" || f == "-l" || f == "-B" || f == "-trimpath" || f == "-m" || strings.HasPrefix(f, "-m="):
+		case f == "-X" && i+1 < len(fields) && !strings.HasPrefix(fields[i+1], "-"):
+			i++
+		case strings.HasPrefix(f, "-X=") || strings.HasPrefix(f, "-buildid="):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // linksOutside reports whether ln makes a symbolic link to a path outside
