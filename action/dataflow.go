@@ -192,7 +192,7 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 // file names.
 var (
 	goCode   = []string{"**/*.go", "go.mod", "go.work"}
-	rustCode = []string{"**/*.rs", "Cargo.toml", "build.rs", ".cargo/", "rust-toolchain.toml", "rust-toolchain"}
+	rustCode = []string{"**/*.rs", "Cargo.toml", "Cargo.lock", "build.rs", ".cargo/", "rust-toolchain.toml", "rust-toolchain"}
 	// Compiled modules and native extensions load as surely as source
 	// (the twelfth pass wrote a scripts/json.pyc); node loads whatever a
 	// package's "main" names, of any extension, so all of node_modules is
@@ -232,10 +232,10 @@ var obeyedFiles = map[string][]string{
 	"just":  join(anyCode),
 	"task":  join(anyCode),
 	"rake":  join(anyCode),
-	"npm":   join([]string{"package.json", ".npmrc", "**/*.sh"}, jsCode),
-	"yarn":  join([]string{"package.json", ".yarnrc", ".yarnrc.yml", "**/*.sh"}, jsCode),
-	"pnpm":  join([]string{"package.json", ".npmrc", ".pnpmfile.cjs", "**/*.sh"}, jsCode),
-	"bun":   join([]string{"package.json", "bunfig.toml"}, jsCode),
+	"npm":   join([]string{"package.json", ".npmrc", "**/*.sh", "package-lock.json", "npm-shrinkwrap.json"}, jsCode),
+	"yarn":  join([]string{"package.json", ".yarnrc", ".yarnrc.yml", "**/*.sh", "yarn.lock"}, jsCode),
+	"pnpm":  join([]string{"package.json", ".npmrc", ".pnpmfile.cjs", "**/*.sh", "pnpm-lock.yaml"}, jsCode),
+	"bun":   join([]string{"package.json", "bunfig.toml", "bun.lock", "bun.lockb"}, jsCode),
 	"npx":   join([]string{"package.json"}, jsCode),
 	// pytest imports every module it collects, and what they import.
 	"pytest":      join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),

@@ -377,6 +377,27 @@ func inspectsOpen(t string) bool {
 	return host != "127.0.0.1" && host != "localhost" && host != "[::1]"
 }
 
+// seeJq: a jq program read from a file (-f, --from-file, its input), or
+// one that imports or includes modules (-L, import, include), reads
+// files limen does not see: `jq -n -L / 'import "root/.docker/config" as
+// $c; $c'` printed a credentials file (the thirteenth pass).
+func seeJq(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	for i := 1; i < len(cmd); i++ {
+		x := cmd[i]
+		t := x.text
+		switch {
+		case t == "-f" || t == "--from-file" || strings.HasPrefix(t, "--from-file=") || t == "-L" || t == "--library-path" || strings.HasPrefix(t, "-L") && len(t) > 2:
+			return 0, w.opaqueCall(c, "jq reads its program or modules from files limen does not read")
+		case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsRune(t, 'f') && len(t) < 6:
+			return 0, w.opaqueCall(c, "jq reads its program from a file limen does not read")
+		case !strings.HasPrefix(t, "-") && (strings.Contains(t, "import ") || strings.Contains(t, "include ") || strings.Contains(t, "input_filename") || strings.Contains(t, "$__loc__")):
+			return 0, w.opaqueCall(c, "the jq program imports modules from files limen does not read")
+		}
+	}
+	return 0, false
+}
+
 // pythonInteractive reports whether a python option cluster (-i, -qi,
 // -ui) holds -i: after the script, python runs its input as code. The
 // letters after one that takes a value (-c, -m, -W, -X) are that value.
@@ -416,6 +437,9 @@ func init() {
 		execTable[name] = execRule{code: code, see: seeInterpreter}
 	}
 	execTable["deno"] = execRule{see: seeDeno}
+	for _, name := range []string{"jq", "gojq", "jaq"} {
+		execTable[name] = execRule{see: seeJq}
+	}
 	execTable["bun"] = execRule{code: interpreterCode["bun"], see: seeBun}
 	longOptions = buildLongOptions()
 }

@@ -570,7 +570,12 @@ func (w walker) argMarks(prog string, args []word) []string {
 // git's and the shells' configuration and hooks, package managers' rc
 // files, test bootstraps. An agent that copies over one of them makes an
 // approved `git status` or `npm test` run what it wrote.
-var runsConfigNames = set(".mcp.json", ".claude.json", "CLAUDE.md", "AGENTS.md", "GEMINI.md", "go.mod", ".pnpmfile.cjs", "rust-toolchain", "rust-toolchain.toml", "go.work", ".tool-versions", ".mise.toml", "mise.toml", ".nvmrc",
+var runsConfigNames = set(".mcp.json", ".claude.json", "CLAUDE.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
+	// CI configurations run where the project's secrets are (the
+	// thirteenth pass wrote them with the file tools).
+	".gitlab-ci.yml", "bitbucket-pipelines.yml", "azure-pipelines.yml", "Jenkinsfile", ".travis.yml", "appveyor.yml", ".drone.yml",
+	"cloudbuild.yaml", "buildspec.yml", ".circleci", "lint-staged.config.js", "lint-staged.config.mjs", ".lintstagedrc",
+	".lintstagedrc.json", ".lintstagedrc.js", "go.mod", ".pnpmfile.cjs", "rust-toolchain", "rust-toolchain.toml", "go.work", ".tool-versions", ".mise.toml", "mise.toml", ".nvmrc",
 	".node-version", ".python-version", ".ruby-version", "Cargo.toml", ".gitattributes", ".gitmodules", ".gitconfig", ".npmrc", ".yarnrc", ".yarnrc.yml", ".curlrc", ".wgetrc",
 	".envrc", ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc", ".pythonrc",
 	"conftest.py", "sitecustomize.py", "usercustomize.py", ".pre-commit-config.yaml", "package.json", "Makefile", "makefile", "GNUmakefile",

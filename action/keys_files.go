@@ -1,6 +1,7 @@
 package action
 
 import (
+	"path"
 	"strconv"
 	"strings"
 )
@@ -139,7 +140,7 @@ func targetPart(a Action, root, raw string) Part {
 
 // targetPartOf keys the cleaned absolute path p, of class class.
 func targetPartOf(a Action, root, p, class string) Part {
-	if class == ClassWorkspace && writerTools[root] && runsConfig(p) {
+	if class == ClassWorkspace && (writerTools[root] || root == "apply_patch") && (runsConfig(p) || lockFiles[strings.ToLower(path.Base(p))]) {
 		// CLAUDE.md, package.json, a Makefile, .husky/pre-commit: what
 		// the next session or an ordinary command obeys is its own
 		// class of edit (the twelfth pass wrote CLAUDE.md with Write).

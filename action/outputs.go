@@ -303,6 +303,23 @@ func outputsOf(prog string, args []word) []written {
 				}
 			}
 		}
+	case "cargo":
+		// libtest's own options, after --: cargo test -- --logfile
+		// ~/.bashrc writes the test log there (the thirteenth pass).
+		if sub := subcommand(prog, args); sub == "test" || sub == "bench" || sub == "t" {
+			after := false
+			for i, a := range args {
+				if a.text == "--" {
+					after = true
+					continue
+				}
+				if after {
+					if v, ok := outputValue(args, i, "--logfile"); ok {
+						out = append(out, written{w: v})
+					}
+				}
+			}
+		}
 	case "node", "nodejs":
 		out = append(out, nodeOutputsJoined(args)...)
 	case "sed", "gsed":

@@ -16,7 +16,9 @@ import (
 
 // goRunsCode are the go subcommands that run the packages they are given
 // (test binaries, programs, generators, analyzers).
-var goRunsCode = set("test", "run", "generate", "vet")
+// build and install too: go build -C /tmp/evil compiles (and with cgo or
+// toolchain lines runs) what is there (the thirteenth pass).
+var goRunsCode = set("test", "run", "generate", "vet", "build", "install")
 
 // elsewhereMarks returns the marks of a command that runs code from, or
 // writes into, places outside the project.

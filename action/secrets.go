@@ -178,6 +178,16 @@ var credentialFiles = []credentialFile{
 		"**/{,*[-_.]}secret.{yaml,yml,json}", "**/config/database.yml", "**/config/master.key",
 		"**/config/credentials/*.key", "**/{settings_local,local_settings}.py", "~/.config/sops/"},
 		example: "~/.subversion/auth/svn.simple/5f9a1c"},
+	// What a machine's devices capture (keys typed, the microphone, the
+	// camera, the screen, another terminal's input), backups of system
+	// secrets, more tools' keys, and limen's own logs (the thirteenth
+	// pass read each with cat or head).
+	{kind: "capture devices, system backups and more keys", patterns: []string{"/dev/input/**", "/dev/snd/**", "/dev/video*", "/dev/fb*",
+		"/dev/vcs*", "/dev/pts/*", "/dev/hidraw*", "/dev/sg*", "/dev/uinput", "/dev/tty[0-9]*", "/dev/dri/**", "/dev/bus/usb/**",
+		"/var/backups/**", "/etc/sssd/**", "/sys/firmware/**", "**/actions-runner/.credentials*", "**/actions-runner/.runner",
+		"~/.config/llm/", "~/.local/share/io.datasette.llm/", "~/.config/aichat/", "~/.local/share/python_keyring/", "~/.snowsql/",
+		"~/.linode-cli", "~/.ipython/**/history.sqlite", "~/.local/state/limen/", "~/.local/share/limen/"},
+		example: "/dev/input/event0"},
 	{kind: "named secrets", patterns: []string{
 		"**/{,.}credentials{,.json,.toml,.yml,.yaml,.xml,.ini,.db,.tfrc.json}", "**/*{-,_}credentials{,.json,.toml,.yml,.yaml}",
 		"**/access_tokens.db", "**/secrets.yml", "**/secrets.yaml", "**/secrets.json", "**/secrets.toml", "**/token.json", "**/*.token"},
