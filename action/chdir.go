@@ -71,6 +71,26 @@ func (w walker) runsAt(dir string) walker {
 
 // runsElsewhere reports whether the command runs outside the working
 // directory, or where limen cannot tell.
+// systemDir reports whether a command runs in a directory that is no
+// project: the root, a home directory itself, or the system's own trees.
+// Relative paths there name the system's files (rm -rf bin in /), so an
+// approval given in a project says nothing about them.
+func (w walker) systemDir(d string) bool {
+	if d == "" {
+		return false
+	}
+	d = path.Clean(d)
+	if d == "/" || d == w.home || d == "/home" || d == "/Users" || d == "/tmp" || d == "/var/tmp" || d == "/root" && w.home == "/root" {
+		return true
+	}
+	for _, root := range []string{"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/var", "/opt", "/boot", "/sys", "/proc", "/dev", "/System", "/Library", "/Applications", "/private"} {
+		if d == root || strings.HasPrefix(d, root+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 func (w walker) runsElsewhere() bool {
 	if w.dir == nil || !w.dir.moved {
 		return false

@@ -205,11 +205,17 @@ var (
 	// A task runner's recipes run anything at all (make test ran the
 	// agent's new test through go test): the code of every language
 	// below it, and its own files.
-	anyCode = join(goCode, rustCode, pyCode, jsCode, rbCode, jvmCode, []string{"**/*.sh", "**/*.bash", "**/*.zsh", "**/*.pl", "**/*.pm",
+	anyCode = join(goCode, rustCode, pyCode, jsCode, rbCode, jvmCode, []string{"**/" + noExt, "**/*.sh", "**/*.bash", "**/*.zsh", "**/*.pl", "**/*.pm",
 		"**/*.php", "**/*.lua", "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.hpp", "**/*.cs", "**/*.swift", "**/*.scala", "**/*.ex",
 		"**/*.exs", "**/*.mk", "**/Makefile", "**/makefile", "**/GNUmakefile", "**/justfile", "**/Justfile", "**/Taskfile.yml",
 		"**/Taskfile.yaml", "**/Rakefile", "package.json"})
 )
+
+// noExt, as the name in "dir/**/" + noExt, is any file without an
+// extension below dir: the bin/setup, script/lint and configure scripts a
+// task runner's recipe or a package's script runs (the fourteenth pass
+// wrote script/lint with git log --output, and make test ran it).
+const noExt = "*noext"
 
 func join(lists ...[]string) []string {
 	var out []string
@@ -232,14 +238,14 @@ var obeyedFiles = map[string][]string{
 	"just":  join(anyCode),
 	"task":  join(anyCode),
 	"rake":  join(anyCode),
-	"npm":   join([]string{"package.json", ".npmrc", "**/*.sh", "package-lock.json", "npm-shrinkwrap.json"}, jsCode),
-	"yarn":  join([]string{"package.json", ".yarnrc", ".yarnrc.yml", "**/*.sh", "yarn.lock"}, jsCode),
-	"pnpm":  join([]string{"package.json", ".npmrc", ".pnpmfile.cjs", "**/*.sh", "pnpm-lock.yaml"}, jsCode),
+	"npm":   join([]string{"package.json", ".npmrc", "**/*.sh", "package-lock.json", "npm-shrinkwrap.json", "**/" + noExt}, jsCode),
+	"yarn":  join([]string{"package.json", ".yarnrc", ".yarnrc.yml", "**/*.sh", "yarn.lock", "**/" + noExt}, jsCode),
+	"pnpm":  join([]string{"package.json", ".npmrc", ".pnpmfile.cjs", "**/*.sh", "pnpm-lock.yaml", "**/" + noExt}, jsCode),
 	"bun":   join([]string{"package.json", "bunfig.toml", "bun.lock", "bun.lockb"}, jsCode),
 	"npx":   join([]string{"package.json"}, jsCode),
 	// pytest imports every module it collects, and what they import.
-	"pytest":      join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
-	"py.test":     join([]string{"pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
+	"pytest":      join([]string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
+	"py.test":     join([]string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
 	"unittest":    pyCode,
 	"jest":        join([]string{"package.json"}, jsCode),
 	"vitest":      join([]string{"package.json"}, jsCode),
@@ -330,6 +336,9 @@ func RunsMatch(run, path string) bool {
 			return false
 		}
 		base := path[strings.LastIndexByte(path, '/')+1:]
+		if name == noExt {
+			return base != "" && !strings.Contains(base, ".")
+		}
 		if suffix, ok := strings.CutPrefix(name, "*"); ok {
 			return strings.HasSuffix(base, suffix)
 		}

@@ -1473,6 +1473,11 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 		if !x.lit {
 			return 0, w.opaqueCall(c, "the program it runs is built when it runs")
 		}
+		if name, _, _ := strings.Cut(x.text, "="); node && (name == "--env-file" || name == "--env-file-if-exists") {
+			// NODE_OPTIONS=--require … in that file runs code (the
+			// fourteenth pass).
+			return 0, w.opaqueCall(c, "node takes its environment from a file limen does not read, NODE_OPTIONS included")
+		}
 		if node && inspectsOpen(x.text) {
 			return 0, w.opaqueCall(c, "node opens its debugger to the network, and whoever reaches it runs code")
 		}

@@ -793,12 +793,22 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 		head += " " + sub
 		l.add("Bash:" + head)
 	}
+	systemAt := !w.runsElsewhere() && w.systemDir(w.here())
+	if systemAt {
+		marks = append(marks, "cwd-system")
+	}
 	if len(marks) > 0 {
 		l.add("Bash:" + head + " [" + joinSorted(marks) + "]")
 	}
 	exact := joinWords(words)
 	for _, t := range ctx.redirs {
 		exact += " " + t
+	}
+	if systemAt {
+		// rm -rf bin with the runtime's cwd at / (after a cd / in an
+		// earlier call) is not the rm -rf bin approved in the project
+		// (the fourteenth pass).
+		exact += " @" + w.here()
 	}
 	if w.runsElsewhere() && !w.dir.named {
 		// The same words run elsewhere are another action: `make` after
