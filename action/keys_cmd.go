@@ -372,6 +372,22 @@ func (w walker) argMarks(prog string, args []word) []string {
 			break
 		}
 	}
+	if ws := w.commandWrites(prog, args); len(ws) > 0 && !slices.Contains(marks, "write-outside") && !copiers[prog] && prog != "tee" {
+		// sed -n 'w script/lint', find -fprintf: a write, which approving
+		// the program's reads says nothing about.
+		marks = append(marks, "writes")
+	}
+	if !slices.Contains(marks, "runs-config") {
+		// sed -n 'w .pytest.ini', find -fprintf Makefile, git log
+		// --output=package.json: an option's output is a write as a
+		// redirection's is (the fourteenth pass).
+		for _, p := range w.commandWrites(prog, args) {
+			if w.writesConfig(p) {
+				marks = append(marks, "runs-config")
+				break
+			}
+		}
+	}
 	if copiers[prog] && last != "" && w.writesConfig(last) || removers[prog] && w.anyRunsConfig(args) || prog == "tee" && w.anyRunsConfig(args) {
 		// .git/config, .git/hooks/*, .gitattributes, node_modules/.bin/*,
 		// .npmrc, .curlrc, a shell's rc file: files whose content an
@@ -570,7 +586,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 // git's and the shells' configuration and hooks, package managers' rc
 // files, test bootstraps. An agent that copies over one of them makes an
 // approved `git status` or `npm test` run what it wrote.
-var runsConfigNames = set(".mcp.json", ".claude.json", "CLAUDE.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
+var runsConfigNames = set(".mcp.json", ".claude.json", ".pytest.ini", "CLAUDE.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md",
 	// CI configurations run where the project's secrets are (the
 	// thirteenth pass wrote them with the file tools).
 	".gitlab-ci.yml", "bitbucket-pipelines.yml", "azure-pipelines.yml", "Jenkinsfile", ".travis.yml", "appveyor.yml", ".drone.yml",

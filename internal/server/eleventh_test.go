@@ -189,3 +189,30 @@ func TestWritesThatRunLater(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptsWithoutExtensionAndSystemDirs: the fourteenth pass wrote an
+// extensionless script/lint (git log --output, sed's w command, go build
+// -o) that make test and npm run lint then ran, and ran an approved
+// rm -rf bin with the runtime's working directory at /.
+func TestScriptsWithoutExtensionAndSystemDirs(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	teach(t, c, sh("ana", "make test"), sh("ana", "npm run lint"), sh("ana", "rm -rf bin"), sh("ana", "make clean"), sh("ana", "git status"))
+	for _, write := range []string{"git log -1 --format=%s --output=script/lint", "sed -n 'w script/lint' notes.md", "go build -o script/lint ."} {
+		for _, run := range []string{"make test", "npm run lint"} {
+			decideOnce(t, c, sh("ana", write), false) // again: the approval below clears it
+			d := decideOnce(t, c, sh("ana", run), false)
+			if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+				t.Fatalf("%s after %s: %v (%s); want an ask because it runs what an agent wrote", run, write, d.GetVerdict(), d.GetReason())
+			}
+			answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+		}
+	}
+	for _, cwd := range []string{"/", "/usr", "/home/ana"} {
+		for _, cmd := range []string{"rm -rf bin", "make clean"} {
+			if d := decideOnce(t, c, in(sh("ana", cmd), cwd), true); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+				t.Errorf("%s in %s, approved in the project: allowed (%s)", cmd, cwd, d.GetReason())
+			}
+		}
+	}
+}
