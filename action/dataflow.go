@@ -205,11 +205,23 @@ var (
 	// A task runner's recipes run anything at all (make test ran the
 	// agent's new test through go test): the code of every language
 	// below it, and its own files.
-	anyCode = join(goCode, rustCode, pyCode, jsCode, rbCode, jvmCode, []string{"**/" + noExt, "**/*.sh", "**/*.bash", "**/*.zsh", "**/*.pl", "**/*.pm",
-		"**/*.php", "**/*.lua", "**/*.c", "**/*.h", "**/*.cc", "**/*.cpp", "**/*.hpp", "**/*.cs", "**/*.swift", "**/*.scala", "**/*.ex",
-		"**/*.exs", "**/*.mk", "**/Makefile", "**/makefile", "**/GNUmakefile", "**/justfile", "**/Justfile", "**/Taskfile.yml",
-		"**/Taskfile.yaml", "**/Rakefile", "package.json"})
+	// Every pass found another kind of file a recipe runs (a .pyc, a
+	// script without an extension), so for them it is every file below
+	// but data: documents, tables, logs, images, the usual config
+	// formats. The files of those formats that a tool runs or obeys are
+	// listed by name where it matters (package.json, pytest.ini).
+	anyCode = []string{"**/" + notData, "**/Makefile", "**/Taskfile.yml", "**/Taskfile.yaml", "package.json"}
 )
+
+// notData, as the name in "dir/**/" + notData, is any file below dir
+// whose extension is not one of dataExts.
+const notData = "*notdata"
+
+// dataExts are the extensions of files a task runner's recipe reads and
+// writes as data, never runs.
+var dataExts = set(".md", ".markdown", ".txt", ".rst", ".adoc", ".csv", ".tsv", ".log", ".out", ".json", ".yaml", ".yml", ".toml",
+	".xml", ".ini", ".lock", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".pdf", ".html", ".css", ".scss", ".map",
+	".tgz", ".gz", ".zip", ".tar", ".d", ".sum", ".snap", ".golden")
 
 // noExt, as the name in "dir/**/" + noExt, is any file without an
 // extension below dir: the bin/setup, script/lint and configure scripts a
@@ -338,6 +350,10 @@ func RunsMatch(run, path string) bool {
 		base := path[strings.LastIndexByte(path, '/')+1:]
 		if name == noExt {
 			return base != "" && !strings.Contains(base, ".")
+		}
+		if name == notData {
+			i := strings.LastIndexByte(base, '.')
+			return base != "" && (i <= 0 || !dataExts[strings.ToLower(base[i:])])
 		}
 		if suffix, ok := strings.CutPrefix(name, "*"); ok {
 			return strings.HasSuffix(base, suffix)

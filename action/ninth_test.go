@@ -269,3 +269,27 @@ func TestTenthPassKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskRunnersRunAllButData: a task runner's recipes may run any file
+// below them, so every written file counts but documents, tables, logs
+// and images (each pass before found another kind of file they run).
+func TestTaskRunnersRunAllButData(t *testing.T) {
+	var runs []string
+	for _, p := range Parts(Action{Tool: "Bash", Input: map[string]any{"command": "make test"}, Cwd: "/home/ana/shop"}) {
+		runs = append(runs, p.Runs...)
+	}
+	runsFile := func(f string) bool {
+		return slices.ContainsFunc(runs, func(r string) bool { return RunsMatch(r, f) })
+	}
+	for _, f := range []string{"/home/ana/shop/script/lint", "/home/ana/shop/tools/x.weird", "/home/ana/shop/src/a.go", "/home/ana/shop/scripts/json.pyc",
+		"/home/ana/shop/Makefile", "/home/ana/shop/lib/x.so", "/home/ana/shop/package.json"} {
+		if !runsFile(f) {
+			t.Errorf("make test does not run %s", f)
+		}
+	}
+	for _, f := range []string{"/home/ana/shop/docs/notes.md", "/home/ana/shop/out.txt", "/home/ana/shop/data/x.csv", "/home/ana/shop/img/a.png", "/home/other/x.sh"} {
+		if runsFile(f) {
+			t.Errorf("make test counts %s, which is data or elsewhere, as run", f)
+		}
+	}
+}
