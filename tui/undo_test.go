@@ -1,14 +1,9 @@
 package tui
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/limenhq/limen/internal/limentest"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
 
@@ -16,23 +11,8 @@ import (
 // there is nothing to undo; after a deny, u takes that answer back, and
 // limend's history keeps it, marked forgotten.
 func TestUndoLastAnswer(t *testing.T) {
-	l := limentest.Start(t)
-	c := l.Client
-	v := c.Decide(t.Context(), &limenv1.Action{User: "ana", Agent: "claude-code", Session: "s1", Tool: "Bash",
-		InputJson: `{"command":"make deploy"}`, Cwd: "/home/ana/shop"})
+	c, m, r, v := askShown(t, `make deploy`, 120)
 	id := v.Decision.GetAskId()
-	if v.Err != nil || id == "" {
-		t.Fatalf("Decide = %v %q, %v; want an ask", v.Verdict, v.Reason, v.Err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	m := New(ctx, Options{Client: c, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
-	defer m.Close()
-	m.c.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
-	r := &runtime{t: t, ctx: ctx, m: m, msgs: make(chan tea.Msg, 64)}
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	r.run(m.watch.open())
-	r.until("the ask is shown", func() bool { return selectedID(m) == id })
 
 	r.press("u")
 	if !strings.Contains(m.c.status, "nothing to undo") {
@@ -66,23 +46,8 @@ func TestUndoLastAnswer(t *testing.T) {
 // and the status says so and how to remove it; the rule is still in the
 // policy.
 func TestUndoSaysTheRuleStays(t *testing.T) {
-	l := limentest.Start(t)
-	c := l.Client
-	v := c.Decide(t.Context(), &limenv1.Action{User: "ana", Agent: "claude-code", Session: "s1", Tool: "Bash",
-		InputJson: `{"command":"npm test"}`, Cwd: "/home/ana/shop"})
+	c, m, r, v := askShown(t, `npm test`, 120)
 	id := v.Decision.GetAskId()
-	if v.Err != nil || id == "" {
-		t.Fatalf("Decide = %v %q, %v; want an ask", v.Verdict, v.Reason, v.Err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	m := New(ctx, Options{Client: c, Renderer: NewRenderer(nil, true), CallTimeout: 2 * time.Second})
-	defer m.Close()
-	m.c.after = func(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
-	r := &runtime{t: t, ctx: ctx, m: m, msgs: make(chan tea.Msg, 64)}
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	r.run(m.watch.open())
-	r.until("the ask is shown", func() bool { return selectedID(m) == id })
 
 	r.press("r")
 	rule := m.pending.rule.input.Value()
