@@ -72,10 +72,14 @@ func (w walker) redirectWrites(rs []*syntax.Redirect) []string {
 func (w walker) commandWrites(prog string, args []word) []string {
 	var out []string
 	for _, o := range outputsOf(prog, args) {
-		if p := w.abs(o.w); p != "" && !o.dir {
+		switch p := w.abs(o.w); {
+		case p != "" && o.dir:
+			out = append(out, strings.TrimSuffix(p, "/")+"/") // some files below it
+		case p != "":
 			out = append(out, p)
 		}
 	}
+	out = append(out, w.treeWrites(prog, args)...)
 	if copiers[prog] {
 		ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"))
 		if len(ops) > 1 {
@@ -105,6 +109,65 @@ func (w walker) commandWrites(prog string, args []word) []string {
 	return out
 }
 
+// treeWrites are the trees a command writes files into that its words do
+// not name, each as "dir/": an archive extracted or a patch applied where
+// it runs. The files in an agent's notes.tgz or notes.diff are the
+// agent's as surely as those it writes itself, so a run below is asked
+// (RunsMatch). Where it runs is not known, it is "/".
+func (w walker) treeWrites(prog string, args []word) []string {
+	into := func() []string {
+		if h := w.here(); strings.HasPrefix(h, "/") {
+			return []string{strings.TrimSuffix(h, "/") + "/"}
+		}
+		return []string{"/"}
+	}
+	first := ""
+	if len(args) > 0 {
+		first = args[0].text
+	}
+	switch prog {
+	case "tar", "gtar", "bsdtar":
+		if tarExtracts(args) && !hasArg(args, "-C") && !hasArgPrefix(args, "--directory") {
+			return into()
+		}
+	case "unzip":
+		if !hasArg(args, "-d") && !hasArg(args, "-l") && !hasArg(args, "-t") && !hasArg(args, "-v") && !hasArg(args, "-Z") && !hasArg(args, "-p") {
+			return into()
+		}
+	case "7z", "7za", "7zr":
+		if first == "x" || first == "e" {
+			return into() // or its -oDIR, below it or not
+		}
+	case "cpio":
+		if strings.HasPrefix(first, "-i") || first == "--extract" {
+			return into()
+		}
+	case "ar", "jar":
+		if strings.Contains(strings.TrimPrefix(first, "-"), "x") {
+			return into()
+		}
+	case "patch":
+		if !hasArg(args, "--dry-run") {
+			return into()
+		}
+	case "git":
+		switch sub := subcommand(prog, args); {
+		case sub == "am", sub == "apply" && !hasArg(args, "--check") && !hasArg(args, "--stat") && !hasArg(args, "--numstat") && !hasArg(args, "--summary"):
+			return into()
+		}
+	}
+	return nil
+}
+
+func hasArgPrefix(args []word, p string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a.text, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // inPlaceFlag reports whether sed or perl edits its files in place.
 func inPlaceFlag(args []word) bool {
 	for _, a := range args {
@@ -116,9 +179,9 @@ func inPlaceFlag(args []word) bool {
 }
 
 // runsFiles are the files a simple command runs as code: an interpreter's
-// or shell's script, a program named by its path (./run.sh, bin/tool), a
-// file sourced, a module of the working directory (python -m notes), test
-// files and go run's files.
+// or shell's script and what is beside it, a program named by its path
+// (./run.sh, bin/tool), a file sourced, test files named, and what it
+// runs of the tree where it runs (obeys).
 func (w walker) runsFiles(head word, prog string, args []word) []string {
 	var out []string
 	add := func(t word) {
@@ -146,31 +209,26 @@ func (w walker) runsFiles(head word, prog string, args []word) []string {
 		}
 	}
 	out = append(out, w.obeys(prog, args)...)
-	// An interpreter imports from where its script is (python puts the
+	// A script imports and runs from where it is (python puts the
 	// script's directory first on sys.path; node resolves ./ requires
-	// there), and python -m from the working directory: a module written
-	// there shadows the one the script meant (scripts/json.py).
-	switch base := interpreterBase(prog); {
-	case base == "python" && hasArg(args, "-m"):
-		out = append(out, w.under(w.here(), pyCode)...)
-	case base == "python" || base == "node" || prog == "nodejs" || prog == "deno" || prog == "tsx" || prog == "ts-node" || base == "ruby":
-		if x, ok := scriptOf(prog, args); ok {
-			if p := w.abs(x); p != "" {
-				code := map[string][]string{"python": pyCode, "ruby": rbCode}[base]
-				if code == nil {
-					code = jsCode
-				}
-				// And the working directory's tree: what the script
-				// imports from the project (a sys.path it extends), and
-				// the same files spelled through a link in the project.
-				out = append(out, w.under(path.Dir(p), code)...)
-				if h := w.here(); h != path.Dir(p) {
-					out = append(out, w.under(h, code)...)
-				}
-			}
-		}
+	// there; a shell script sources ./lib.sh), as well as from the
+	// working directory's tree (obeys).
+	if x, ok := scriptOf(prog, args); ok {
+		out = append(out, w.besides(x)...)
+	} else if strings.Contains(head.text, "/") {
+		out = append(out, w.besides(head)...)
 	}
 	return out
+}
+
+// besides returns what a script at t runs from its own directory, when
+// that is not where the command runs.
+func (w walker) besides(t word) []string {
+	p := w.abs(t)
+	if p == "" || path.Dir(p) == w.here() {
+		return nil
+	}
+	return w.under(path.Dir(p), anyCode)
 }
 
 // withWrites returns ctx with more files its commands write (an enclosing
@@ -182,51 +240,31 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 	return ctx
 }
 
-// Source files by language, as obeyedFiles names them: what a test
-// runner, build tool or interpreter compiles or imports from the tree it
-// runs in. An agent that adds or edits any of them and runs the approved
-// `go test ./...` runs what it wrote: a new zz_test.go, an init() in any
-// file of the package, a scripts/json.py that `python3 scripts/gen.py`
-// imports instead of the standard library's (the eleventh red-team pass
-// did each). So the whole language is the runner's, not a list of test
-// file names.
-var (
-	goCode   = []string{"**/*.go", "go.mod", "go.work"}
-	rustCode = []string{"**/*.rs", "Cargo.toml", "Cargo.lock", "build.rs", ".cargo/", "rust-toolchain.toml", "rust-toolchain"}
-	// Compiled modules and native extensions load as surely as source
-	// (the twelfth pass wrote a scripts/json.pyc); node loads whatever a
-	// package's "main" names, of any extension, so all of node_modules is
-	// code.
-	pyCode = []string{"**/*.py", "**/*.pth", "**/*.pyc", "**/*.so", "**/*.pyd", "**/*.zip"}
-	jsCode = []string{"**/*.js", "**/*.mjs", "**/*.cjs", "**/*.ts", "**/*.mts", "**/*.cts", "**/*.jsx", "**/*.tsx",
-		"**/*.node", "**/package.json", "node_modules/"}
-	rbCode  = []string{"**/*.rb", "Gemfile", "Rakefile"}
-	jvmCode = []string{"**/*.java", "**/*.kt", "**/*.kts", "**/*.groovy", "**/*.gradle", "pom.xml"}
-	// A task runner's recipes run anything at all (make test ran the
-	// agent's new test through go test): the code of every language
-	// below it, and its own files.
-	// Every pass found another kind of file a recipe runs (a .pyc, a
-	// script without an extension), so for them it is every file below
-	// but data: documents, tables, logs, images, the usual config
-	// formats. The files of those formats that a tool runs or obeys are
-	// listed by name where it matters (package.json, pytest.ini).
-	anyCode = []string{"**/" + notData, "**/Makefile", "**/Taskfile.yml", "**/Taskfile.yaml", "package.json"}
-)
+// What a program runs from the tree it runs in. A test runner, build
+// tool, task runner or interpreter runs code, and that code can run any
+// file at all: a new zz_test.go under go test, a scripts/json.py that
+// `python3 scripts/gen.py` imports instead of the standard library's, a
+// .pyc, a script without an extension that a recipe or a test execs (each
+// of the eleventh to fourteenth red-team passes found one more kind).
+// A table of which files each runner runs was never complete, so a
+// program runs every file below where it runs but data (anyCode), unless
+// it is one of the few whose every input limen knows: those that run
+// nothing from the tree (runsNothingBelow) and git, whose list is exact.
+var anyCode = []string{"**/" + notData, "**/Taskfile.yml", "**/Taskfile.yaml", "**/package.json", "node_modules/"}
 
 // notData, as the name in "dir/**/" + notData, is any file below dir
 // whose extension is not one of dataExts.
 const notData = "*notdata"
 
-// dataExts are the extensions of files a task runner's recipe reads and
-// writes as data, never runs.
+// dataExts are the extensions of files programs read and write as data,
+// never run. The files of those formats that a tool runs or obeys are
+// listed by name where it matters (package.json, pytest.ini).
 var dataExts = set(".md", ".markdown", ".txt", ".rst", ".adoc", ".csv", ".tsv", ".log", ".out", ".json", ".yaml", ".yml", ".toml",
 	".xml", ".ini", ".lock", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".pdf", ".html", ".css", ".scss", ".map",
 	".tgz", ".gz", ".zip", ".tar", ".d", ".sum", ".snap", ".golden")
 
 // noExt, as the name in "dir/**/" + noExt, is any file without an
-// extension below dir: the bin/setup, script/lint and configure scripts a
-// task runner's recipe or a package's script runs (the fourteenth pass
-// wrote script/lint with git log --output, and make test ran it).
+// extension below dir (RunsMatch).
 const noExt = "*noext"
 
 func join(lists ...[]string) []string {
@@ -237,74 +275,124 @@ func join(lists ...[]string) []string {
 	return out
 }
 
+// runner is what a program that runs code runs: every file below it but
+// data, and the files of data formats it obeys (package.json's scripts,
+// pytest.ini's options, Cargo.toml's build script).
+func runner(obeys ...string) []string { return join(anyCode, obeys) }
+
 // obeyedFiles are the files of the directory a program runs in that it
-// reads and does what they say, or compiles and runs, by program (or by
-// "program subcommand"): a Makefile's recipes, package.json's scripts,
-// pytest's conftest.py and tests, git's hooks, the package go test
-// builds. A name ending in "/" stands for everything below it (""
+// runs or does what they say, by program (or by "program subcommand"),
+// where that is more than anyCode. A name ending in "/" stands for
+// everything below it (""
 // for everything below the directory); one starting with "**/" for that
 // name anywhere below the directory (name may open with "*": **/*.go).
 var obeyedFiles = map[string][]string{
-	"make":  join(anyCode),
-	"gmake": join(anyCode),
-	"just":  join(anyCode),
-	"task":  join(anyCode),
-	"rake":  join(anyCode),
-	"npm":   join([]string{"package.json", ".npmrc", "**/*.sh", "package-lock.json", "npm-shrinkwrap.json", "**/" + noExt}, jsCode),
-	"yarn":  join([]string{"package.json", ".yarnrc", ".yarnrc.yml", "**/*.sh", "yarn.lock", "**/" + noExt}, jsCode),
-	"pnpm":  join([]string{"package.json", ".npmrc", ".pnpmfile.cjs", "**/*.sh", "pnpm-lock.yaml", "**/" + noExt}, jsCode),
-	"bun":   join([]string{"package.json", "bunfig.toml", "bun.lock", "bun.lockb"}, jsCode),
-	"npx":   join([]string{"package.json"}, jsCode),
-	// pytest imports every module it collects, and what they import.
-	"pytest":      join([]string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
-	"py.test":     join([]string{"pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"}, pyCode),
-	"unittest":    pyCode,
-	"jest":        join([]string{"package.json"}, jsCode),
-	"vitest":      join([]string{"package.json"}, jsCode),
-	"mocha":       join([]string{"package.json", ".mocharc.js", ".mocharc.yml"}, jsCode),
-	"tox":         join([]string{"tox.ini", "pyproject.toml", "setup.py"}, pyCode),
-	"nox":         join([]string{"noxfile.py"}, pyCode),
-	"cargo":       rustCode,
-	"go test":     goCode,
-	"go run":      goCode,
-	"go generate": goCode,
-	"go tool":     goCode,
-	"node --test": jsCode,
-	"deno test":   jsCode,
-	"bun test":    jsCode,
-	// Anything below .git can make git run a program: hooks, config,
-	// config.worktree, and commondir, which names another directory's
-	// config (the twelfth pass set core.fsmonitor that way).
-	// The hook directories core.hooksPath commonly names (husky's, the
-	// pre-commit framework's config) are git's hooks too.
-	"git": {".git/", ".gitattributes", ".gitmodules", "**/.gitattributes", ".husky/", ".githooks/", ".git-hooks/", ".hooks/",
-		".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"},
-	"gradle":         join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
-	"gradlew":        join([]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, jvmCode),
-	"mvn":            jvmCode,
-	"composer":       {"composer.json", "**/*.php"},
-	"bundle":         rbCode,
-	"rspec":          rbCode,
-	"docker":         {"Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
+	"npm":      runner(".npmrc", "package-lock.json", "npm-shrinkwrap.json"),
+	"yarn":     runner(".yarnrc", ".yarnrc.yml", "yarn.lock"),
+	"pnpm":     runner(".npmrc", ".pnpmfile.cjs", "pnpm-lock.yaml", "pnpm-workspace.yaml"),
+	"bun":      runner("bunfig.toml", "bun.lock", "bun.lockb"),
+	"pytest":   runner("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"),
+	"py.test":  runner("pytest.ini", ".pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"),
+	"tox":      runner("tox.ini", "pyproject.toml", "setup.cfg"),
+	"mocha":    runner(".mocharc.yml", ".mocharc.yaml", ".mocharc.json"),
+	"cargo":    runner("Cargo.toml", "**/Cargo.toml", "Cargo.lock", ".cargo/", "rust-toolchain.toml"),
+	"mvn":      runner("pom.xml", "**/pom.xml", ".mvn/"),
+	"composer": runner("composer.json", "composer.lock"),
+	"bundle":   runner("Gemfile.lock"),
+	// brew installs what its taps say; brew bundle runs the Brewfile.
+	"brew bundle": runner(),
+	"git": gitObeys,
+	// go build stamps the binary with what git status says, and git obeys
+	// its config there (core.fsmonitor); it compiles the rest, runs none.
+	"go build": gitObeys,
+	// What docker builds runs in a container; what the daemon obeys is
+	// the build and compose files.
+	"docker":         {"Dockerfile", "**/Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
 	"docker-compose": {"compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
+	"podman":         {"Containerfile", "Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
+}
+
+// gitObeys is what git runs of the tree. Anything below .git can make git
+// run a program: hooks, config, config.worktree, and commondir, which
+// names another directory's config (the twelfth pass set core.fsmonitor
+// that way). The hook directories core.hooksPath commonly names (husky's,
+// the pre-commit framework's config) are git's hooks too. Git runs
+// nothing else of the tree, so its list is exact: git status after an
+// edit asks nothing.
+var gitObeys = []string{".git/", ".gitattributes", ".gitmodules", "**/.gitattributes", ".husky/", ".githooks/", ".git-hooks/", ".hooks/",
+	".pre-commit-config.yaml", "lefthook.yml", ".lefthook.yml"}
+
+// runsNothingBelow are programs (or "program subcommand"s) that run no
+// file of the tree they run in: readers, text tools, file movers, network
+// clients, compilers that only compile. What they are given to run (sed
+// -f, a find -exec's command) is another part or opaque already.
+var runsNothingBelow = set(
+	"echo", "printf", "cat", "ls", "ll", "cd", "pwd", "rm", "rmdir", "cp", "mv", "mkdir", "touch", "ln",
+	"chmod", "chown", "chgrp", "find", "fd", "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "gsed", "awk", "gawk",
+	"head", "tail", "less", "more", "bat", "wc", "sort", "uniq", "cut", "tr", "diff", "cmp", "file", "stat", "du",
+	"df", "tar", "zip", "unzip", "gzip", "gunzip", "xz", "unxz", "bzip2", "7z", "7za", "7zr", "cpio", "ar", "patch", "zcat", "zstd", "curl", "wget", "ssh", "scp", "rsync", "sftp",
+	"ping", "dig", "nslookup", "host", "which", "whereis", "type", "sleep", "kill", "pkill", "killall", "pgrep",
+	"ps", "lsof", "export", "unset", "test", "[", "true", "false", "exit", "return", "date", "jq", "yq", "tee", "basename",
+	"dirname", "realpath", "readlink", "whoami", "id", "uname", "hostname", "history", "tree", "env", "printenv",
+	"set", "read", "wait", "seq", "yes", "base64", "md5sum", "sha1sum", "sha256sum", "sha512sum", "shasum", "b2sum", "cksum",
+	"xxd", "od", "hexdump", "strings", "nl", "paste", "join", "comm", "column", "fold", "fmt", "rev", "tac", "split",
+	"csplit", "truncate", "dd", "mktemp", "iconv", "locale", "cal", "bc", "expr", "let", "declare", "local", "readonly",
+	"getent", "groups", "who", "uptime", "free", "journalctl", "dmesg", "lsblk", "lsattr", "getfacl", "clear", "pbcopy", "pbpaste",
+	"ldd", "nm", "objdump", "readelf", "size", "gofmt",
+	"go vet", "go list", "go fmt", "go mod", "go version", "go env", "go doc", "go clean", "go help", "go work",
+	"gh", "glab",
+	// Clients of services and the system, which act on what they reach,
+	// not on the tree: the cloud and cluster CLIs, service managers,
+	// network and database clients, and Windows' own listers.
+	"aws", "az", "gcloud", "gsutil", "doctl", "kubectl", "oc", "openssl", "ssh-keygen", "gpg",
+	"systemctl", "service", "launchctl", "loginctl", "update-ca-certificates",
+	"nc", "netcat", "ncat", "ip", "ss", "netstat", "ifconfig", "traceroute", "nmap", "telnet",
+	"psql", "mysql", "sqlite3", "redis-cli", "mongosh", "jar", "where", "dir", "tasklist", "taskkill",
+	"brew", "apt", "apt-get", "apt-cache", "dnf", "yum", "pacman", "apk",
+)
+
+// PowerShell's cmdlets that only read, list or shape what is piped
+// through them (Get-ChildItem, Select-Object): by their verb.
+var readingVerbs = set("Get", "Select", "Where", "Format", "Measure", "Sort", "Group", "Test", "Compare", "Resolve", "Out", "ConvertTo", "ConvertFrom")
+
+// runsNothing reports whether prog (or prog sub) runs no file of the tree
+// it runs in: runsNothingBelow, a reading cmdlet, or any program asked
+// for no more than its help or version.
+func runsNothing(key string, args []word) bool {
+	if runsNothingBelow[key] {
+		return true
+	}
+	if verb, _, ok := strings.Cut(key, "-"); ok && readingVerbs[verb] && !strings.Contains(key, " ") {
+		return true
+	}
+	for _, a := range args {
+		switch a.text {
+		case "--help", "-h", "--version", "-V", "-v", "version", "help":
+		default:
+			return false
+		}
+	}
+	return len(args) > 0
 }
 
 // obeys returns the files of obeyedFiles for prog where it runs, as
 // absolute names (with their "/" and "**/" forms kept).
 func (w walker) obeys(prog string, args []word) []string {
 	prog, args = asModule(prog, args)
-	names := obeyedFiles[prog]
+	key := prog
 	if sub := subcommand(prog, args); sub != "" {
-		if n, ok := obeyedFiles[prog+" "+strings.Fields(sub)[0]]; ok {
-			names = n
+		k := prog + " " + strings.Fields(sub)[0]
+		if _, ok := obeyedFiles[k]; ok || runsNothingBelow[k] {
+			key = k
 		}
 	}
-	if prog == "node" || prog == "nodejs" {
-		for _, a := range args {
-			if a.text == "--test" {
-				names = obeyedFiles["node --test"]
-			}
-		}
+	names, ok := obeyedFiles[key]
+	switch {
+	case ok:
+	case runsNothing(key, args):
+		return nil
+	default:
+		names = anyCode
 	}
 	return w.under(w.here(), names)
 }
@@ -342,7 +430,17 @@ func hasArg(args []word, t string) bool {
 // entry run names: the same path, a path below it when run ends in "/",
 // or, for "dir/**/name", a file called name below dir (name may open
 // with "*": **/*.mk).
+//
+// A path that ends in "/" is a tree written with files limen does not
+// know (treeWrites): every run at or below it matches, and every run of a
+// directory above it.
 func RunsMatch(run, path string) bool {
+	if tree, ok := strings.CutSuffix(path, "/"); ok {
+		if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
+			return strings.HasPrefix(run, tree+"/")
+		}
+		return overlaps(runDir(run), tree)
+	}
 	if dir, name, ok := strings.Cut(run, "/**/"); ok {
 		if !strings.HasPrefix(path, dir+"/") {
 			return false
@@ -364,4 +462,35 @@ func RunsMatch(run, path string) bool {
 		return strings.HasPrefix(path, run)
 	}
 	return run == path
+}
+
+// Covers reports whether a person who allowed run allowed running
+// whatever is below the written tree ("dir/"): run is every file below
+// the tree or above it, not a few named ones (git's hooks).
+func Covers(run, tree string) bool {
+	tree = strings.TrimSuffix(tree, "/")
+	dir, name, ok := strings.Cut(run, "/**/")
+	switch {
+	case ok && name == notData:
+	case !ok && strings.HasSuffix(run, "/"):
+		dir = strings.TrimSuffix(run, "/")
+	default:
+		return false
+	}
+	return dir == tree || dir == "" || strings.HasPrefix(tree, dir+"/")
+}
+
+// runDir is the directory a Runs entry is about: "dir/**/name" and "dir/"
+// are dir.
+func runDir(run string) string {
+	if i := strings.Index(run, "/**/"); i >= 0 {
+		return run[:i]
+	}
+	return strings.TrimSuffix(run, "/")
+}
+
+// overlaps reports whether one directory holds the other (or they are the
+// same); "" is the root.
+func overlaps(a, b string) bool {
+	return a == b || a == "" || b == "" || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/")
 }

@@ -835,7 +835,10 @@ func (w walker) opaque(subject, why string, marks []string) {
 		l.add("Bash:<opaque> [" + joinSorted(marks) + "]")
 	}
 	l.add("Bash:<opaque> " + w.top)
-	w.out.add(Part{Tool: "Bash", Subject: subject, Keys: l.done(), Opaque: true, Why: why})
+	// What limen cannot read can run any file where it runs: the exact
+	// python3 -c 'import report' a person approved imports the
+	// report.py an agent writes after it.
+	w.out.add(Part{Tool: "Bash", Subject: subject, Keys: l.done(), Opaque: true, Why: why, Runs: w.under(w.here(), anyCode)})
 }
 
 func joinWords(ws []word) string {

@@ -3,10 +3,10 @@ package eval
 import (
 	"context"
 	"math/rand/v2"
-	"strings"
 
 	"github.com/limenhq/limen/action"
 	"github.com/limenhq/limen/internal/engine"
+	"github.com/limenhq/limen/internal/written"
 	"github.com/limenhq/limen/policy"
 	"github.com/limenhq/limen/predictor"
 )
@@ -28,8 +28,8 @@ type Limen struct {
 	lastParts   []action.Part
 
 	// written is what each user's agents wrote and no approval has run
-	// since, as limend keeps it (engine.Input.Wrote).
-	written map[string]map[string]bool
+	// since, kept as limend keeps it (engine.Input.Wrote).
+	written *written.Record
 	// approvedIn holds, by user and session, the exact keys approved
 	// there (engine.Input.ApprovedInSession).
 	approvedIn map[[2]string]map[string]bool
@@ -46,7 +46,7 @@ func NewLimen(pol *policy.Policy, cfg predictor.Config, seed uint64) *Limen {
 		rng:        rand.New(rand.NewPCG(seed, 0x6c696d656e)), // "limen"
 		ctx:        context.Background(),
 		lastSeq:    -1,
-		written:    make(map[string]map[string]bool),
+		written:    written.New(written.MaxPerUser),
 		approvedIn: make(map[[2]string]map[string]bool),
 	}
 }
@@ -58,27 +58,24 @@ func (*Limen) Name() string { return "limen" }
 func (s *Limen) Decide(a Action) Decision {
 	pa := a.Predictor()
 	parts := action.Parts(pa)
-	w := s.written[a.User]
-	if w == nil {
-		w = make(map[string]bool)
-		s.written[a.User] = w
-	}
+	var before [][]string // what each part sees written by the parts before it
+	var writes []string
 	for _, p := range parts {
-		for _, path := range action.WrittenBy(p) {
-			w[path] = true
-		}
+		before = append(before, writes)
+		writes = append(writes[:len(writes):len(writes)], action.WrittenBy(p)...)
 	}
 	in := engine.Input{
 		Parts:             parts,
 		Env:               policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
 		Policy:            s.pol,
-		Wrote:             func(run string) bool { return wroteAny(w, run) },
+		Wrote:             func(i int, run string) bool { return s.written.Wrote(a.User, run, before[i]) },
 		ApprovedInSession: func(key string) bool { return s.approvedIn[[2]string{a.User, a.Session + "\x00" + a.Cwd}][key] },
 		Draw:              s.rng.Float64(),
 	}
 	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.est.PredictEach(a.User, ls, a.Time), nil
 	})
+	s.written.Add(a.User, writes) // what it writes, a later action may run
 	s.lastSeq = a.Seq
 	s.lastParts = parts
 	s.lastLadders = s.lastLadders[:0]
@@ -112,32 +109,10 @@ func (s *Limen) Learn(a Action, approved bool) {
 			s.approvedIn[k][p.Keys.Exact()] = true
 		}
 		for _, p := range s.lastParts {
-			for _, run := range p.Runs {
-				for path := range s.written[a.User] {
-					if action.RunsMatch(run, path) {
-						delete(s.written[a.User], path) // the person allowed running it
-					}
-				}
-			}
+			s.written.Allowed(a.User, p.Runs) // the person allowed running them
 		}
 	}
 }
 
 // Estimator returns the strategy's estimator, for inspection after a run.
 func (s *Limen) Estimator() *predictor.Estimator { return s.est }
-
-// wroteAny reports whether w holds a file the Runs entry run names.
-func wroteAny(w map[string]bool, run string) bool {
-	if w[run] {
-		return true
-	}
-	if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
-		return false
-	}
-	for path := range w {
-		if action.RunsMatch(run, path) {
-			return true
-		}
-	}
-	return false
-}

@@ -54,10 +54,13 @@ type Input struct {
 	NoSession bool
 	// Draw is a uniform random number in [0, 1) for exploration.
 	Draw float64
-	// Wrote, if set, reports whether an agent wrote a file that a part's
-	// Runs entry names (action.RunsMatch) since a person last allowed
-	// running it: a part that runs such a file is asked (written.go).
-	Wrote func(path string) bool
+	// Wrote, if set, reports whether an agent wrote a file that the Runs
+	// entry run of Parts[part] names (action.RunsMatch) since a person
+	// last allowed running it, counting what the parts before it write
+	// (tar xf notes.tgz && make) but not what the part itself does (git
+	// apply runs git's hooks, and writes the tree they are in): a part
+	// that runs such a file is asked (written.go).
+	Wrote func(part int, run string) bool
 	// Plan, if set, is NewPlan(Policy, Parts, Env), made earlier and
 	// reused: the rules and classes of an action depend only on the
 	// action and the policy, and matching them is most of Decide's work.

@@ -22,7 +22,7 @@ const RunsWrittenRule = "limen: runs what an agent wrote"
 // A person who approved the exact command for the session has said that
 // in this session it may run whatever the agent writes (the ask says
 // so): the edit-and-test loop of one task is asked about once.
-func runsWritten(plan *Plan, wrote, granted func(string) bool, noSession bool) *Result {
+func runsWritten(plan *Plan, wrote func(int, string) bool, granted func(string) bool, noSession bool) *Result {
 	if wrote == nil {
 		return nil
 	}
@@ -35,7 +35,7 @@ func runsWritten(plan *Plan, wrote, granted func(string) bool, noSession bool) *
 			continue
 		}
 		for _, p := range part.Runs {
-			if wrote(p) {
+			if wrote(i, p) {
 				return &Result{Verdict: policy.Ask, DecidedBy: ByRule, Rule: RunsWrittenRule, Key: part.Keys.Exact(), Class: part.class.Name,
 					Reason: "it runs " + runsText(p) + ", which an agent wrote since a person last allowed running it, so a person decides " +
 						"(what the file does is what was written into it; approvals of other runs say nothing about it" + sessionAdvice(noSession) + ")"}

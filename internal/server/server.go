@@ -77,7 +77,7 @@ type Server struct {
 	// scope: where one approval lets the prediction allow a repeat.
 	approvedIn engine.Grants
 	// written is what agents wrote, so that running it asks (written.go).
-	written *written
+	written agentWrites
 	plans   planCache // what Decide works out from an action and the policy alone
 	seen    outcomes  // what the runtimes' hook events said about asks (outcomes.go)
 
@@ -269,12 +269,15 @@ func (s *Server) Decide(ctx context.Context, req *limenv1.DecideRequest) (*limen
 	}
 	if req.GetDryRun() {
 		in.Draw = 1 // no exploration: explain what the policy and the evidence say
-	} else {
-		s.written.record(user, pl.parts) // what it writes, a later action may run
 	}
 	res := engine.Decide(ctx, in, func(ctx context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.model.PredictEach(user, ls, start), nil
 	})
+	if !req.GetDryRun() {
+		// What it writes, a later action may run (after the decision: a
+		// part does not run what it writes itself, Input.Wrote).
+		s.written.record(user, pl.parts)
+	}
 	// Nothing Parts left out may weaken the verdict, and an oversized input
 	// is recorded cut (oversize.go). The parts read stay on the record
 	// whatever decided beyond them.
