@@ -301,7 +301,7 @@ var obeyedFiles = map[string][]string{
 	"bundle":   runner("Gemfile.lock"),
 	// brew installs what its taps say; brew bundle runs the Brewfile.
 	"brew bundle": runner(),
-	"git": gitObeys,
+	"git":         gitObeys,
 	// go build stamps the binary with what git status says, and git obeys
 	// its config there (core.fsmonitor); it compiles the rest, runs none.
 	"go build": gitObeys,
