@@ -78,6 +78,13 @@ type Part struct {
 	// named by its path), as absolute paths (dataflow.go). A file tool's
 	// written path is its Subject: see WrittenBy.
 	Writes, Runs []string
+	// Restores are the work trees where a git part puts back files as
+	// they were committed or stashed: what an agent wrote there, and a
+	// person allowed running since, is again as the agent wrote it.
+	// Imports are the work trees whose git objects get content limen
+	// did not see written (a fetch from an unknown remote, hash-object
+	// -w), which any later restore there may bring out.
+	Restores, Imports []string
 }
 
 // MarkLevel returns the index of the level of a ladder that holds its risk
@@ -105,6 +112,15 @@ func WritesStartup(p Part) bool {
 		if strings.HasSuffix(k, "]") && strings.Contains(k, WritesStartupMark) {
 			return true
 		}
+	}
+	return false
+}
+
+// WritesLater reports whether a part writes files from the background
+// (WritesLaterMark).
+func WritesLater(p Part) bool {
+	if i := MarkLevel(p.Keys); i >= 0 {
+		return strings.Contains(p.Keys[i], WritesLaterMark)
 	}
 	return false
 }

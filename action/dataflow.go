@@ -151,13 +151,75 @@ func (w walker) treeWrites(prog string, args []word) []string {
 			return into()
 		}
 	case "git":
-		switch sub := subcommand(prog, args); {
-		case sub == "am", sub == "apply" && !hasArg(args, "--check") && !hasArg(args, "--stat") && !hasArg(args, "--numstat") && !hasArg(args, "--summary"):
+		// A patch's content is the agent's, a clone's or submodule's
+		// anybody's; what a restore brings back is gitRestores'.
+		sub, _, _ := strings.Cut(subcommand(prog, args), " ")
+		if sub == "am" || sub == "clone" || sub == "submodule" || sub == "apply" && !hasArg(args, "--check") && !hasArg(args, "--stat") && !hasArg(args, "--numstat") && !hasArg(args, "--summary") {
 			return into()
 		}
 	}
 	return nil
 }
+
+// gitRestores are the work trees where a git part puts files back from
+// commits or stashes (Part.Restores), and gitImports those whose objects
+// get content limen did not see written (Part.Imports). A file an agent
+// wrote, stashed while a person approved the build, and popped after is
+// the agent's again (the fifteenth pass); so is one fetched from a
+// repository the agent named, once checked out.
+func (w walker) gitRestores(prog string, args []word) (restores, imports []string) {
+	if prog != "git" {
+		return nil, nil
+	}
+	here := []string{"/"}
+	if h := w.here(); strings.HasPrefix(h, "/") {
+		here = []string{h}
+	}
+	sub, _, _ := strings.Cut(subcommand(prog, args), " ")
+	ops := operandsOf(args, nil)
+	switch {
+	case sub == "checkout" && (hasArg(args, "-b") || hasArg(args, "-B")) && len(ops) <= 2,
+		sub == "switch" && (hasArg(args, "-c") || hasArg(args, "-C")) && len(ops) <= 2,
+		sub == "reset" && !hasArg(args, "--hard") && !hasArg(args, "--merge") && !hasArg(args, "--keep"):
+		// a new branch where HEAD is, or the index only: the tree stays
+	case worktreeWriters[sub]:
+		restores = here
+	}
+	switch {
+	case sub == "fetch" || sub == "pull" || sub == "remote":
+		// From a remote the repository already names, the content is
+		// the team's; from one an operand names, anybody's.
+		for _, o := range ops[1:] {
+			if !o.lit || gitURL(o.text) {
+				imports = here
+			}
+		}
+	case gitObjectWriters[sub], sub == "apply" && (hasArg(args, "--cached") || hasArg(args, "--index")),
+		sub == "update-index" && (hasArg(args, "--cacheinfo") || hasArg(args, "--index-info")),
+		sub == "hash-object" && hasArg(args, "-w"), sub == "bundle" && hasArg(args, "unbundle"):
+		imports = here
+	}
+	return restores, imports
+}
+
+// gitURL reports whether a git operand names a repository by where it is
+// (a URL, host:path, a path or a bundle) rather than a remote the
+// repository already has; branch names and refspecs (feature/login,
+// main:main) are not.
+func gitURL(t string) bool {
+	return strings.Contains(t, "://") || strings.HasPrefix(t, "/") || strings.HasPrefix(t, ".") || strings.HasPrefix(t, "~") ||
+		strings.HasSuffix(t, ".git") || strings.HasSuffix(t, ".bundle") ||
+		strings.Contains(t, "@") && strings.Contains(t, ":") || !strings.Contains(t, "/") && strings.Contains(t, ":") && !strings.HasPrefix(t, "+") && strings.Contains(strings.SplitN(t, ":", 2)[0], ".")
+}
+
+// worktreeWriters are git's subcommands that write files of the work
+// tree from commits, stashes or the index.
+var worktreeWriters = set("checkout", "switch", "restore", "reset", "stash", "merge", "rebase", "cherry-pick", "revert",
+	"pull", "read-tree", "worktree", "bisect", "checkout-index")
+
+// gitObjectWriters are git's subcommands that store objects from other
+// than the work tree's files.
+var gitObjectWriters = set("mktree", "commit-tree", "fast-import", "unpack-objects", "replace", "index-pack")
 
 func hasArgPrefix(args []word, p string) bool {
 	for _, a := range args {
@@ -250,18 +312,25 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 // program runs every file below where it runs but data (anyCode), unless
 // it is one of the few whose every input limen knows: those that run
 // nothing from the tree (runsNothingBelow) and git, whose list is exact.
-var anyCode = []string{"**/" + notData, "**/Taskfile.yml", "**/Taskfile.yaml", "**/package.json", "node_modules/"}
+var anyCode = []string{"**/" + notData, "**/test*.txt", "**/requirements*.txt", "**/constraints*.txt", "node_modules/"}
 
 // notData, as the name in "dir/**/" + notData, is any file below dir
 // whose extension is not one of dataExts.
 const notData = "*notdata"
 
-// dataExts are the extensions of files programs read and write as data,
-// never run. The files of those formats that a tool runs or obeys are
-// listed by name where it matters (package.json, pytest.ini).
-var dataExts = set(".md", ".markdown", ".txt", ".rst", ".adoc", ".csv", ".tsv", ".log", ".out", ".json", ".yaml", ".yml", ".toml",
-	".xml", ".ini", ".lock", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".pdf", ".html", ".css", ".scss", ".map",
-	".tgz", ".gz", ".zip", ".tar", ".d", ".sum", ".snap", ".golden")
+// dataExts are the extensions of files programs read and write as data
+// and never run: documents, tables, logs, images, styles, test fixtures
+// compared against, and archives (a zip is not one: python imports from
+// it). Configuration formats (JSON, YAML, TOML,
+// INI, XML) are not among them: they are where a runner is told what to
+// run (package.json's scripts, .mocharc.json's require, pyproject.toml's
+// build backend, a lock file's tarball URLs), and the table of which
+// such file each runner obeys was never complete. The few documents a
+// runner does run are named in anyCode (pytest's test*.txt doctests, pip's
+// requirements files).
+var dataExts = set(".md", ".markdown", ".txt", ".rst", ".adoc", ".csv", ".tsv", ".log", ".out",
+	".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".pdf", ".html", ".css", ".scss", ".map",
+	".sum", ".snap", ".golden", ".tgz", ".gz", ".tar", ".bz2", ".xz", ".zst")
 
 // noExt, as the name in "dir/**/" + noExt, is any file without an
 // extension below dir (RunsMatch).
@@ -285,7 +354,7 @@ func runner(obeys ...string) []string { return join(anyCode, obeys) }
 // where that is more than anyCode. A name ending in "/" stands for
 // everything below it (""
 // for everything below the directory); one starting with "**/" for that
-// name anywhere below the directory (name may open with "*": **/*.go).
+// name anywhere below the directory (name may hold "*": **/test*.txt).
 var obeyedFiles = map[string][]string{
 	"npm":      runner(".npmrc", "package-lock.json", "npm-shrinkwrap.json"),
 	"yarn":     runner(".yarnrc", ".yarnrc.yml", "yarn.lock"),
@@ -428,24 +497,24 @@ func hasArg(args []word, t string) bool {
 
 // RunsMatch reports whether a file written at path is one that the Runs
 // entry run names: the same path, a path below it when run ends in "/",
-// or, for "dir/**/name", a file called name below dir (name may open
-// with "*": **/*.mk).
+// or, for "dir/**/name", a file called name below dir (name may hold
+// "*": **/*.mk, **/test*.txt).
 //
 // A path that ends in "/" is a tree written with files limen does not
 // know (treeWrites): every run at or below it matches, and every run of a
 // directory above it.
-func RunsMatch(run, path string) bool {
-	if tree, ok := strings.CutSuffix(path, "/"); ok {
+func RunsMatch(run, file string) bool {
+	if tree, ok := strings.CutSuffix(file, "/"); ok {
 		if !strings.HasSuffix(run, "/") && !strings.Contains(run, "/**/") {
 			return strings.HasPrefix(run, tree+"/")
 		}
 		return overlaps(runDir(run), tree)
 	}
 	if dir, name, ok := strings.Cut(run, "/**/"); ok {
-		if !strings.HasPrefix(path, dir+"/") {
+		if !strings.HasPrefix(file, dir+"/") {
 			return false
 		}
-		base := path[strings.LastIndexByte(path, '/')+1:]
+		base := file[strings.LastIndexByte(file, '/')+1:]
 		if name == noExt {
 			return base != "" && !strings.Contains(base, ".")
 		}
@@ -453,15 +522,16 @@ func RunsMatch(run, path string) bool {
 			i := strings.LastIndexByte(base, '.')
 			return base != "" && (i <= 0 || !dataExts[strings.ToLower(base[i:])])
 		}
-		if suffix, ok := strings.CutPrefix(name, "*"); ok {
-			return strings.HasSuffix(base, suffix)
+		if strings.Contains(name, "*") {
+			ok, _ := path.Match(name, base)
+			return ok
 		}
 		return base == name
 	}
 	if strings.HasSuffix(run, "/") {
-		return strings.HasPrefix(path, run)
+		return strings.HasPrefix(file, run)
 	}
-	return run == path
+	return run == file
 }
 
 // Covers reports whether a person who allowed run allowed running

@@ -233,6 +233,12 @@ var copiers = set("cp", "mv", "install", "ln", "rsync")
 // creators make every operand (touch ~/.bashrc, mkdir -p /etc/x).
 var creators = set("touch", "mkdir", "mkfifo", "mknod")
 
+// WritesLaterMark marks a part that writes files from the background:
+// whenever it writes, a person's approval of a run in between said
+// nothing about what it puts there, so only an approval of its exact
+// text allows it (WritesLater).
+const WritesLaterMark = "writes-later"
+
 // WritesStartupMark marks a write to a file that runs, or says what runs,
 // when the person logs in, opens a shell, runs git, pip, npm or cargo, or
 // on a schedule: a shell's rc files, ~/.ssh, cron, systemd and autostart
@@ -352,6 +358,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 			remote = true
 			marks = append(marks, "remote-host")
 		}
+		if area := w.homeArea(a); area != "" && !secret && !slices.Contains(marks, area) {
+			marks = append(marks, area)
+		}
 	}
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) || (creators[prog] || prog == "tee") && w.anyOutside(args) {
 		marks = append(marks, "write-outside")
@@ -403,7 +412,7 @@ func (w walker) argMarks(prog string, args []word) []string {
 		// write files and run programs (the thirteenth pass).
 		marks = append(marks, "tool-flags")
 	}
-	if prog == "ln" && w.linksOutside(args) {
+	if (prog == "ln" || prog == "cp") && w.linksOutside(prog, args) {
 		// A link in the project to a tree outside it makes every later
 		// `cd link`, `git -C link`, `python3 link/x.py` look like work
 		// in the project (the eleventh red-team pass).
@@ -788,11 +797,24 @@ func safeToolFlags(v string) bool {
 
 // linksOutside reports whether ln makes a symbolic link to a path outside
 // the workspace (the target is read from the link's directory).
-func (w walker) linksOutside(args []word) bool {
+func (w walker) linksOutside(prog string, args []word) bool {
+	ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix"))
+	if prog == "cp" {
+		// cp -s links each source where it would copy it (the fifteenth
+		// pass linked scripts/build.js to a file it wrote later).
+		if !anyFlag(args, []string{"-s", "--symbolic-link"}) || len(ops) < 2 {
+			return false
+		}
+		for _, o := range ops[:len(ops)-1] {
+			if !o.lit || w.outside(o.text) || strings.HasPrefix(path.Clean(o.text), "/tmp") {
+				return true
+			}
+		}
+		return false
+	}
 	if !anyFlag(args, []string{"-s", "--symbolic"}) {
 		return false
 	}
-	ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix"))
 	if len(ops) == 0 {
 		return false
 	}
@@ -852,6 +874,36 @@ func (w walker) leavesWorkspace(t string) bool {
 		return w.cwd == "" || c != w.cwd && !strings.HasPrefix(c, w.cwd+"/")
 	}
 	return false
+}
+
+// homeArea names the part of a home directory's dot files a path operand
+// is in, as a mark: "home:~/.vnc/", "home:~/.config/NuGet/",
+// "home:~/.Renviron"; or "" for a path elsewhere (the project included).
+// Every tool keeps its settings, and many their tokens, there, and no list
+// of credential files is complete (the eleventh to fifteenth red-team
+// passes each found more), so a read there is learned for that tool's
+// corner only: approving `cat ~/.bashrc` says nothing of ~/.vnc/passwd,
+// as the file tools' home-dotfile ladder does.
+func (w walker) homeArea(t word) string {
+	p := w.abs(t)
+	if p == "" || w.home == "" || !strings.HasPrefix(p, w.home+"/.") {
+		return ""
+	}
+	if w.cwd != "" && (p == w.cwd || strings.HasPrefix(p, strings.TrimSuffix(w.cwd, "/")+"/")) {
+		return ""
+	}
+	parts := strings.Split(strings.TrimPrefix(p, w.home+"/"), "/")
+	n := 1
+	if len(parts) > 2 && (parts[0] == ".config" || parts[0] == ".local" || parts[0] == ".cache") {
+		n = 2 // ~/.config/NuGet/, ~/.local/share/…
+		if parts[0] == ".local" && len(parts) > 3 {
+			n = 3
+		}
+	}
+	if len(parts) <= n {
+		return "home:~/" + strings.Join(parts, "/")
+	}
+	return "home:~/" + strings.Join(parts[:n], "/") + "/"
 }
 
 // outside reports whether a path operand lies outside the working

@@ -69,7 +69,8 @@ func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 		}
 	}
 	out.cds = containsCd(cmd)
-	if !w.parse(cmd, shellCtx{}) || len(out.parts) == 0 {
+	bg, _ := a.Input["run_in_background"].(bool) // Claude Code's background Bash
+	if !w.parse(cmd, shellCtx{later: bg}) || len(out.parts) == 0 {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, out.capped
 	}
 	if out.overflow {
@@ -136,6 +137,9 @@ type shellCtx struct {
 	input bool
 	// writes are the files enclosing redirections write (dataflow.go).
 	writes []string
+	// later says it runs in the background: what it writes may be
+	// written after the decisions that follow (WritesLaterMark).
+	later bool
 }
 
 // parse parses src as a script and walks it; false means it did not parse.
@@ -174,6 +178,7 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 	if s.Background {
 		// It runs in a subshell of its own, alongside what follows.
 		ctx.cond = true
+		ctx.later = true
 		w = w.subshell()
 	}
 	switch c := s.Cmd.(type) {
@@ -779,6 +784,22 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	if w.runsElsewhere() {
 		marks = append(marks, elsewhereMark)
 	}
+	p := Part{Tool: "Bash", Subject: joinWords(cmd),
+		Writes: append(slices.Clip(ctx.writes), w.commandWrites(prog, cmd[1:])...), Runs: w.runsFiles(cmd[0], prog, cmd[1:]),
+		Control: w.commandControl(words, start, ctx.redirs)}
+	p.Restores, p.Imports = w.gitRestores(prog, cmd[1:])
+	if ctx.later && (len(p.Writes) > 0 || len(p.Restores) > 0) {
+		// A job that writes after the person approves the next build
+		// puts the agent's file in place unseen (the fifteenth pass:
+		// (tail -f notes | head -1; cp notes scripts/build.js) &).
+		marks = append(marks, WritesLaterMark)
+	}
+	if ctx.later && len(p.Runs) > 0 {
+		// A runner left running (a dev server, a watcher) runs what the
+		// agent writes after it, with no decision in between: its own
+		// decision, not the foreground run's (docs/SECURITY.md).
+		marks = append(marks, "runs-later")
+	}
 
 	l := ladder{"Bash"}
 	head := prog
@@ -804,6 +825,9 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 	for _, t := range ctx.redirs {
 		exact += " " + t
 	}
+	if ctx.later {
+		exact += " &" // left running: not the command a person approved in the foreground
+	}
 	if systemAt {
 		// rm -rf bin with the runtime's cwd at / (after a cd / in an
 		// earlier call) is not the rm -rf bin approved in the project
@@ -821,9 +845,8 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 		exact += " @" + at
 	}
 	l.exact("Bash:" + ctx.prefix + exact)
-	w.out.add(Part{Tool: "Bash", Subject: joinWords(cmd), Keys: l.done(),
-		Writes: append(slices.Clip(ctx.writes), w.commandWrites(prog, cmd[1:])...), Runs: w.runsFiles(cmd[0], prog, cmd[1:]),
-		Control: w.commandControl(words, start, ctx.redirs)})
+	p.Keys = l.done()
+	w.out.add(p)
 }
 
 // opaque adds a part limen cannot read: subject is its text as written,

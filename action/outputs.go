@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -128,18 +129,27 @@ var outputRows = map[string]outputRule{
 	"nodejs":        {opts: nodeOutputs},
 	// gofmt and its kin also write a CPU profile where -cpuprofile says
 	// (the ninth red-team pass: gofmt -cpuprofile ~/.bashrc main.go).
-	"gofmt":         {rewrites: []string{"-w"}, opts: outs("-cpuprofile")},
-	"goimports":     {rewrites: []string{"-w"}, opts: outs("-cpuprofile", "-memprofile")},
-	"gofumpt":       {rewrites: []string{"-w"}, opts: outs("-cpuprofile")},
-	"golines":       inPlace("-w", "--write-output"),
-	"prettier":      inPlace("-w", "--write"),
-	"eslint":        inPlace("--fix"),
-	"biome format":  inPlace("--write"),
-	"biome check":   inPlace("--write", "--apply", "--fix"),
-	"biome lint":    inPlace("--write", "--apply", "--fix"),
-	"standard":      inPlace("--fix"),
-	"rubocop":       inPlace("-a", "-A", "--autocorrect", "--auto-correct", "--autocorrect-all", "--auto-correct-all"),
-	"ruff":          {rewrites: []string{"--fix", "format"}, unless: []string{"--check", "--diff"}}, // ruff check --fix, ruff format
+	"gofmt":        {rewrites: []string{"-w"}, opts: outs("-cpuprofile")},
+	"goimports":    {rewrites: []string{"-w"}, opts: outs("-cpuprofile", "-memprofile")},
+	"gofumpt":      {rewrites: []string{"-w"}, opts: outs("-cpuprofile")},
+	"golines":      inPlace("-w", "--write-output"),
+	"prettier":     inPlace("-w", "--write"),
+	"eslint":       {opts: outs("-o", "--output-file"), rewrites: []string{"--fix"}},
+	"biome format": inPlace("--write"),
+	"biome check":  inPlace("--write", "--apply", "--fix"),
+	"biome lint":   inPlace("--write", "--apply", "--fix"),
+	"standard":     inPlace("--fix"),
+	"rubocop":      inPlace("-a", "-A", "--autocorrect", "--auto-correct", "--autocorrect-all", "--auto-correct-all"),
+	"ruff":         {opts: outs("-o", "--output-file"), rewrites: []string{"--fix", "format"}, unless: []string{"--check", "--diff"}}, // ruff check --fix, ruff format
+	// Linters' and bundlers' -o: the report or the bundle (eslint's is above).
+	"stylelint":     {opts: outs("-o", "--output-file")},
+	"pandoc":        {opts: outs("-o", "--output")},
+	"rollup":        {opts: append(outs("-o", "--file"), dirs("-d", "--dir")...)},
+	"webpack":       {opts: dirs("-o", "--output-path")},
+	"babel":         {opts: append(outs("-o", "--out-file"), dirs("-d", "--out-dir")...)},
+	"terser":        {opts: outs("-o", "--output")},
+	"uglifyjs":      {opts: outs("-o", "--output")},
+	"swc":           {opts: append(outs("-o", "--out-file"), dirs("-d", "--out-dir")...)},
 	"black":         inPlaceUnless("--check", "--diff"),
 	"isort":         inPlaceUnless("--check", "--check-only", "-c", "--diff"),
 	"autopep8":      inPlace("-i", "--in-place"),
@@ -236,9 +246,9 @@ func outputsOf(prog string, args []word) []written {
 	}
 	r, ok := outputRow(prog, subcommand(prog, args))
 	if !ok {
-		return nil
+		return namedOutputs(args, nil)
 	}
-	var out []written
+	out := namedOutputs(args, r.opts)
 	switch prog {
 	case "dd":
 		for _, a := range args {
@@ -376,6 +386,66 @@ func outputsOf(prog string, args []word) []written {
 	}
 	return out
 }
+
+// namedOutputs are the files written through long options whose name says
+// they take an output file, for any program, besides its row's options
+// (known): --output-file, --outfile, --log-file, --output-dir (the
+// fifteenth red-team pass wrote ~/.bashrc with ruff check
+// --output-file). A bare --output or --out is a file unless its value
+// is a format's name (--output json).
+func namedOutputs(args []word, known []outputOpt) []written {
+	var out []written
+	for i, a := range args {
+		t := a.text
+		if !a.lit || !strings.HasPrefix(t, "--") {
+			continue
+		}
+		if t == "--" {
+			break
+		}
+		name, _, _ := strings.Cut(t, "=")
+		if slices.ContainsFunc(known, func(o outputOpt) bool { return o.name == name }) {
+			continue
+		}
+		dir, ok := outputOptionName(strings.TrimPrefix(name, "--"))
+		if !ok {
+			continue
+		}
+		v, ok := outputValue(args, i, name)
+		if !ok || v.text == "" || v.text == "-" || (name == "--output" || name == "--out") && outputFormats[v.text] {
+			continue
+		}
+		out = append(out, written{w: v, dir: dir})
+	}
+	return out
+}
+
+// outputOptionName reports whether a long option's name says it takes a
+// file (or, dir, a directory) it writes.
+func outputOptionName(n string) (dir, ok bool) {
+	n = strings.ReplaceAll(strings.ToLower(n), "_", "-")
+	for _, suffix := range []string{"-format", "-mode", "-type", "-style", "-level", "-encoding", "-fields", "-columns", "-template", "-width", "-color", "-colour", "-sort", "-limit", "-name-only"} {
+		if strings.HasSuffix(n, suffix) {
+			return false, false
+		}
+	}
+	switch {
+	case n == "output" || n == "out" || n == "outfile" || n == "out-file" || strings.HasPrefix(n, "output-file") || n == "output-path" ||
+		n == "log-file" || n == "logfile" || strings.HasSuffix(n, "-log-file") || strings.HasSuffix(n, "-output-file") ||
+		strings.HasSuffix(n, "-outfile") || strings.HasSuffix(n, "-out-file") || strings.HasSuffix(n, "-output") && !strings.HasPrefix(n, "no-") ||
+		n == "report-file" || n == "dump-file" || n == "save-to" || n == "write-to" || n == "trace-file" || n == "profile-file":
+		return false, true
+	case n == "outdir" || n == "out-dir" || strings.HasSuffix(n, "-out") || // protoc --python_out=DIR
+		n == "output-dir" || n == "output-directory" || strings.HasSuffix(n, "-output-dir") || strings.HasSuffix(n, "-out-dir"):
+		return true, true
+	}
+	return false, false
+}
+
+// outputFormats are the values of --output that name a format, not a file.
+var outputFormats = set("json", "jsonc", "yaml", "yamlc", "yml", "text", "txt", "table", "tsv", "csv", "none", "wide", "name", "plain", "raw",
+	"pretty", "short", "full", "human", "junit", "xml", "html", "markdown", "md", "sarif", "github", "gitlab", "grouped", "concise", "compact",
+	"quiet", "verbose", "summary", "tap", "dot", "spec", "list", "env", "shell", "go-template", "jsonpath", "default")
 
 // rewritesInPlace reports whether a formatter's flags make it rewrite its
 // operands (a flag of r.rewrites, also in a short cluster: gofmt -lw).

@@ -22,7 +22,15 @@ var outputCases = map[string][]struct{ cmd, mark string }{
 	"biome lint":       {{"biome lint --write /srv", "write-outside"}},
 	"standard":         {{"standard --fix ../x", "write-outside"}},
 	"rubocop":          {{"rubocop -A /srv/app", "write-outside"}, {"rubocop /srv/app", ""}},
-	"ruff":             {{"ruff format ../other", "write-outside"}, {"ruff check --fix /srv", "write-outside"}, {"ruff format --check /srv", ""}, {"ruff check /srv", ""}, {"ruff format src", ""}},
+	"stylelint":        {{"stylelint -o ~/.bashrc src", "write-outside"}, {"stylelint src", ""}},
+	"pandoc":           {{"pandoc -o /etc/motd README.md", "write-outside"}, {"pandoc -o out.html README.md", ""}},
+	"rollup":           {{"rollup -c -o ~/.local/bin/x.js", "write-outside"}, {"rollup -c -d dist", ""}},
+	"webpack":          {{"webpack -o /srv/www", "write-outside"}, {"webpack --mode production", ""}},
+	"babel":            {{"babel src -d /usr/lib/node", "write-outside"}, {"babel src -d lib", ""}},
+	"terser":           {{"terser a.js -o ../other/a.min.js", "write-outside"}, {"terser a.js -o a.min.js", ""}},
+	"uglifyjs":         {{"uglifyjs a.js -o /tmp/../etc/x.js", "write-outside"}},
+	"swc":              {{"swc src -d ~/lib", "write-outside"}},
+	"ruff":             {{"ruff check . -o ~/.bashrc", "write-outside"}, {"ruff check --output-file .git/hooks/pre-commit .", "runs-config"}, {"ruff format ../other", "write-outside"}, {"ruff check --fix /srv", "write-outside"}, {"ruff format --check /srv", ""}, {"ruff check /srv", ""}, {"ruff format src", ""}},
 	"black":            {{"black /etc", "write-outside"}, {"black -l 100 ~/x.py", "write-outside"}, {"black --check /etc", ""}, {"black .", ""}},
 	"isort":            {{"isort /srv", "write-outside"}, {"isort --check-only /srv", ""}},
 	"autopep8":         {{"autopep8 -i ~/x.py", "write-outside"}, {"autopep8 ~/x.py", ""}},
@@ -249,6 +257,35 @@ func TestSedScriptWrites(t *testing.T) {
 		got, ok := sedScriptWrites(c.script)
 		if ok != c.ok || !slices.Equal(got, c.files) {
 			t.Errorf("sedScriptWrites(%q) = %q, %v; want %q, %v", c.script, got, ok, c.files, c.ok)
+		}
+	}
+}
+
+// TestNamedOutputsOfAnyProgram: a long option whose name says it takes an
+// output file writes that file whatever the program, listed in
+// outputRows or not (the fifteenth red-team pass: ruff check
+// --output-file ~/.bashrc); a format's name is no file.
+func TestNamedOutputsOfAnyProgram(t *testing.T) {
+	for _, c := range []struct{ cmd, writes string }{
+		{"mytool --output-file ~/.bashrc", "/home/ana/.bashrc"},
+		{"mytool --outfile=.git/hooks/pre-commit", "/home/ana/shop/.git/hooks/pre-commit"},
+		{"mytool check --junit-output-file Makefile", "/home/ana/shop/Makefile"},
+		{"mytool --log-file /etc/cron.d/x", "/etc/cron.d/x"},
+		{"mytool --output out/x.bin", "/home/ana/shop/out/x.bin"},
+		{"esbuild app.ts --outfile=dist/app.js", "/home/ana/shop/dist/app.js"},
+		{"tsc --outDir build", "/home/ana/shop/build/"},
+		{"protoc --go_out=gen x.proto", "/home/ana/shop/gen/"},
+		{"az vm list --output json", ""},
+		{"kubectl get pods --output=yaml", ""},
+		{"mytool --output-format json", ""},
+		{"mytool --no-output", ""},
+	} {
+		var got []string
+		for _, p := range partsOf(c.cmd) {
+			got = append(got, WrittenBy(p)...)
+		}
+		if c.writes == "" && len(got) > 0 || c.writes != "" && !slices.Contains(got, c.writes) {
+			t.Errorf("%s writes %q; want %q", c.cmd, got, c.writes)
 		}
 	}
 }

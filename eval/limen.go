@@ -46,7 +46,7 @@ func NewLimen(pol *policy.Policy, cfg predictor.Config, seed uint64) *Limen {
 		rng:        rand.New(rand.NewPCG(seed, 0x6c696d656e)), // "limen"
 		ctx:        context.Background(),
 		lastSeq:    -1,
-		written:    written.New(written.MaxPerUser),
+		written:    written.New(written.MaxPerUser, nil),
 		approvedIn: make(map[[2]string]map[string]bool),
 	}
 }
@@ -58,12 +58,7 @@ func (*Limen) Name() string { return "limen" }
 func (s *Limen) Decide(a Action) Decision {
 	pa := a.Predictor()
 	parts := action.Parts(pa)
-	var before [][]string // what each part sees written by the parts before it
-	var writes []string
-	for _, p := range parts {
-		before = append(before, writes)
-		writes = append(writes[:len(writes):len(writes)], action.WrittenBy(p)...)
-	}
+	before := written.Before(parts, nil)
 	in := engine.Input{
 		Parts:             parts,
 		Env:               policy.Env{Cwd: pa.Cwd, Home: action.HomeDir(pa)},
@@ -75,7 +70,7 @@ func (s *Limen) Decide(a Action) Decision {
 	res := engine.Decide(s.ctx, in, func(_ context.Context, ls []action.Ladder) ([]predictor.Prediction, error) {
 		return s.est.PredictEach(a.User, ls, a.Time), nil
 	})
-	s.written.Add(a.User, writes) // what it writes, a later action may run
+	s.written.Note(a.User, parts, nil) // what it writes, a later action may run
 	s.lastSeq = a.Seq
 	s.lastParts = parts
 	s.lastLadders = s.lastLadders[:0]

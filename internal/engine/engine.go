@@ -478,9 +478,10 @@ func onlyOnce(ctx context.Context, strict uint64, ladders []action.Ladder, preds
 
 // exactOnly reports whether only the person's own approval of the
 // part's exact key can let the prediction allow it (unvouched): a
-// command limen cannot read, a secret read, a package install.
+// command limen cannot read, a secret read, a package install, a write
+// from the background.
 func exactOnly(p action.Part) bool {
-	return p.Opaque || action.ReadsSecret(p) || action.InstallsPackage(p)
+	return p.Opaque || action.ReadsSecret(p) || action.InstallsPackage(p) || action.WritesLater(p)
 }
 
 // answeredOnce reports whether the person's own evidence about this

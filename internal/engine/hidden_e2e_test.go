@@ -50,6 +50,19 @@ func ordinaryWork(round int) []*limenv1.Action {
 	return out
 }
 
+// approveRunsWritten approves d if it asked only because its action runs
+// what an agent wrote (RunsWrittenRule), as the person would: what a test
+// after it checks is what the history taught.
+func approveRunsWritten(t *testing.T, c limenv1.DecisionServiceClient, d *limenv1.Decision) {
+	t.Helper()
+	if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !strings.Contains(d.GetReason(), "which an agent wrote since a person last allowed running it") {
+		return
+	}
+	if _, err := c.Answer(t.Context(), &limenv1.AnswerRequest{AskId: d.GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE}); err != nil {
+		t.Fatalf("Answer(%s): %v", d.GetAskId(), err)
+	}
+}
+
 func bash(user, cmd string) *limenv1.Action {
 	return tool(user, "Bash", map[string]any{"command": cmd})
 }
@@ -95,7 +108,10 @@ func TestHiddenFormsAfterOrdinaryWork(t *testing.T) {
 	}
 	// The history taught limen something: ordinary work is now allowed,
 	// so the asks below are not asks for lack of learning.
+	// (The round ends in git stash pop, which puts the agent's edits
+	// back: the runners ask about them once.)
 	for _, cmd := range []string{"git status", "npm test", "ls -la", "rm notes9.txt", "cat notes9.txt"} {
+		approveRunsWritten(t, c, decide(bash("ana", cmd)))
 		if v := decide(bash("ana", cmd)); v.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
 			t.Errorf("after %d approvals, %q is %v (%s); want allow", approvals, cmd, v.GetVerdict(), v.GetReason())
 		}

@@ -54,6 +54,10 @@ func TestOptionsThatRunOrWriteAfterOrdinaryWork(t *testing.T) {
 		}
 	}
 	for _, cmd := range []string{"go test ./...", "make test", "sort -o out.txt a.txt", "git diff", "cargo build", "pytest -q"} {
+		// The runners run the out.json curl wrote last round, and ask
+		// about that once; what this checks is that the history taught
+		// them after it.
+		approveRunsWritten(t, c, decide(cmd))
 		if v := decide(cmd); v.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
 			t.Errorf("after %d approvals, %q is %v (%s); want allow", approvals, cmd, v.GetVerdict(), v.GetReason())
 		}

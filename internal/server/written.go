@@ -1,6 +1,10 @@
 package server
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,36 +26,50 @@ import (
 // (docs/scale-out.md).
 type agentWrites struct{ rec *written.Record }
 
-func newWritten() agentWrites { return agentWrites{rec: written.New(written.MaxPerUser)} }
+func newWritten() agentWrites { return agentWrites{rec: written.New(written.MaxPerUser, contentSum)} }
 
-// record notes the files parts write, for user.
+// contentSum is a file's content signature for written.Record: its
+// SHA-256, up to maxSummed bytes (past them, its size and modification
+// time), or "" when it cannot be read. It is read on the answer's path,
+// and on a decision's only for a file git may have put back.
+func contentSum(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	if st.Size() > maxSummed {
+		return fmt.Sprintf("size %d, modified %d", st.Size(), st.ModTime().UnixNano())
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// maxSummed bounds the bytes contentSum reads of one file.
+const maxSummed = 8 << 20
+
+// record notes what parts write, import and restore, for user.
 func (w agentWrites) record(user string, parts []action.Part) {
-	var paths []string
-	for _, p := range parts {
-		paths = append(paths, action.WrittenBy(p)...)
-	}
-	if len(paths) > 0 {
-		w.rec.Add(user, withResolved(paths))
-	}
+	w.rec.Note(user, parts, withResolved)
 }
 
 // wrote returns the check for one decision of user: whether a file the
 // Runs entry run of pending[i] names was written before, or by the parts
 // before it (so that a dry run, which records nothing, sees them too).
 func (w agentWrites) wrote(user string, pending []action.Part) func(int, string) bool {
-	var before [][]string // what each part of the decided action sees written, once asked
+	var before []written.Pending // worked out once asked
 	return func(i int, run string) bool {
 		if before == nil {
-			before = make([][]string, len(pending))
-			var writes []string
-			for k, p := range pending {
-				before[k] = writes
-				if ws := action.WrittenBy(p); len(ws) > 0 {
-					writes = append(writes[:len(writes):len(writes)], withResolved(ws)...)
-				}
-			}
+			before = written.Before(pending, withResolved)
 		}
-		var seen []string
+		var seen written.Pending
 		if i < len(before) {
 			seen = before[i]
 		}
