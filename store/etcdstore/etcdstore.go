@@ -111,10 +111,15 @@ type Store struct {
 	opts Options
 	keys keys
 
-	// idMu guards the block of ids this Store hands out: [next, limit).
-	idMu  sync.Mutex
-	next  uint64
-	limit uint64
+	// idMu guards the block of ids this Store hands out, [next, limit),
+	// and the one reserved ahead of it, [spareNext, spareLimit) (empty:
+	// none), which a background reservation fills once half the block
+	// is used (prefetching), so that no decision waits for etcd's round
+	// trip when a block runs out.
+	idMu                  sync.Mutex
+	next, limit           uint64
+	spareNext, spareLimit uint64
+	prefetching           bool
 
 	// logMu guards closed against records handed to the batcher after
 	// Close, as in store.Store.
@@ -264,27 +269,52 @@ func (s *Store) Close() error {
 // with a compare-and-set on meta/id_reserved, so the Stores sharing a
 // prefix never hand out the same id; each Store's ids increase, and ids
 // are never reused, not even after a crash. A block costs one etcd round
-// trip; the ids in it cost a mutex.
+// trip, taken in the background once half the block before it is used;
+// the ids in it cost a mutex.
 func (s *Store) NextID() (uint64, error) {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
 	if s.next >= s.limit {
-		if s.isClosed() {
+		switch {
+		case s.spareLimit > s.spareNext:
+			s.next, s.limit = s.spareNext, s.spareLimit
+			s.spareNext, s.spareLimit = 0, 0
+		case s.isClosed():
 			return 0, fmt.Errorf("next id: %w", store.ErrClosed)
-		}
-		if err := s.reserve(); err != nil {
-			return 0, fmt.Errorf("next id: %w", err)
+		default:
+			base, limit, err := s.reserve()
+			if err != nil {
+				return 0, fmt.Errorf("next id: %w", err)
+			}
+			s.next, s.limit = base, limit
 		}
 	}
 	id := s.next
 	s.next++
+	if s.limit-s.next < idBlock/2 && s.spareLimit == 0 && !s.prefetching && !s.isClosed() {
+		s.prefetching = true
+		go s.prefetchIDs()
+	}
 	return id, nil
 }
 
-// reserve takes the next block of ids (idMu held).
-func (s *Store) reserve() error {
+// prefetchIDs reserves the block after this Store's current one. A
+// failure leaves NextID to reserve one itself when the block runs out.
+func (s *Store) prefetchIDs() {
+	base, limit, err := s.reserve()
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	s.prefetching = false
+	if err == nil && base >= s.limit {
+		s.spareNext, s.spareLimit = base, limit
+	}
+}
+
+// reserve takes the next block of ids in etcd. It holds no lock: each
+// reservation is its own compare-and-set.
+func (s *Store) reserve() (base, limit uint64, err error) {
 	if err := s.reachErr(); err != nil {
-		return fmt.Errorf("reserve ids: %w", err)
+		return 0, 0, fmt.Errorf("reserve ids: %w", err)
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -295,13 +325,13 @@ func (s *Store) reserve() error {
 			clientv3.OpGet(s.keys.decisions, clientv3.WithLastKey()...),
 		).Commit()
 		if err != nil {
-			return fmt.Errorf("reserve ids: %w", err)
+			return 0, 0, fmt.Errorf("reserve ids: %w", err)
 		}
 		base, rev := uint64(1), int64(0) // 0 is never an id: it means "unset"
 		if kvs := resp.Responses[0].GetResponseRange().GetKvs(); len(kvs) == 1 {
 			v, err := strconv.ParseUint(string(kvs[0].Value), 10, 64)
 			if err != nil {
-				return fmt.Errorf("reserve ids: %s is %q, not a number: %w", k, kvs[0].Value, store.ErrCorrupt)
+				return 0, 0, fmt.Errorf("reserve ids: %s is %q, not a number: %w", k, kvs[0].Value, store.ErrCorrupt)
 			}
 			base, rev = max(base, v), kvs[0].ModRevision
 		}
@@ -317,11 +347,10 @@ func (s *Store) reserve() error {
 			Then(clientv3.OpPut(k, strconv.FormatUint(limit, 10))).
 			Commit()
 		if err != nil {
-			return fmt.Errorf("reserve ids: %w", err)
+			return 0, 0, fmt.Errorf("reserve ids: %w", err)
 		}
 		if put.Succeeded {
-			s.next, s.limit = base, limit
-			return nil
+			return base, limit, nil
 		}
 		// Another Store reserved a block first: take the one after it.
 	}
@@ -332,6 +361,15 @@ func (s *Store) reserve() error {
 func (s *Store) releaseIDs() error {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
+	if s.spareLimit > s.spareNext {
+		// The last block reserved is the spare: give back all of it,
+		// and the rest of the current block with it when they meet.
+		if s.spareNext != s.limit {
+			s.next = s.spareNext // the current block's rest stays a gap
+		}
+		s.limit = s.spareLimit
+		s.spareNext, s.spareLimit = 0, 0
+	}
 	if s.next >= s.limit {
 		return nil
 	}

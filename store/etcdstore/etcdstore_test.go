@@ -132,14 +132,21 @@ func TestTwoStoresOnOnePrefix(t *testing.T) {
 	var mu sync.Mutex
 	seen := make(map[uint64]int)
 	var wg sync.WaitGroup
+	// Across several blocks, each reserved ahead while the one before is
+	// in use: no id twice, and each store's ids increase.
 	for i, s := range stores {
 		wg.Go(func() {
-			for range 500 {
+			last := uint64(0)
+			for range 3*etcdstore.IDBlock + 7 {
 				id, err := s.NextID()
 				if err != nil {
 					t.Error(err)
 					return
 				}
+				if id <= last {
+					t.Errorf("store %d handed out %d after %d", i, id, last)
+				}
+				last = id
 				mu.Lock()
 				if j, dup := seen[id]; dup {
 					t.Errorf("id %d handed out by store %d and store %d", id, j, i)

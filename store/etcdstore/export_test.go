@@ -27,3 +27,6 @@ func (s *Store) TrimLog(ctx context.Context, now time.Time) (int, error) { retur
 
 // MeasureDB measures etcd's database size now, as the retention pass does.
 func (s *Store) MeasureDB(ctx context.Context) { s.measureDB(ctx) }
+
+// IDBlock is how many ids one reservation covers.
+const IDBlock = idBlock

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -33,7 +34,14 @@ type ProcMember struct {
 // StartProcesses builds command member and starts an n-member cluster of
 // its processes on loopback, and waits until it has a leader. The
 // processes are killed when the test ends.
-func StartProcesses(t testing.TB, n int) *ProcCluster {
+func StartProcesses(t testing.TB, n int) *ProcCluster { return StartProcessesNiced(t, n, 0) }
+
+// StartProcessesNiced is StartProcesses with the members run at the
+// given niceness (nice(1)): at 19 they get the CPU only when the test's
+// own process does not want it, which stands in, on one machine, for
+// members on machines of their own (a benchmark of a replica's decisions
+// then measures the replica, not the members' raft and WAL work).
+func StartProcessesNiced(t testing.TB, n, niceness int) *ProcCluster {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "member")
 	build := exec.Command("go", "build", "-o", bin, "github.com/limenhq/limen/store/etcdstore/etcdtest/member")
@@ -52,8 +60,12 @@ func StartProcesses(t testing.TB, n int) *ProcCluster {
 	}
 	ready := make(chan string, n)
 	for i, m := range c.Members {
-		m.cmd = exec.Command(bin, "-name", m.Name, "-dir", t.TempDir(), "-peer", peerURLs[i], "-client", m.ClientURL,
-			"-cluster", strings.Join(peers, ","), "-token", t.Name())
+		args := []string{bin, "-name", m.Name, "-dir", t.TempDir(), "-peer", peerURLs[i], "-client", m.ClientURL,
+			"-cluster", strings.Join(peers, ","), "-token", t.Name()}
+		if niceness != 0 {
+			args = append([]string{"nice", "-n", strconv.Itoa(niceness)}, args...)
+		}
+		m.cmd = exec.Command(args[0], args[1:]...)
 		r, w, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
