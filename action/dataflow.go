@@ -293,6 +293,95 @@ func (w walker) besides(t word) []string {
 	return w.under(path.Dir(p), anyCode)
 }
 
+// withInputs returns ctx with more files its commands read on standard
+// input (an enclosing statement's < redirections).
+func (ctx shellCtx) withInputs(ps []string) shellCtx {
+	if len(ps) > 0 {
+		ctx.stdinFiles = append(ctx.stdinFiles[:len(ctx.stdinFiles):len(ctx.stdinFiles)], ps...)
+	}
+	return ctx
+}
+
+// redirectInputs are the files a statement's input redirections read.
+func (w walker) redirectInputs(rs []*syntax.Redirect) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Op != syntax.RdrIn || r.Word == nil {
+			continue
+		}
+		if p := w.abs(w.word(r.Word)); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// obeyedInputs are the files a program that runs nothing of the tree by
+// itself is told to run or obey: the value of an option that names its
+// program or configuration (sed -f, awk -f, kubectl --kubeconfig, whose
+// exec credentials run a command, ssh -F's ProxyCommand, openssl's
+// engines, psql -f with its \! escapes), a variable that names one
+// (KUBECONFIG, PSQLRC), and the script a database client reads on its
+// input (psql < x.sql).
+func (w walker) obeyedInputs(prog string, assigns, args []word, stdin []string) []string {
+	var out []string
+	add := func(t word) {
+		if p := w.abs(t); p != "" {
+			out = append(out, p)
+		}
+	}
+	if names := obeyedOptions[prog]; len(names) > 0 {
+		for i, a := range args {
+			if !a.lit || !strings.HasPrefix(a.text, "-") {
+				continue
+			}
+			if a.text == "--" {
+				break
+			}
+			for _, n := range names {
+				if v, ok := outputValue(args, i, n); ok {
+					add(v)
+				}
+			}
+		}
+	}
+	for _, a := range assigns {
+		if name, v, ok := strings.Cut(a.text, "="); ok && obeyedEnv[name] {
+			for _, f := range strings.Split(v, ":") { // KUBECONFIG=a:b
+				add(word{text: f, lit: a.lit})
+			}
+		}
+	}
+	if stdinScripts[prog] {
+		out = append(out, stdin...)
+	}
+	return out
+}
+
+// obeyedOptions are, by program, the options whose value is a file the
+// program runs or does what it says (obeyedInputs).
+var obeyedOptions = map[string][]string{
+	"sed": {"-f", "--file"}, "gsed": {"-f", "--file"},
+	"awk": {"-f", "--file", "-i", "--include", "-E", "--exec"}, "gawk": {"-f", "--file", "-i", "--include", "-E", "--exec"},
+	"mawk": {"-f"}, "nawk": {"-f"},
+	"kubectl": {"--kubeconfig"}, "oc": {"--kubeconfig"}, "helm": {"--kubeconfig"},
+	"ssh": {"-F"}, "scp": {"-F"}, "sftp": {"-F"},
+	"openssl":   {"-config", "-conf", "-engine"},
+	"psql":      {"-f", "--file"},
+	"sqlite3":   {"-init"},
+	"mysql":     {"--defaults-file", "--defaults-extra-file"},
+	"mongosh":   {"--file", "-f"},
+	"redis-cli": {},
+}
+
+// obeyedEnv are the variables that name a file a program obeys.
+var obeyedEnv = set("KUBECONFIG", "PSQLRC", "PGSERVICEFILE", "OPENSSL_CONF", "MYSQL_HOME", "SQLITE_INIT", "AWKPATH", "LESSKEYIN")
+
+// stdinScripts are the programs that run a script given on standard
+// input, with escapes to the shell (psql's \!, sqlite3's .shell,
+// mysql's system).
+var stdinScripts = set("psql", "mysql", "sqlite3", "mongosh", "redis-cli")
+
 // withWrites returns ctx with more files its commands write (an enclosing
 // statement's redirections).
 func (ctx shellCtx) withWrites(ps []string) shellCtx {

@@ -398,6 +398,26 @@ func seeJq(w walker, c *execCall) (int, bool) {
 	return 0, false
 }
 
+// seeAliasSet: gh alias set NAME '!cmd' (or --shell) and gh alias import
+// store a shell command that a later `gh NAME` runs, which limen then
+// sees only as gh: the definition is opaque, as git's alias.* is.
+func seeAliasSet(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	ops := operandsOf(cmd[1:], nil)
+	if len(ops) < 2 || ops[0].text != "alias" || ops[1].text != "set" && ops[1].text != "import" {
+		return 0, false
+	}
+	if ops[1].text == "import" {
+		return 0, w.opaqueCall(c, "it imports aliases, which may run shell commands, from a file limen does not read")
+	}
+	for _, x := range cmd[1:] {
+		if !x.lit || x.text == "-s" || x.text == "--shell" || strings.HasPrefix(x.text, "!") {
+			return 0, w.opaqueCall(c, "it defines an alias that runs a shell command when it is used")
+		}
+	}
+	return 0, false
+}
+
 // pythonInteractive reports whether a python option cluster (-i, -qi,
 // -ui) holds -i: after the script, python runs its input as code. The
 // letters after one that takes a value (-c, -m, -W, -X) are that value.
@@ -441,6 +461,9 @@ func init() {
 		execTable[name] = execRule{see: seeJq}
 	}
 	execTable["bun"] = execRule{code: interpreterCode["bun"], see: seeBun}
+	for _, name := range []string{"gh", "glab"} {
+		execTable[name] = execRule{see: seeAliasSet}
+	}
 	longOptions = buildLongOptions()
 }
 

@@ -76,6 +76,8 @@ var execCases = map[string][]struct{ cmd, want string }{
 	"tar":         {{"tar -cf x.tar --to-command='rm -rf ~' .", "rm -rf ~"}, {"tar -xf x.tar --checkpoint=1 --checkpoint-action=exec='rm -rf ~'", "rm -rf ~"}, {"tar -I 'rm -rf ~' -cf x .", "rm -rf ~"}, {"tar --use-compress-program=\"$X\" -cf x .", opaque}},
 	"gtar":        {{"gtar --use-compress-program='rm -rf ~' -cf x .", "rm -rf ~"}},
 	"bsdtar":      {{"bsdtar -cf x --to-command 'rm -rf ~' .", "rm -rf ~"}},
+	"gh":          {{"gh alias set co '!./evil'", opaque}, {"gh alias set --shell x 'id'", opaque}, {"gh alias import notes.yml", opaque}, {"gh alias set co 'pr checkout'", "gh alias set co pr checkout"}},
+	"glab":        {{"glab alias set x '!sh x.sh'", opaque}, {"glab mr list", "glab mr list"}},
 	"jq":          {{"jq -n -L / 'import \"root/.docker/config\" as $c; $c'", opaque}, {"jq --from-file notes package.json", opaque}, {"jq -rf prog.jq x.json", opaque}, {"jq .name package.json", "jq .name package.json"}},
 	"gojq":        {{"gojq -f /dev/stdin x.json", opaque}, {"gojq .a x.json", "gojq .a x.json"}},
 	"jaq":         {{"jaq -L lib 'include \"x\"; .'", opaque}, {"jaq .a x.json", "jaq .a x.json"}},

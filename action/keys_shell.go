@@ -140,6 +140,8 @@ type shellCtx struct {
 	// later says it runs in the background: what it writes may be
 	// written after the decisions that follow (WritesLaterMark).
 	later bool
+	// stdinFiles are the files enclosing input redirections read.
+	stdinFiles []string
 }
 
 // parse parses src as a script and walks it; false means it did not parse.
@@ -191,7 +193,7 @@ func (w walker) stmt(s *syntax.Stmt, ctx shellCtx) {
 		w.call(c, s.Redirs, ctx)
 		return
 	}
-	inner := ctx.with(w.redirects(s.Redirs)).withWrites(w.redirectWrites(s.Redirs))
+	inner := ctx.with(w.redirects(s.Redirs)).withWrites(w.redirectWrites(s.Redirs)).withInputs(w.redirectInputs(s.Redirs))
 	if readsStdin(s.Redirs) {
 		inner.stdin = true
 	}
@@ -590,7 +592,7 @@ func harmlessSink(p string) bool {
 // an assignment, a declaration, a test, a bare redirection.
 func (w walker) pseudo(prog, text string, rs []*syntax.Redirect, ctx shellCtx) {
 	texts, marks := w.redirects(rs)
-	ctx = ctx.with(texts, marks).withWrites(w.redirectWrites(rs))
+	ctx = ctx.with(texts, marks).withWrites(w.redirectWrites(rs)).withInputs(w.redirectInputs(rs))
 	l := ladder{"Bash"}
 	l.add("Bash:" + prog)
 	if len(ctx.marks) > 0 {
@@ -633,7 +635,7 @@ func (w walker) call(c *syntax.CallExpr, rs []*syntax.Redirect, ctx shellCtx) {
 		words = w.fields(a, words)
 	}
 	texts, marks := w.redirects(rs)
-	ctx = ctx.with(texts, marks).withWrites(w.redirectWrites(rs))
+	ctx = ctx.with(texts, marks).withWrites(w.redirectWrites(rs)).withInputs(w.redirectInputs(rs))
 	if len(c.Args) == 0 {
 		// Plain assignments: the values are known after them, unless they
 		// run only sometimes or could not be read.
@@ -785,7 +787,8 @@ func (w walker) command(words []word, start int, ctx shellCtx, rs []*syntax.Redi
 		marks = append(marks, elsewhereMark)
 	}
 	p := Part{Tool: "Bash", Subject: joinWords(cmd),
-		Writes: append(slices.Clip(ctx.writes), w.commandWrites(prog, cmd[1:])...), Runs: w.runsFiles(cmd[0], prog, cmd[1:]),
+		Writes:  append(slices.Clip(ctx.writes), w.commandWrites(prog, cmd[1:])...),
+		Runs:    append(w.runsFiles(cmd[0], prog, cmd[1:]), w.obeyedInputs(prog, words[:start], cmd[1:], ctx.stdinFiles)...),
 		Control: w.commandControl(words, start, ctx.redirs)}
 	p.Restores, p.Imports = w.gitRestores(prog, cmd[1:])
 	if ctx.later && (len(p.Writes) > 0 || len(p.Restores) > 0) {

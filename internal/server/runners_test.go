@@ -203,3 +203,33 @@ func TestWritesFromTheBackground(t *testing.T) {
 		t.Errorf("cp run_in_background: allowed (%s); a background write needs its own approval", d.GetReason())
 	}
 }
+
+// TestToldToRunAFile: programs that run nothing of the tree by
+// themselves run what an option, a variable or their input names: a
+// kubeconfig's exec credentials, psql's \! in a script, sed's e command,
+// sqlite3's .shell. A file an agent wrote there is asked about.
+func TestToldToRunAFile(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	cases := map[string]string{ // command: the file it obeys
+		"kubectl --kubeconfig ./kc get pods": "kc",
+		"KUBECONFIG=dev.yaml kubectl get ns": "dev.yaml",
+		"psql -f migrate.sql":                "migrate.sql",
+		"sqlite3 app.db < seed.sql":          "seed.sql",
+		"sed -f fix.sed notes.txt":           "fix.sed",
+		"awk -f sum.awk data.csv":            "sum.awk",
+		"ssh -F ./ssh_config staging":        "ssh_config",
+		"openssl req -new -config req.cnf":   "req.cnf",
+	}
+	var acts []*limenv1.Action
+	for cmd := range cases {
+		acts = append(acts, sh("ana", cmd))
+	}
+	teach(t, c, acts...)
+	for cmd, file := range cases {
+		decideOnce(t, c, write("ana", "/home/ana/shop/"+file), false)
+		if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+			t.Errorf("%s after a write of %s: %v (%s); want an ask because it obeys what an agent wrote", cmd, file, d.GetVerdict(), d.GetReason())
+		}
+	}
+}
