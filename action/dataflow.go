@@ -80,6 +80,7 @@ func (w walker) commandWrites(prog string, args []word) []string {
 		}
 	}
 	out = append(out, w.treeWrites(prog, args)...)
+	out = append(out, w.operandWrites(prog, args)...)
 	if copiers[prog] {
 		ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"))
 		if len(ops) > 1 {
@@ -108,6 +109,48 @@ func (w walker) commandWrites(prog string, args []word) []string {
 	}
 	return out
 }
+
+// operandWrites are the files a command writes that are its operands or
+// named after them, beyond copies and outputs: a decompressor's output
+// (gunzip Makefile.gz writes the Makefile), sponge's file, a scripted
+// editor's files (ed, vim -c), git mv's destination.
+func (w walker) operandWrites(prog string, args []word) []string {
+	var out []string
+	add := func(t word) {
+		if p := w.abs(t); p != "" {
+			out = append(out, p)
+		}
+	}
+	ops := operandsOf(args, nil)
+	switch prog {
+	case "gunzip", "unxz", "bunzip2", "unzstd", "unlzma", "lz4", "brotli", "gzip", "xz", "bzip2", "zstd", "lzma", "uncompress":
+		decompress := decompressors[prog] || anyFlag(args, []string{"-d", "--decompress", "--uncompress"})
+		if !decompress || anyFlag(args, []string{"-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test"}) {
+			return nil
+		}
+		for _, o := range ops {
+			if ext := path.Ext(o.text); ext != "" {
+				add(word{text: strings.TrimSuffix(o.text, ext), lit: o.lit})
+			}
+		}
+	case "sponge", "ed", "red", "ex", "vi", "vim", "nvim", "nano", "emacs", "kak", "hx":
+		for _, o := range ops {
+			add(o)
+		}
+	case "git":
+		if len(ops) >= 3 && ops[0].text == "mv" {
+			dst := ops[len(ops)-1]
+			add(dst)
+			for _, src := range ops[1 : len(ops)-1] {
+				add(word{text: path.Join(dst.text, path.Base(src.text)), lit: src.lit && dst.lit})
+			}
+		}
+	}
+	return out
+}
+
+// decompressors decompress by default (the others with -d).
+var decompressors = set("gunzip", "unxz", "bunzip2", "unzstd", "unlzma", "uncompress")
 
 // treeWrites are the trees a command writes files into that its words do
 // not name, each as "dir/": an archive extracted or a patch applied where
@@ -150,6 +193,9 @@ func (w walker) treeWrites(prog string, args []word) []string {
 		if !hasArg(args, "--dry-run") {
 			return into()
 		}
+	case "split", "csplit", "uudecode", "rename", "prename", "perl-rename", "file-rename", "mmv":
+		// files named after a prefix, a header or an expression
+		return into()
 	case "git":
 		// A patch's content is the agent's, a clone's or submodule's
 		// anybody's; what a restore brings back is gitRestores'.
@@ -401,25 +447,25 @@ func (ctx shellCtx) withWrites(ps []string) shellCtx {
 // program runs every file below where it runs but data (anyCode), unless
 // it is one of the few whose every input limen knows: those that run
 // nothing from the tree (runsNothingBelow) and git, whose list is exact.
-var anyCode = []string{"**/" + notData, "**/test*.txt", "**/requirements*.txt", "**/constraints*.txt", "node_modules/"}
+var anyCode = []string{"**/" + notData, "node_modules/"}
 
 // notData, as the name in "dir/**/" + notData, is any file below dir
 // whose extension is not one of dataExts.
 const notData = "*notdata"
 
 // dataExts are the extensions of files programs read and write as data
-// and never run: documents, tables, logs, images, styles, test fixtures
-// compared against, and archives (a zip is not one: python imports from
-// it). Configuration formats (JSON, YAML, TOML,
-// INI, XML) are not among them: they are where a runner is told what to
-// run (package.json's scripts, .mocharc.json's require, pyproject.toml's
-// build backend, a lock file's tarball URLs), and the table of which
-// such file each runner obeys was never complete. The few documents a
-// runner does run are named in anyCode (pytest's test*.txt doctests, pip's
-// requirements files).
-var dataExts = set(".md", ".markdown", ".txt", ".rst", ".adoc", ".csv", ".tsv", ".log", ".out",
+// and never run: tables, logs, images, styles, golden files compared
+// against, and archives (a zip is not one: python imports from it).
+// Configuration formats (JSON, YAML, TOML, INI, XML) are not among them:
+// they are where a runner is told what to run (package.json's scripts,
+// .mocharc.json's require, pyproject.toml's build backend, a lock file's
+// tarball URLs), and the table of which such file each runner obeys was
+// never complete. Nor are documents: cargo test runs the examples of a
+// README a crate includes as its docs, pytest the doctests of the text
+// files its configuration names, and jest's .snap files are modules.
+var dataExts = set(".csv", ".tsv", ".log", ".out",
 	".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".pdf", ".html", ".css", ".scss", ".map",
-	".sum", ".snap", ".golden", ".tgz", ".gz", ".tar", ".bz2", ".xz", ".zst")
+	".sum", ".golden", ".tgz", ".gz", ".tar", ".bz2", ".xz", ".zst")
 
 // noExt, as the name in "dir/**/" + noExt, is any file without an
 // extension below dir (RunsMatch).
@@ -443,7 +489,7 @@ func runner(obeys ...string) []string { return join(anyCode, obeys) }
 // where that is more than anyCode. A name ending in "/" stands for
 // everything below it (""
 // for everything below the directory); one starting with "**/" for that
-// name anywhere below the directory (name may hold "*": **/test*.txt).
+// name anywhere below the directory (name may hold "*": **/*.mk).
 var obeyedFiles = map[string][]string{
 	"npm":      runner(".npmrc", "package-lock.json", "npm-shrinkwrap.json"),
 	"yarn":     runner(".yarnrc", ".yarnrc.yml", "yarn.lock"),
@@ -552,7 +598,13 @@ func (w walker) obeys(prog string, args []word) []string {
 	default:
 		names = anyCode
 	}
-	return w.under(w.here(), names)
+	out := w.under(w.here(), names)
+	if h := w.here(); !ok && w.cwd != "" && h != w.cwd && strings.HasPrefix(h, strings.TrimSuffix(w.cwd, "/")+"/") {
+		// cd src && go test ./...: the package imports the project's
+		// others, above where it runs.
+		out = append(out, w.under(w.cwd, anyCode)...)
+	}
+	return out
 }
 
 // under returns names (as obeyedFiles spells them) below dir as absolute
@@ -587,7 +639,7 @@ func hasArg(args []word, t string) bool {
 // RunsMatch reports whether a file written at path is one that the Runs
 // entry run names: the same path, a path below it when run ends in "/",
 // or, for "dir/**/name", a file called name below dir (name may hold
-// "*": **/*.mk, **/test*.txt).
+// "*": **/*.mk, **/conftest.py).
 //
 // A path that ends in "/" is a tree written with files limen does not
 // know (treeWrites): every run at or below it matches, and every run of a

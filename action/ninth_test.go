@@ -271,8 +271,9 @@ func TestTenthPassKeys(t *testing.T) {
 }
 
 // TestTaskRunnersRunAllButData: a task runner's recipes may run any file
-// below them, so every written file counts but documents, tables, logs
-// and images (each pass before found another kind of file they run).
+// below them, so every written file counts but tables, logs and images
+// (each pass before found another kind of file they run; documents run as
+// doctests, configuration formats say what to run).
 func TestTaskRunnersRunAllButData(t *testing.T) {
 	var runs []string
 	for _, p := range Parts(Action{Tool: "Bash", Input: map[string]any{"command": "make test"}, Cwd: "/home/ana/shop"}) {
@@ -282,12 +283,13 @@ func TestTaskRunnersRunAllButData(t *testing.T) {
 		return slices.ContainsFunc(runs, func(r string) bool { return RunsMatch(r, f) })
 	}
 	for _, f := range []string{"/home/ana/shop/script/lint", "/home/ana/shop/tools/x.weird", "/home/ana/shop/src/a.go", "/home/ana/shop/scripts/json.pyc",
-		"/home/ana/shop/Makefile", "/home/ana/shop/lib/x.so", "/home/ana/shop/package.json"} {
+		"/home/ana/shop/Makefile", "/home/ana/shop/lib/x.so", "/home/ana/shop/package.json", "/home/ana/shop/README.md", "/home/ana/shop/ci.yaml",
+		"/home/ana/shop/tests/test_x.txt", "/home/ana/shop/__snapshots__/a.test.js.snap"} {
 		if !runsFile(f) {
 			t.Errorf("make test does not run %s", f)
 		}
 	}
-	for _, f := range []string{"/home/ana/shop/docs/notes.md", "/home/ana/shop/out.txt", "/home/ana/shop/data/x.csv", "/home/ana/shop/img/a.png", "/home/other/x.sh"} {
+	for _, f := range []string{"/home/ana/shop/out/build.log", "/home/ana/shop/data/x.csv", "/home/ana/shop/img/a.png", "/home/ana/shop/dist/app.css", "/home/other/x.sh"} {
 		if runsFile(f) {
 			t.Errorf("make test counts %s, which is data or elsewhere, as run", f)
 		}

@@ -37,10 +37,10 @@ func TestEveryRunnerRunsTheTree(t *testing.T) {
 	teach(t, c, acts...)
 
 	// Data an agent writes runs nowhere: nothing is asked.
-	decideOnce(t, c, write("ana", "/home/ana/shop/docs/notes.md"), false)
+	decideOnce(t, c, write("ana", "/home/ana/shop/data/orders.csv"), false)
 	for _, cmd := range runners {
 		if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
-			t.Errorf("%s after a write of notes.md: %v (%s); want allow, a document runs nowhere", cmd, d.GetVerdict(), d.GetReason())
+			t.Errorf("%s after a write of data/orders.csv: %v (%s); want allow, a table runs nowhere", cmd, d.GetVerdict(), d.GetReason())
 		}
 	}
 
@@ -231,5 +231,28 @@ func TestToldToRunAFile(t *testing.T) {
 		if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
 			t.Errorf("%s after a write of %s: %v (%s); want an ask because it obeys what an agent wrote", cmd, file, d.GetVerdict(), d.GetReason())
 		}
+	}
+}
+
+// TestWritesNamedOtherwise: files written under a name the command does
+// not spell as an output (gunzip's, git mv's destination, a scripted
+// editor's file), and a runner started below the project that imports
+// the rest of it. (An editor that reads its script from a file is opaque,
+// and asked about while that file is the agent's.)
+func TestWritesNamedOtherwise(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	teach(t, c, sh("ana", "make test"), sh("ana", "cd cmd/shop && go test ./..."))
+	for _, writer := range []string{"gunzip Makefile.gz", "git mv data/a.csv Makefile", "vim -es -c 'normal Gp' -c wq Makefile"} {
+		decideOnce(t, c, sh("ana", writer), false) // asked or allowed, what it writes is recorded
+		d := decideOnce(t, c, sh("ana", "make test"), false)
+		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+			t.Fatalf("make test after %s: %v (%s); want an ask because it runs what an agent wrote", writer, d.GetVerdict(), d.GetReason())
+		}
+		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+	}
+	decideOnce(t, c, write("ana", "/home/ana/shop/internal/store/zz.go"), false)
+	if d := decideOnce(t, c, sh("ana", "cd cmd/shop && go test ./..."), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+		t.Errorf("go test in cmd/shop after a write in internal/: %v (%s); want an ask, the package imports the project", d.GetVerdict(), d.GetReason())
 	}
 }
