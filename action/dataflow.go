@@ -401,6 +401,18 @@ func (w walker) obeyedInputs(prog string, assigns, args []word, stdin []string) 
 	if stdinScripts[prog] {
 		out = append(out, stdin...)
 	}
+	// ldd runs the program it lists; a unit or job a service manager
+	// is given to link, enable or load runs its commands; an installer
+	// runs a local package's install scripts.
+	sub := subcommand(prog, args)
+	if prog == "ldd" || prog == "systemctl" && (sub == "link" || sub == "enable" || sub == "start") || prog == "launchctl" ||
+		installers[prog+" "+sub] {
+		for _, o := range operandsOf(args, nil) {
+			if o.text != sub && (strings.Contains(o.text, "/") || strings.HasPrefix(o.text, ".")) {
+				add(o)
+			}
+		}
+	}
 	return out
 }
 

@@ -827,6 +827,15 @@ func seeContainer(w walker, c *execCall) (int, bool) {
 func seeKubectl(w walker, c *execCall) (int, bool) {
 	cmd := c.cmd()
 	sub := subcommand(programName(cmd[0]), cmd[1:])
+	if sub == "config set-credentials" || sub == "config set" {
+		// A kubeconfig's exec credentials run a command on every later
+		// kubectl call.
+		for _, x := range cmd[1:] {
+			if !x.lit || strings.HasPrefix(x.text, "--exec-") || strings.Contains(x.text, ".exec.") || strings.Contains(x.text, "auth-provider") {
+				return 0, w.opaqueCall(c, "it sets a credential command that every later kubectl call runs")
+			}
+		}
+	}
 	sub, _, _ = strings.Cut(sub, " ")
 	if sub != "exec" && sub != "run" && sub != "debug" && sub != "attach" {
 		return 0, false

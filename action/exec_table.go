@@ -213,8 +213,19 @@ func execRows() map[string]execRule {
 		"go":    {keep: true, see: seeGo},
 		"cargo": {keep: true, see: seeCargo},
 		"sort":  {keep: true, script: []string{"--compress-program"}},
-		"rg":    {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
-		"socat": {keep: true, see: seeSocat},
+		"zip":   {keep: true, script: []string{"-TT", "--unzip-command"}},
+		// netcat's program to serve a connection with; fd's command for
+		// each file it finds (the rest of the line); nmap's scripts.
+		"nc":      {keep: true, script: []string{"-e", "-c"}},
+		"netcat":  {keep: true, script: []string{"-e", "-c"}},
+		"ncat":    {keep: true, script: []string{"-e", "--exec", "-c", "--sh-exec"}, code: []string{"--lua-exec"}},
+		"fd":      {keep: true, code: []string{"-x", "--exec", "-X", "--exec-batch"}},
+		"fdfind":  {keep: true, code: []string{"-x", "--exec", "-X", "--exec-batch"}},
+		"nmap":    {keep: true, code: []string{"--script", "-sC", "--script-args-file"}},
+		"mongosh": {keep: true, code: []string{"--eval", "-f", "--file"}},
+		"aws":     {keep: true, see: seeAwsConfigure},
+		"rg":      {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
+		"socat":   {keep: true, see: seeSocat},
 		// A config file or command sets any option, the output file too.
 		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config", "--engine"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
 		"wget":    {keep: true, code: []string{"-e", "--execute", "--config", "--use-askpass"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
@@ -398,12 +409,30 @@ func seeJq(w walker, c *execCall) (int, bool) {
 	return 0, false
 }
 
+// seeAwsConfigure: aws configure set of a credential_process (or a
+// plugin path) stores a command that every later aws call with that
+// profile runs.
+func seeAwsConfigure(w walker, c *execCall) (int, bool) {
+	cmd := c.cmd()
+	ops := operandsOf(cmd[1:], nil)
+	if len(ops) < 3 || ops[0].text != "configure" || ops[1].text != "set" && ops[1].text != "import" {
+		return 0, false
+	}
+	if ops[1].text == "import" || !ops[2].lit || strings.Contains(ops[2].text, "credential_process") || strings.Contains(ops[2].text, "plugin") {
+		return 0, w.opaqueCall(c, "it stores a command that later aws calls run")
+	}
+	return 0, false
+}
+
 // seeAliasSet: gh alias set NAME '!cmd' (or --shell) and gh alias import
 // store a shell command that a later `gh NAME` runs, which limen then
 // sees only as gh: the definition is opaque, as git's alias.* is.
 func seeAliasSet(w walker, c *execCall) (int, bool) {
 	cmd := c.cmd()
 	ops := operandsOf(cmd[1:], nil)
+	if len(ops) >= 2 && (ops[0].text == "extension" || ops[0].text == "ext" || ops[0].text == "extensions") && ops[1].text == "install" {
+		return 0, w.opaqueCall(c, "it installs an extension, a program that `gh NAME` then runs")
+	}
 	if len(ops) < 2 || ops[0].text != "alias" || ops[1].text != "set" && ops[1].text != "import" {
 		return 0, false
 	}
