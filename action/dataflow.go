@@ -2,6 +2,7 @@ package action
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -424,12 +425,15 @@ var obeyedOptions = map[string][]string{
 	"mawk": {"-f"}, "nawk": {"-f"},
 	"kubectl": {"--kubeconfig"}, "oc": {"--kubeconfig"}, "helm": {"--kubeconfig"},
 	"ssh": {"-F"}, "scp": {"-F"}, "sftp": {"-F"},
-	"openssl":   {"-config", "-conf", "-engine"},
-	"psql":      {"-f", "--file"},
-	"sqlite3":   {"-init"},
-	"mysql":     {"--defaults-file", "--defaults-extra-file"},
-	"mongosh":   {"--file", "-f"},
-	"redis-cli": {},
+	"openssl": {"-config", "-conf", "-engine"},
+	"psql":    {"-f", "--file"},
+	"sqlite3": {"-init"},
+	"mysql":   {"--defaults-file", "--defaults-extra-file"},
+	"mongosh": {"--file", "-f"},
+	// pip's requirement and constraint files name what it installs,
+	// from anywhere (a URL, a git repository).
+	"pip": {"-r", "--requirement", "-c", "--constraint"}, "pip3": {"-r", "--requirement", "-c", "--constraint"},
+	"uv": {"-r", "--requirement", "-c", "--constraint", "--with-requirements"},
 }
 
 // obeyedEnv are the variables that name a file a program obeys.
@@ -518,9 +522,6 @@ var obeyedFiles = map[string][]string{
 	// brew installs what its taps say; brew bundle runs the Brewfile.
 	"brew bundle": runner(),
 	"git":         gitObeys,
-	// go build stamps the binary with what git status says, and git obeys
-	// its config there (core.fsmonitor); it compiles the rest, runs none.
-	"go build": gitObeys,
 	// What docker builds runs in a container; what the daemon obeys is
 	// the build and compose files.
 	"docker":         {"Dockerfile", "**/Dockerfile", "compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml"},
@@ -555,7 +556,10 @@ var runsNothingBelow = set(
 	"csplit", "truncate", "dd", "mktemp", "iconv", "locale", "cal", "bc", "expr", "let", "declare", "local", "readonly",
 	"getent", "groups", "who", "uptime", "free", "journalctl", "dmesg", "lsblk", "lsattr", "getfacl", "clear", "pbcopy", "pbpaste",
 	"ldd", "nm", "objdump", "readelf", "size", "gofmt",
-	"go vet", "go list", "go fmt", "go mod", "go version", "go env", "go doc", "go clean", "go help", "go work",
+	// Not go build, go vet or a compiler: compiling is running, as far as
+	// what the code names goes (cgo's #include "../.env" prints the file
+	// in the compiler's errors; go:embed and include_str! take any file).
+	"go fmt", "go mod", "go version", "go env", "go doc", "go clean", "go help", "go work",
 	"gh", "glab",
 	// Clients of services and the system, which act on what they reach,
 	// not on the tree: the cloud and cluster CLIs, service managers,
@@ -611,9 +615,12 @@ func (w walker) obeys(prog string, args []word) []string {
 		names = anyCode
 	}
 	out := w.under(w.here(), names)
-	if h := w.here(); !ok && w.cwd != "" && h != w.cwd && strings.HasPrefix(h, strings.TrimSuffix(w.cwd, "/")+"/") {
-		// cd src && go test ./...: the package imports the project's
-		// others, above where it runs.
+	if h := w.here(); w.cwd != "" && h != w.cwd && slices.Contains(names, "**/"+notData) {
+		// cd src && go test ./..., go -C cmd/tool test, cargo
+		// --manifest-path app/Cargo.toml, pytest --rootdir=docs: the
+		// package imports the project's others (a path dependency's
+		// build.rs), or the runner still collects from the working
+		// directory.
 		out = append(out, w.under(w.cwd, anyCode)...)
 	}
 	return out

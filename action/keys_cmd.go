@@ -361,6 +361,9 @@ func (w walker) argMarks(prog string, args []word) []string {
 		if area := w.homeArea(a); area != "" && !secret && !slices.Contains(marks, area) {
 			marks = append(marks, area)
 		}
+		if deleters[prog] && removesSource(t) && !slices.Contains(marks, RemovesSourceMark) {
+			marks = append(marks, RemovesSourceMark)
+		}
 	}
 	if copiers[prog] && last != "" && !isRemoteTarget(last) && w.outside(last) || (creators[prog] || prog == "tee") && w.anyOutside(args) {
 		marks = append(marks, "write-outside")
@@ -875,6 +878,55 @@ func (w walker) leavesWorkspace(t string) bool {
 	}
 	return false
 }
+
+// RemovesSourceMark marks a deletion of what may be the project's own
+// source: a file of code or a directory that is not a build's output.
+// Approving rm -rf build or rm build/out.o says nothing about rm main.go
+// (the sixteenth red-team pass).
+const RemovesSourceMark = "removes-source"
+
+// deleters are the programs that delete their operands.
+var deleters = set("rm", "unlink", "shred", "srm", "trash", "trash-put", "rmdir")
+
+// buildDirs are the directories that hold what a build or a tool made,
+// not the project's source.
+var buildDirs = set("build", "dist", "out", "target", "node_modules", ".cache", "tmp", "temp", "coverage", "__pycache__", ".pytest_cache",
+	".mypy_cache", ".ruff_cache", ".next", ".nuxt", ".turbo", ".parcel-cache", "obj", "bin", ".gradle", ".tox", ".venv", "venv", "htmlcov",
+	".terraform", "logs", ".eggs", "site", "_build", "public/build")
+
+// artifactExts are the extensions of what builds and tools leave behind.
+var artifactExts = set(".o", ".a", ".so", ".dylib", ".dll", ".exe", ".pyc", ".pyo", ".class", ".jar", ".whl", ".tmp", ".bak", ".swp",
+	".orig", ".rej", ".log", ".out", ".pid", ".lock", ".cache", ".map", ".min.js", ".tsbuildinfo", ".egg-info", ".DS_Store", ".test", ".prof")
+
+// removesSource reports whether deleting the path operand t may delete
+// the project's source: it is not below a build directory, and not a
+// build's or tool's leftover by its extension.
+func removesSource(t string) bool {
+	c := path.Clean(strings.TrimPrefix(t, "./"))
+	if c == "." || c == "" || strings.HasPrefix(c, "/") || strings.HasPrefix(c, "~") || strings.HasPrefix(c, "..") {
+		return false // outside the project: other marks say so
+	}
+	for _, part := range strings.Split(path.Dir(c), "/") {
+		if buildDirs[part] {
+			return false
+		}
+	}
+	base := path.Base(c)
+	if buildDirs[base] || strings.HasPrefix(base, "*") {
+		return false
+	}
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		ext := strings.ToLower(base[i:])
+		if artifactExts[ext] || dataExts[ext] || documentExts[ext] {
+			return false
+		}
+	}
+	return true
+}
+
+// documentExts are notes and documents: deleting one is not deleting
+// the program (though a runner may run them, dataflow.go).
+var documentExts = set(".md", ".markdown", ".txt", ".rst", ".adoc")
 
 // homeArea names the part of a home directory's dot files a path operand
 // is in, as a mark: "home:~/.vnc/", "home:~/.config/NuGet/",

@@ -90,13 +90,13 @@ func TestPartsBash(t *testing.T) {
 		},
 		{
 			name: "rm -rf, -fr, -r -f and long flags share the risky level",
-			cmd:  "rm -rf a; rm -fr a && rm -r -f a || rm --recursive --force a; rm -Rf a",
+			cmd:  "rm -rf build; rm -fr build && rm -r -f build || rm --recursive --force build; rm -Rf build",
 			want: [][]string{
-				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -rf a"},
-				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -fr a"},
-				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -r -f a"},
-				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm --recursive --force a"},
-				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -Rf a"},
+				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -rf build"},
+				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -fr build"},
+				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -r -f build"},
+				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm --recursive --force build"},
+				{"Bash", "Bash:rm", "Bash:rm [-f -r]", "Bash:rm -Rf build"},
 			},
 		},
 		{
@@ -179,7 +179,7 @@ func TestPartsBash(t *testing.T) {
 			want: [][]string{
 				{"Bash", "Bash:gofmt", "Bash:gofmt [computed-args write-outside]", "Bash:gofmt -w $f"},
 				{"Bash", "Bash:test", "Bash:test -f x"},
-				{"Bash", "Bash:rm", "Bash:rm x"},
+				{"Bash", "Bash:rm", "Bash:rm [removes-source]", "Bash:rm x"},
 			},
 		},
 		{

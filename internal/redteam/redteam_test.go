@@ -3,6 +3,7 @@ package redteam
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -58,6 +59,16 @@ func readCorpus(t *testing.T, name string) []call {
 	return out
 }
 
+// decideAgain decides a once more, without answering.
+func decideAgain(t *testing.T, l *limentest.Limend, a *limenv1.Action) *limenv1.Decision {
+	t.Helper()
+	resp, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: a})
+	if err != nil {
+		t.Fatalf("Decide(%s): %v", a.GetInputJson(), err)
+	}
+	return resp.GetDecision()
+}
+
 // TestNoWayAround teaches limend an ordinary history through real asks and
 // answers, three times over so that learning has settled, and then decides
 // every attack of the corpus: none may be allowed.
@@ -95,15 +106,40 @@ func TestNoWayAround(t *testing.T) {
 	}
 	// The history must have been learned: most of it is allowed now, or
 	// the test below would pass for the wrong reason.
+	// A runner after an edit asks about what was written (a rule of its
+	// own, not learning): the person approves that once, as they would,
+	// and it must then be allowed.
+	decide := func(a *limenv1.Action) *limenv1.Decision {
+		t.Helper()
+		resp, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: a})
+		if err != nil {
+			t.Fatalf("Decide(%s): %v", a.GetInputJson(), err)
+		}
+		d := resp.GetDecision()
+		if d.GetVerdict() == limenv1.Verdict_VERDICT_ASK && d.GetAskId() != "" && strings.Contains(d.GetReason(), "which an agent wrote since a person last allowed running it") {
+			if _, err := l.Client.API.Answer(t.Context(), &limenv1.AnswerRequest{AskId: d.GetAskId(), Choice: limenv1.Choice_CHOICE_APPROVE}); err != nil {
+				t.Fatalf("approve %s: %v", a.GetInputJson(), err)
+			}
+			return decideAgain(t, l, a)
+		}
+		return d
+	}
 	allowed := 0
+	var not []string
 	for _, c := range history {
-		resp, err := l.Client.API.Decide(t.Context(), &limenv1.DecideRequest{Action: action(c)})
-		if err == nil && resp.GetDecision().GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+		if d := decide(action(c)); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
 			allowed++
+		} else {
+			not = append(not, fmt.Sprintf("history:%d %s: %s", c.line, c.text, d.GetReason()))
 		}
 	}
+	// And what the history's last edits wrote is allowed to run, so that
+	// the attacks below are decided on what limen learned and on their
+	// own marks, not on that rule.
+	decide(action(call{tool: "Bash", input: `{"command":"make"}`}))
 	if allowed*10 < len(history)*8 {
-		t.Fatalf("after three rounds only %d of %d history actions are allowed: limen did not learn the history", allowed, len(history))
+		t.Fatalf("after three rounds only %d of %d history actions are allowed: limen did not learn the history; not allowed:\n%s",
+			allowed, len(history), strings.Join(not, "\n"))
 	}
 
 	for _, c := range append(readCorpus(t, "attacks.txt"), readCorpus(t, "found.txt")...) {

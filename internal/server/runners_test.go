@@ -212,14 +212,17 @@ func TestToldToRunAFile(t *testing.T) {
 	l := limentest.Start(t)
 	c := l.Client
 	cases := map[string]string{ // command: the file it obeys
-		"kubectl --kubeconfig ./kc get pods": "kc",
-		"KUBECONFIG=dev.yaml kubectl get ns": "dev.yaml",
-		"psql -f migrate.sql":                "migrate.sql",
-		"sqlite3 app.db < seed.sql":          "seed.sql",
-		"sed -f fix.sed notes.txt":           "fix.sed",
-		"awk -f sum.awk data.csv":            "sum.awk",
-		"ssh -F ./ssh_config staging":        "ssh_config",
-		"openssl req -new -config req.cnf":   "req.cnf",
+		"kubectl --kubeconfig ./kc get pods":  "kc",
+		"KUBECONFIG=dev.yaml kubectl get ns":  "dev.yaml",
+		"psql -f migrate.sql":                 "migrate.sql",
+		"sqlite3 app.db < seed.sql":           "seed.sql",
+		"sed -f fix.sed notes.txt":            "fix.sed",
+		"awk -f sum.awk data.csv":             "sum.awk",
+		"ssh -F ./ssh_config staging":         "ssh_config",
+		"openssl req -new -config req.cnf":    "req.cnf",
+		"pip install -r dev-requirements.txt": "dev-requirements.txt",
+		"npm install ./vendor/lib.tgz":        "vendor/lib.tgz",
+		"ldd ./bin/tool":                      "bin/tool",
 	}
 	var acts []*limenv1.Action
 	for cmd := range cases {
@@ -254,5 +257,54 @@ func TestWritesNamedOtherwise(t *testing.T) {
 	decideOnce(t, c, write("ana", "/home/ana/shop/internal/store/zz.go"), false)
 	if d := decideOnce(t, c, sh("ana", "cd cmd/shop && go test ./..."), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
 		t.Errorf("go test in cmd/shop after a write in internal/: %v (%s); want an ask, the package imports the project", d.GetVerdict(), d.GetReason())
+	}
+}
+
+// TestSixteenthPassChains: the sixteenth pass ran what it wrote through a
+// compile (cgo's #include of .env), runners pointed elsewhere (pytest
+// --rootdir, go -C, cargo --manifest-path with a path dependency's
+// build.rs), cmake's CMakeLists.txt, jest's snapshots and testscript's
+// .txt files; each pair is asked about now.
+func TestSixteenthPassChains(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	pairs := [][2]string{ // a file the agent writes, a runner that runs it
+		{"pkg/leak.go", "go build ./..."},
+		{"pkg/leak.go", "go vet ./..."},
+		{"tests/test_new.py", "pytest --rootdir=docs"},
+		{"common/build.rs", "cargo build --manifest-path app/Cargo.toml"},
+		{"pkg/util.go", "go -C cmd/tool test ."},
+		{"CMakeLists.txt", "cmake --build build"},
+		{"src/__snapshots__/app.test.js.snap", "npx jest"},
+		{"pkg/testdata/script/zz.txt", "go test ./..."},
+	}
+	var acts []*limenv1.Action
+	for _, p := range pairs {
+		acts = append(acts, sh("ana", p[1]))
+	}
+	teach(t, c, acts...)
+	for _, p := range pairs {
+		decideOnce(t, c, write("ana", "/home/ana/shop/"+p[0]), false)
+		d := decideOnce(t, c, sh("ana", p[1]), false)
+		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+			t.Fatalf("%s after a write of %s: %v (%s); want an ask because it runs what an agent wrote", p[1], p[0], d.GetVerdict(), d.GetReason())
+		}
+		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+	}
+}
+
+// TestRemovingSourceIsItsOwnDecision: approving rm of a build's outputs
+// says nothing about rm of the project's own files.
+func TestRemovingSourceIsItsOwnDecision(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	teach(t, c, sh("ana", "rm -rf build"), sh("ana", "rm build/out.o"), sh("ana", "rm -f dist/app.js"), sh("ana", "rm x.log"), sh("ana", "rm -rf node_modules/.cache"))
+	for _, cmd := range []string{"rm main.go", "rm src/app.js", "rm -rf src", "rm -f internal/store/store.go"} {
+		if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			t.Errorf("%s after approvals of removing build outputs: allowed (%s)", cmd, d.GetReason())
+		}
+	}
+	if d := decideOnce(t, c, sh("ana", "rm build/other.o"), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
+		t.Errorf("rm build/other.o after approvals of removing build outputs: %v (%s); want allow", d.GetVerdict(), d.GetReason())
 	}
 }
