@@ -225,7 +225,10 @@ func (r *Record) Wrote(user, run string, pending Pending) bool {
 	}
 	// Read outside the lock: other decisions need the record meanwhile.
 	for _, c := range suspects {
-		if r.sum(c.path) != c.sig {
+		// What cannot be read now, or could not be when it was allowed
+		// (a team's replica does not see the laptop's files), is not
+		// known to be what was allowed.
+		if now := r.sum(c.path); now == "" || now != c.sig {
 			r.mu.Lock()
 			if u := r.users[user]; u != nil {
 				if _, still := u.suspect[c.path]; still {

@@ -111,6 +111,14 @@ func TestRestoresAskAboutOtherContent(t *testing.T) {
 	if r.Wrote("ana", "/q/**/*notdata", Pending{Restores: []string{"/p"}}) {
 		t.Error("a restore in /p asks about runs in /q")
 	}
+	// A file that cannot be read (a replica that does not see the
+	// laptop's files) is not known to be what was allowed.
+	r.Allowed("ana", runs)
+	delete(content, build)
+	r.Restore("ana", []string{"/p"})
+	if !r.Wrote("ana", runs[0], Pending{}) {
+		t.Error("a restored file that cannot be read is taken to be what was allowed")
+	}
 	r.Import("ana", []string{"/p"})
 	r.Restore("ana", []string{"/p"})
 	if !r.Wrote("ana", "/p/.git/", Pending{}) {
