@@ -61,11 +61,40 @@ func (w walker) redirectWrites(rs []*syntax.Redirect) []string {
 		if t.lit && (harmlessSink(t.text) || isFD(t.text)) {
 			continue
 		}
-		if p := w.abs(t); p != "" {
+		if p := w.writtenAt(t); p != "" {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// writtenAt is the path a write to t writes: t's absolute path, or, for a
+// target the shell expands when it runs (a glob, a variable: bash writes
+// `> scripts/gen.p?` to scripts/gen.py when that is the one match), the
+// tree below the longest directory of it that is literal (the
+// seventeenth red-team pass).
+func (w walker) writtenAt(t word) string {
+	if p := w.abs(t); p != "" {
+		return p
+	}
+	if t.text == "" {
+		return ""
+	}
+	dir := t.text
+	if i := strings.IndexAny(dir, "*?[{$`\\"); i >= 0 {
+		dir = dir[:i]
+	} else if !t.lit {
+		dir = ""
+	}
+	dir = dir[:strings.LastIndexByte(dir, '/')+1]
+	if dir == "" {
+		dir = "."
+	}
+	p := w.abs(word{text: dir, lit: true})
+	if p == "" {
+		return "/" // where is only known when it runs
+	}
+	return strings.TrimSuffix(p, "/") + "/"
 }
 
 // commandWrites are the files a simple command writes through its
@@ -73,7 +102,7 @@ func (w walker) redirectWrites(rs []*syntax.Redirect) []string {
 func (w walker) commandWrites(prog string, args []word) []string {
 	var out []string
 	for _, o := range outputsOf(prog, args) {
-		switch p := w.abs(o.w); {
+		switch p := w.writtenAt(o.w); {
 		case p != "" && o.dir:
 			out = append(out, strings.TrimSuffix(p, "/")+"/") // some files below it
 		case p != "":
@@ -85,6 +114,9 @@ func (w walker) commandWrites(prog string, args []word) []string {
 	if copiers[prog] {
 		ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"))
 		if len(ops) > 1 {
+			if d := ops[len(ops)-1]; w.abs(d) == "" {
+				out = append(out, w.writtenAt(d)) // cp x scripts/gen.p?
+			}
 			dst := w.abs(ops[len(ops)-1])
 			if dst != "" {
 				out = append(out, dst)
@@ -386,8 +418,18 @@ func (w walker) obeyedInputs(prog string, assigns, args []word, stdin []string) 
 				break
 			}
 			for _, n := range names {
-				if v, ok := outputValue(args, i, n); ok {
-					add(v)
+				name, dir := strings.CutSuffix(n, "/") // a directory: all of it
+				if v, ok := outputValue(args, i, name); ok {
+					if fileOptions[strings.TrimLeft(name, "-")] && v.lit {
+						// git --git-dir=build/gd runs at build already
+						// (chdir.go): the option names gd there.
+						v = word{text: path.Join(w.here(), path.Base(v.text)), lit: true}
+					}
+					if p := w.abs(v); dir && p != "" {
+						out = append(out, strings.TrimSuffix(p, "/")+"/")
+					} else if !dir {
+						add(v)
+					}
 				}
 			}
 		}
@@ -426,6 +468,8 @@ var obeyedOptions = map[string][]string{
 	"kubectl": {"--kubeconfig"}, "oc": {"--kubeconfig"}, "helm": {"--kubeconfig"},
 	"ssh": {"-F"}, "scp": {"-F"}, "sftp": {"-F"},
 	"openssl": {"-config", "-conf", "-engine"},
+	// git obeys the config and hooks of the repository it is pointed at.
+	"git":     {"--git-dir/", "--work-tree/"},
 	"psql":    {"-f", "--file"},
 	"sqlite3": {"-init"},
 	"mysql":   {"--defaults-file", "--defaults-extra-file"},
@@ -437,7 +481,7 @@ var obeyedOptions = map[string][]string{
 }
 
 // obeyedEnv are the variables that name a file a program obeys.
-var obeyedEnv = set("KUBECONFIG", "PSQLRC", "PGSERVICEFILE", "OPENSSL_CONF", "MYSQL_HOME", "SQLITE_INIT", "AWKPATH", "LESSKEYIN")
+var obeyedEnv = set("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "KUBECONFIG", "PSQLRC", "PGSERVICEFILE", "OPENSSL_CONF", "MYSQL_HOME", "SQLITE_INIT", "AWKPATH", "LESSKEYIN")
 
 // stdinScripts are the programs that run a script given on standard
 // input, with escapes to the shell (psql's \!, sqlite3's .shell,

@@ -177,7 +177,7 @@ func TestPartsBash(t *testing.T) {
 			name: "control flow bodies",
 			cmd:  "for f in *.go; do gofmt -w $f; done; if test -f x; then rm x; fi",
 			want: [][]string{
-				{"Bash", "Bash:gofmt", "Bash:gofmt [computed-args write-outside]", "Bash:gofmt -w $f"},
+				{"Bash", "Bash:gofmt", "Bash:gofmt [computed-args write-outside writes]", "Bash:gofmt -w $f"},
 				{"Bash", "Bash:test", "Bash:test -f x"},
 				{"Bash", "Bash:rm", "Bash:rm [removes-source]", "Bash:rm x"},
 			},

@@ -308,3 +308,32 @@ func TestRemovingSourceIsItsOwnDecision(t *testing.T) {
 		t.Errorf("rm build/other.o after approvals of removing build outputs: %v (%s); want allow", d.GetVerdict(), d.GetReason())
 	}
 }
+
+// TestSeventeenthPassChains: a write whose target the shell expands when
+// it runs (`> scripts/gen.p?`, which bash writes to scripts/gen.py) is a
+// write below its literal directory, and git pointed at another
+// repository (--git-dir) obeys that repository's config.
+func TestSeventeenthPassChains(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	pairs := [][2]string{ // a write, then a run of what it wrote
+		{"echo x > scripts/gen.p?", "python3 scripts/gen.py"},
+		{"cp build/notes.log scrip?s/gen.py", "python3 scripts/gen.py"},
+		{"echo x > Makefil?", "make test"},
+		{"echo '[core] fsmonitor = x' > build/gd/config", "git --git-dir=build/gd status"},
+		{"echo x > .gi?/config", "git status"},
+	}
+	var acts []*limenv1.Action
+	for _, p := range pairs {
+		acts = append(acts, sh("ana", p[1]))
+	}
+	teach(t, c, acts...)
+	for _, p := range pairs {
+		decideOnce(t, c, sh("ana", p[0]), false)
+		d := decideOnce(t, c, sh("ana", p[1]), false)
+		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+			t.Fatalf("%s after %s: %v (%s); want an ask because it runs what an agent wrote", p[1], p[0], d.GetVerdict(), d.GetReason())
+		}
+		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+	}
+}
