@@ -133,7 +133,7 @@ func (w walker) commandWrites(prog string, args []word) []string {
 		if inPlaceFlag(args) {
 			for _, a := range args[1:] {
 				if !strings.HasPrefix(a.text, "-") {
-					if p := w.abs(a); p != "" {
+					if p := w.writtenAt(a); p != "" {
 						out = append(out, p)
 					}
 				}
