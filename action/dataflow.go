@@ -513,6 +513,9 @@ var anyCode = []string{"**/" + notData, "node_modules/"}
 // whose extension is not one of dataExts.
 const notData = "*notdata"
 
+// NotData is notData, for those that describe Runs entries to a person.
+const NotData = notData
+
 // dataExts are the extensions of files programs read and write as data
 // and never run: tables, logs, images, styles, golden files compared
 // against, and archives (a zip is not one: python imports from it).

@@ -58,6 +58,9 @@ func sessionAdvice(noSession bool) string {
 // "/p/**/*.go" is "the *.go files below /p".
 func runsText(run string) string {
 	if dir, name, ok := strings.Cut(run, "/**/"); ok {
+		if name == action.NotData {
+			return "the files below " + dir + " (all but tables, logs, images and archives)"
+		}
 		return "the " + name + " files below " + dir
 	}
 	if strings.HasSuffix(run, "/") {
