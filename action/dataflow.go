@@ -517,8 +517,9 @@ const notData = "*notdata"
 const NotData = notData
 
 // dataExts are the extensions of files programs read and write as data
-// and never run: tables, logs, images, styles, golden files compared
-// against, and archives (a zip is not one: python imports from it).
+// and never run: tables, logs, images, styles and golden files compared
+// against. Not archives: npm installs the tarball package.json names,
+// python imports from a zip (the seventeenth red-team pass).
 // Configuration formats (JSON, YAML, TOML, INI, XML) are not among them:
 // they are where a runner is told what to run (package.json's scripts,
 // .mocharc.json's require, pyproject.toml's build backend, a lock file's
@@ -528,7 +529,7 @@ const NotData = notData
 // files its configuration names, and jest's .snap files are modules.
 var dataExts = set(".csv", ".tsv", ".log", ".out",
 	".png", ".jpg", ".jpeg", ".gif", ".svg", ".ico", ".webp", ".pdf", ".html", ".css", ".scss", ".map",
-	".sum", ".golden", ".tgz", ".gz", ".tar", ".bz2", ".xz", ".zst")
+	".sum", ".golden")
 
 // noExt, as the name in "dir/**/" + noExt, is any file without an
 // extension below dir (RunsMatch).

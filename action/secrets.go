@@ -61,6 +61,10 @@ var credentialFiles = []credentialFile{
 	{kind: "password-store", patterns: []string{"~/.password-store/", "**/*.kdbx", "**/*.keyx"}, example: "~/.password-store/email/work.gpg"},
 	{kind: "netrc", patterns: []string{"**/.netrc", "**/_netrc"}, example: "~/.netrc"},
 	{kind: "git-credentials", patterns: []string{"**/.git-credentials", "~/.config/git/credentials"}, example: "~/.git-credentials"},
+	// A repository's configuration: remote URLs carry tokens
+	// (https://x:ghp_…@github.com); as a pattern, so that .gi?/config
+	// is the same read (the seventeenth red-team pass).
+	{kind: "git repository config", patterns: []string{"**/.git/config"}, example: "/home/u/shop/.git/config"},
 	{kind: "gh", patterns: []string{"~/.config/gh/hosts.yml"}, example: "~/.config/gh/hosts.yml"},
 	{kind: "glab", patterns: []string{"~/.config/glab-cli/config.yml", "~/library/application support/glab-cli/config.yml"}, example: "~/.config/glab-cli/config.yml"},
 	{kind: "hub", patterns: []string{"~/.config/hub"}, example: "~/.config/hub"},
@@ -416,14 +420,13 @@ var namedSecretFiles = set("passwords.txt", "password.txt", "passwords.csv", "ap
 	"database.sql", "backup.sql", "db_dump.sql", "users.sql", "dump.sql.gz", "backup.sql.gz", "wp-config.php", "config.inc.php", "id_token")
 
 // namedSecret reports whether the literal path p names one of
-// namedSecretFiles, or the repository configuration .git/config, where
-// remote URLs carry tokens (https://x:ghp_…@github.com).
+// namedSecretFiles.
 func namedSecret(p string) bool {
 	if !isLiteral(p) {
 		return false
 	}
 	lower := strings.ToLower(p)
-	return namedSecretFiles[path.Base(lower)] || lower == ".git/config" || strings.HasSuffix(lower, "/.git/config")
+	return namedSecretFiles[path.Base(lower)]
 }
 
 // dotGlobSecretAt is [secretAt] for a glob whose wildcards also match the

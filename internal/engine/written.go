@@ -59,7 +59,7 @@ func sessionAdvice(noSession bool) string {
 func runsText(run string) string {
 	if dir, name, ok := strings.Cut(run, "/**/"); ok {
 		if name == action.NotData {
-			return "the files below " + dir + " (all but tables, logs, images and archives)"
+			return "the files below " + dir + " (all but tables, logs and images)"
 		}
 		return "the " + name + " files below " + dir
 	}
