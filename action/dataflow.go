@@ -625,7 +625,7 @@ var readingVerbs = set("Get", "Select", "Where", "Format", "Measure", "Sort", "G
 
 // runsNothing reports whether prog (or prog sub) runs no file of the tree
 // it runs in: runsNothingBelow, a reading cmdlet, or any program asked
-// for no more than its help or version.
+// for no more than its help or version (--help, -h, --version).
 func runsNothing(key string, args []word) bool {
 	if runsNothingBelow[key] {
 		return true
@@ -634,8 +634,10 @@ func runsNothing(key string, args []word) bool {
 		return true
 	}
 	for _, a := range args {
+		// Flags only: `make help` runs the Makefile's help target, and
+		// pytest -v is a verbose test run.
 		switch a.text {
-		case "--help", "-h", "--version", "-V", "-v", "version", "help":
+		case "--help", "-h", "--version":
 		default:
 			return false
 		}
