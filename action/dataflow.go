@@ -74,6 +74,9 @@ func (w walker) redirectWrites(rs []*syntax.Redirect) []string {
 // tree below the longest directory of it that is literal (the
 // seventeenth red-team pass).
 func (w walker) writtenAt(t word) string {
+	if t.lit && (t.text == "-" || harmlessSink(t.text) || isFD(t.text)) {
+		return "" // standard output, /dev/null
+	}
 	if p := w.abs(t); p != "" {
 		return p
 	}
@@ -111,6 +114,7 @@ func (w walker) commandWrites(prog string, args []word) []string {
 	}
 	out = append(out, w.treeWrites(prog, args)...)
 	out = append(out, w.operandWrites(prog, args)...)
+	out = append(out, w.fetchWrites(prog, args)...)
 	if copiers[prog] {
 		ops := operandsOf(args, set("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"))
 		if len(ops) > 1 {
@@ -181,6 +185,86 @@ func (w walker) operandWrites(prog string, args []word) []string {
 	}
 	return out
 }
+
+// fetchWrites are the files a command fetches from elsewhere into the
+// tree: wget's and aria2c's file named after the URL (like curl -O), a
+// remote copy's destination (scp, kubectl cp, aws s3 cp, rclone copy), a
+// clone or checkout of another repository's code (gh repo clone, gh pr
+// checkout, hg clone, svn checkout). What is fetched is anybody's.
+func (w walker) fetchWrites(prog string, args []word) []string {
+	ops := operandsOf(args, fetchValued)
+	sub := ""
+	if len(ops) > 0 {
+		sub = ops[0].text
+		if len(ops) > 1 && (prog == "aws" || prog == "gcloud" || prog == "gh" || prog == "glab" || prog == "az") {
+			sub += " " + ops[1].text
+		}
+	}
+	into := func(dirOpts ...string) []string {
+		for i := range args {
+			for _, o := range dirOpts {
+				if v, ok := outputValue(args, i, o); ok {
+					return []string{w.writtenAt(word{text: strings.TrimSuffix(v.text, "/") + "/x", lit: v.lit, glob: true})}
+				}
+			}
+		}
+		if h := w.here(); strings.HasPrefix(h, "/") {
+			return []string{strings.TrimSuffix(h, "/") + "/"}
+		}
+		return []string{"/"}
+	}
+	named := func(o ...string) bool {
+		for i := range args {
+			for _, n := range o {
+				if _, ok := outputValue(args, i, n); ok {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch {
+	case prog == "wget":
+		if anyFlag(args, []string{"-r", "--recursive", "-m", "--mirror", "-p", "--page-requisites", "-i", "--input-file"}) {
+			return into("-P", "--directory-prefix")
+		}
+		if !named("-O", "--output-document") {
+			return into("-P", "--directory-prefix") // named after the URL, or index.html
+		}
+	case prog == "aria2c":
+		if !named("-o", "--out") {
+			return into("-d", "--dir")
+		}
+	case (prog == "http" || prog == "https" || prog == "xh") && anyFlag(args, []string{"-d", "--download"}):
+		if !named("-o", "--output") {
+			return into()
+		}
+	case prog == "scp" || prog == "kubectl" && sub == "cp" || (prog == "docker" || prog == "podman") && sub == "cp" ||
+		prog == "aws" && (sub == "s3 cp" || sub == "s3 sync" || sub == "s3 mv") || prog == "gsutil" && (sub == "cp" || sub == "rsync" || sub == "mv") ||
+		prog == "gcloud" && (sub == "storage cp" || sub == "storage rsync") || prog == "rclone" && (sub == "copy" || sub == "sync" || sub == "copyto" || sub == "move") ||
+		prog == "az" && strings.HasPrefix(sub, "storage"):
+		if len(ops) >= 2 {
+			dst := ops[len(ops)-1]
+			if t := dst.text; dst.lit && !isRemoteTarget(t) && !strings.Contains(t, "://") {
+				p := w.writtenAt(dst)
+				if t == "." || strings.HasSuffix(t, "/") || prog == "rclone" || strings.HasSuffix(sub, "sync") {
+					p = strings.TrimSuffix(p, "/") + "/" // a directory: what lands below it is named by the source
+				}
+				return []string{p}
+			}
+		}
+	case (prog == "gh" || prog == "glab") && (sub == "repo clone" || sub == "gist clone" || sub == "pr checkout" || sub == "mr checkout" ||
+		sub == "release download" || sub == "run download" || sub == "repo fork"):
+		return into("-D", "--dir")
+	case (prog == "hg" || prog == "svn") && (sub == "clone" || sub == "checkout" || sub == "co" || sub == "export" || sub == "update" || sub == "up" || sub == "pull"):
+		return into()
+	}
+	return nil
+}
+
+// fetchValued are the fetchers' options that take a value.
+var fetchValued = set("-O", "--output-document", "-P", "--directory-prefix", "-o", "--out", "--output", "-d", "--dir", "-D", "-c", "--container",
+	"-n", "--namespace", "-i", "--input-file", "-e", "--execute", "--header", "-U", "--user-agent", "--profile", "--region", "-F", "-P", "-S", "-l", "-J")
 
 // decompressors decompress by default (the others with -d).
 var decompressors = set("gunzip", "unxz", "bunzip2", "unzstd", "unlzma", "uncompress")

