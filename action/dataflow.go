@@ -757,6 +757,38 @@ func (w walker) obeys(prog string, args []word) []string {
 		// directory.
 		out = append(out, w.under(w.cwd, anyCode)...)
 	}
+	if slices.Contains(names, "**/"+notData) {
+		// And whatever it is given by name, of any kind: make -f
+		// data/x.csv runs it as a Makefile, a script may run its
+		// argument.
+		out = append(out, w.namedFiles(args)...)
+	}
+	return out
+}
+
+// namedFiles are the literal paths among a command's operands and option
+// values (file-like: with a slash or an extension).
+func (w walker) namedFiles(args []word) []string {
+	var out []string
+	for _, a := range args {
+		t := a.text
+		if !a.lit || a.glob || t == "" || t == "-" {
+			continue
+		}
+		if strings.HasPrefix(t, "-") {
+			_, v, ok := strings.Cut(t, "=")
+			if !ok {
+				continue
+			}
+			t = v
+		}
+		if strings.Contains(t, "://") || !strings.Contains(t, "/") && !strings.Contains(t, ".") {
+			continue
+		}
+		if p := w.abs(word{text: t, lit: true}); p != "" {
+			out = append(out, p)
+		}
+	}
 	return out
 }
 

@@ -223,6 +223,7 @@ func TestToldToRunAFile(t *testing.T) {
 		"pip install -r dev-requirements.txt": "dev-requirements.txt",
 		"npm install ./vendor/lib.tgz":        "vendor/lib.tgz",
 		"ldd ./bin/tool":                      "bin/tool",
+		"make -f data/rules.csv test":         "data/rules.csv",
 	}
 	var acts []*limenv1.Action
 	for cmd := range cases {
