@@ -763,6 +763,19 @@ func (w walker) obeys(prog string, args []word) []string {
 		// argument.
 		out = append(out, w.namedFiles(args)...)
 	}
+	if prog == "pytest" || prog == "py.test" {
+		// --doctest-glob='*.csv' runs the doctests of the files it
+		// matches, of any kind (the eighteenth pass).
+		for i := range args {
+			if v, ok := outputValue(args, i, "--doctest-glob"); ok {
+				if !v.lit || strings.Contains(v.text, "/") {
+					out = append(out, w.under(w.here(), []string{""})...)
+					continue
+				}
+				out = append(out, w.under(w.here(), []string{"**/" + v.text})...)
+			}
+		}
+	}
 	return out
 }
 

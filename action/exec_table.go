@@ -2330,6 +2330,10 @@ func seePytest(w walker, c *execCall) (int, bool) {
 		case t == "--pdbcls" || strings.HasPrefix(t, "--pdbcls="):
 			// --pdbcls=module:Class imports the module, as -p does.
 			return 0, w.opaqueCall(c, "its --pdbcls imports a module of code limen does not read")
+		case (t == "--trace" || t == "--pdb") && (c.ctx.stdin || c.ctx.piped || readsStdin(c.rs)):
+			// The debugger runs what it reads on its input as Python
+			// (pytest --trace <<< "import os; …", the eighteenth pass).
+			return 0, w.opaqueCall(c, "its debugger runs its input as Python code limen does not read")
 		case t == "-o" || t == "--override-ini" || strings.HasPrefix(t, "--override-ini=") || strings.HasPrefix(t, "-o") && !strings.HasPrefix(t, "--"):
 			// -o addopts=-pevil: an ini setting given here
 			ini := strings.TrimPrefix(strings.TrimPrefix(t, "--override-ini="), "-o")

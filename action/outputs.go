@@ -101,7 +101,7 @@ var outputRows = map[string]outputRule{
 	"go run":           {opts: outs(goDebugOutputs...)},
 	"go install":       {opts: outs(goDebugOutputs...)},
 	"go vet":           {opts: outs(goDebugOutputs...)},
-	"go test": {opts: append(dirs("-outputdir", "-test.outputdir", "-test.fuzzcachedir", "-test.gocoverdir"), outs("-debug-trace", "-debug-actiongraph", "-debug-runtime-trace", "-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
+	"go test": {opts: append(dirs("-outputdir", "-test.outputdir", "-test.fuzzcachedir", "-fuzzcachedir", "-test.gocoverdir", "-pkgdir"), outs("-debug-trace", "-debug-actiongraph", "-debug-runtime-trace", "-o", "-coverprofile", "-cpuprofile", "-memprofile", "-blockprofile", "-mutexprofile", "-trace",
 		// the test binary's own flags, given after -args
 		"-test.coverprofile", "-test.cpuprofile", "-test.memprofile", "-test.blockprofile", "-test.mutexprofile", "-test.trace", "-test.testlogfile")...)},
 	"go mod vendor": {opts: dirs("-o")},
@@ -113,7 +113,7 @@ var outputRows = map[string]outputRule{
 	"clang++":       {opts: outs("-o")},
 	"ld":            {opts: outs("-o")},
 	"rustc":         {opts: append(dirs("--out-dir"), outs("-o")...)},
-	"cargo":         {opts: dirs("--target-dir", "--artifact-dir", "--out-dir")},
+	"cargo":         {opts: append(dirs("--target-dir", "--artifact-dir", "--out-dir"), outs("--lockfile-path")...)},
 	"patch":         {opts: outs("-o", "--output")},
 	"openssl":       {opts: outs("-out", "-keyout")},
 	"ssh-keygen":    {opts: outs("-f")},

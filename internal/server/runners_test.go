@@ -212,18 +212,19 @@ func TestToldToRunAFile(t *testing.T) {
 	l := limentest.Start(t)
 	c := l.Client
 	cases := map[string]string{ // command: the file it obeys
-		"kubectl --kubeconfig ./kc get pods":  "kc",
-		"KUBECONFIG=dev.yaml kubectl get ns":  "dev.yaml",
-		"psql -f migrate.sql":                 "migrate.sql",
-		"sqlite3 app.db < seed.sql":           "seed.sql",
-		"sed -f fix.sed notes.txt":            "fix.sed",
-		"awk -f sum.awk data.csv":             "sum.awk",
-		"ssh -F ./ssh_config staging":         "ssh_config",
-		"openssl req -new -config req.cnf":    "req.cnf",
-		"pip install -r dev-requirements.txt": "dev-requirements.txt",
-		"npm install ./vendor/lib.tgz":        "vendor/lib.tgz",
-		"ldd ./bin/tool":                      "bin/tool",
-		"make -f data/rules.csv test":         "data/rules.csv",
+		"kubectl --kubeconfig ./kc get pods":   "kc",
+		"KUBECONFIG=dev.yaml kubectl get ns":   "dev.yaml",
+		"psql -f migrate.sql":                  "migrate.sql",
+		"sqlite3 app.db < seed.sql":            "seed.sql",
+		"sed -f fix.sed notes.txt":             "fix.sed",
+		"awk -f sum.awk data.csv":              "sum.awk",
+		"ssh -F ./ssh_config staging":          "ssh_config",
+		"openssl req -new -config req.cnf":     "req.cnf",
+		"pip install -r dev-requirements.txt":  "dev-requirements.txt",
+		"npm install ./vendor/lib.tgz":         "vendor/lib.tgz",
+		"ldd ./bin/tool":                       "bin/tool",
+		"make -f data/rules.csv test":          "data/rules.csv",
+		"pytest -q tests --doctest-glob=*.csv": "tests/data.csv",
 	}
 	var acts []*limenv1.Action
 	for cmd := range cases {
