@@ -317,6 +317,17 @@ func (w walker) treeWrites(prog string, args []word) []string {
 		// A patch's content is the agent's, a clone's or submodule's
 		// anybody's; what a restore brings back is gitRestores'.
 		sub, _, _ := strings.Cut(subcommand(prog, args), " ")
+		if worktreeWriters[sub] {
+			// A remote's branch (origin/evil, FETCH_HEAD) holds what
+			// others pushed, which no decision here saw written (the
+			// eighteenth pass checked out origin/evil and ran its
+			// tests): a tree written.
+			for i, o := range operandsOf(args, nil) {
+				if i > 0 && (!o.lit || remoteRef(o.text)) {
+					return into()
+				}
+			}
+		}
 		if sub == "am" || sub == "clone" || sub == "submodule" || sub == "apply" && !hasArg(args, "--check") && !hasArg(args, "--stat") && !hasArg(args, "--numstat") && !hasArg(args, "--summary") {
 			return into()
 		}
@@ -363,6 +374,14 @@ func (w walker) gitRestores(prog string, args []word) (restores, imports []strin
 		imports = here
 	}
 	return restores, imports
+}
+
+// remoteRef reports whether a git operand names a remote's branch or what
+// a fetch brought: origin/x, upstream/x, refs/remotes/…, FETCH_HEAD.
+func remoteRef(t string) bool {
+	t = strings.TrimPrefix(t, "--")
+	return strings.HasPrefix(t, "origin/") || strings.HasPrefix(t, "upstream/") || strings.HasPrefix(t, "refs/remotes/") ||
+		strings.HasPrefix(t, "FETCH_HEAD") || strings.HasPrefix(t, "@{u") || strings.HasPrefix(t, "@{upstream") || strings.HasPrefix(t, "@{push")
 }
 
 // gitURL reports whether a git operand names a repository by where it is
