@@ -544,7 +544,9 @@ func (w walker) obeyedInputs(prog string, assigns, args []word, stdin []string) 
 			}
 		}
 	}
-	if stdinScripts[prog] {
+	if stdinScripts[prog] || !runsNothingBelow[prog] {
+		// A database client's script, or whatever a runner does with
+		// its input (node x.js < in.txt).
 		out = append(out, stdin...)
 	}
 	// ldd runs the program it lists; a unit or job a service manager

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -224,8 +225,15 @@ func execRows() map[string]execRule {
 		"nmap":    {keep: true, code: []string{"--script", "-sC", "--script-args-file"}},
 		"mongosh": {keep: true, code: []string{"--eval", "-f", "--file"}},
 		"aws":     {keep: true, see: seeAwsConfigure},
-		"rg":      {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
-		"socat":   {keep: true, see: seeSocat},
+		// Debuggers run the commands, and so the code, their input gives.
+		"dlv":   {keep: true, see: seeDebugger},
+		"jdb":   {keep: true, see: seeDebugger},
+		"rdbg":  {keep: true, see: seeDebugger},
+		"pdb":   {keep: true, see: seeDebugger},
+		"ipdb":  {keep: true, see: seeDebugger},
+		"pudb":  {keep: true, see: seeDebugger},
+		"rg":    {keep: true, script: []string{"--hostname-bin"}, see: seeRg},
+		"socat": {keep: true, see: seeSocat},
 		// A config file or command sets any option, the output file too.
 		"curl":    {keep: true, see: seeCurl, code: []string{"-K", "--config", "--expand-config", "--engine"}, opts: optSpec{valueShort: "oOdHuAeXTFwrbcDE", valueLong: set("--output", "--data", "--header", "--user", "--url", "--request", "--form", "--write-out", "--upload-file")}},
 		"wget":    {keep: true, code: []string{"-e", "--execute", "--config", "--use-askpass"}, opts: optSpec{valueShort: "oaOPiBTtwQUlAR", valueLong: set("--output-document", "--output-file", "--directory-prefix", "--user-agent", "--header", "--input-file")}},
@@ -360,6 +368,27 @@ var pythonModules = map[string]moduleHow{
 	"scalene": moduleScript, "memory_profiler": moduleScript,
 }
 
+// pdbCommands reports whether pdb is given commands (-c) beyond the
+// harmless ones that only move through the program (continue, next,
+// where): any other is a statement, Python.
+func pdbCommands(args []word) bool {
+	for i, a := range args {
+		if a.text == "-c" || a.text == "--command" {
+			if i+1 >= len(args) || !args[i+1].lit || !pdbMoves[strings.TrimSpace(args[i+1].text)] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pdbMoves are pdb's commands that run no code of their own.
+var pdbMoves = set("c", "cont", "continue", "n", "next", "s", "step", "r", "return", "q", "quit", "bt", "w", "where", "u", "up", "d", "down", "l", "list")
+
+// debuggerModules are the Python debuggers: their commands (-c, or their
+// input) are Python.
+var debuggerModules = set("pdb", "ipdb", "pudb")
+
 // moduleValued are the options of pythonModules' script runners whose
 // value is the next word: pdb -c COMMAND, cProfile -o FILE -s KEY.
 var moduleValued = map[string][]string{
@@ -408,6 +437,21 @@ func seeJq(w walker, c *execCall) (int, bool) {
 	}
 	return 0, false
 }
+
+// seeDebugger: a debugger fed on its input (a redirection, a here-string,
+// a pipe) runs what it is told, expressions and shell escapes included:
+// the part is opaque (the eighteenth pass forged an approval through
+// pytest --trace <<< '…').
+func seeDebugger(w walker, c *execCall) (int, bool) {
+	if stdinFed(c) {
+		return 0, w.opaqueCall(c, "its debugger runs what its input says, code limen does not read")
+	}
+	return 0, false
+}
+
+// stdinFed reports whether a call's standard input is something other
+// than the runtime's: a file, a here-string or document, a pipe.
+func stdinFed(c *execCall) bool { return c.ctx.stdin || c.ctx.piped || readsStdin(c.rs) }
 
 // seeAwsConfigure: aws configure set of a credential_process (or a
 // plugin path) stores a command that every later aws call with that
@@ -642,11 +686,18 @@ func (w walker) seeThrough(c *execCall) (next int, done bool) {
 		// Seen as spelled out; the index of what it runs is the same.
 		c.words = append(append([]word(nil), c.words[:c.start]...), long...)
 	}
+	if debuggers[programName(c.words[c.start])] && stdinFed(c) {
+		return seeDebugger(w, c)
+	}
 	if c.rule.see != nil {
 		return c.rule.see(w, c)
 	}
 	return w.seeColumns(c)
 }
+
+// debuggers are the rows whose program reads debugger commands, and so
+// code, from its input (seeDebugger).
+var debuggers = set("gdb", "lldb", "dlv", "jdb", "rdbg", "pdb", "ipdb", "pudb")
 
 // seeColumns applies a row's columns.
 func (w walker) seeColumns(c *execCall) (int, bool) {
@@ -1520,6 +1571,12 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 	cmd := c.cmd()
 	node := programName(cmd[0]) == "node" || programName(cmd[0]) == "nodejs"
 	python := interpreterBase(programName(cmd[0])) == "python"
+	if stdinFed(c) && len(cmd) > 1 {
+		// node inspect, perl -d: the debugger runs what its input says.
+		if node && cmd[1].text == "inspect" || programName(cmd[0]) == "perl" && slices.ContainsFunc(cmd[1:], func(x word) bool { return strings.HasPrefix(x.text, "-d") }) {
+			return 0, w.opaqueCall(c, "its debugger runs what its input says, code limen does not read")
+		}
+	}
 	for i := 1; i < len(cmd); i++ {
 		x := cmd[i]
 		if !x.lit {
@@ -1572,6 +1629,9 @@ func seeInterpreter(w walker, c *execCall) (int, bool) {
 						case moduleCode:
 							return 0, w.opaqueCall(c, "python -m "+cmd[i+1].text+" runs code given in its arguments, which limen does not read")
 						case moduleScript:
+							if debuggerModules[cmd[i+1].text] && (stdinFed(c) || pdbCommands(cmd[i+2:])) {
+								return 0, w.opaqueCall(c, "python -m "+cmd[i+1].text+" runs the debugger commands it is given, code limen does not read")
+							}
 							valued := moduleValued[cmd[i+1].text]
 							for k := i + 2; k < len(cmd); k++ {
 								y := cmd[k]
@@ -2330,7 +2390,7 @@ func seePytest(w walker, c *execCall) (int, bool) {
 		case t == "--pdbcls" || strings.HasPrefix(t, "--pdbcls="):
 			// --pdbcls=module:Class imports the module, as -p does.
 			return 0, w.opaqueCall(c, "its --pdbcls imports a module of code limen does not read")
-		case (t == "--trace" || t == "--pdb") && (c.ctx.stdin || c.ctx.piped || readsStdin(c.rs)):
+		case (t == "--trace" || t == "--pdb") && stdinFed(c):
 			// The debugger runs what it reads on its input as Python
 			// (pytest --trace <<< "import os; …", the eighteenth pass).
 			return 0, w.opaqueCall(c, "its debugger runs its input as Python code limen does not read")
