@@ -123,11 +123,28 @@ func (w walker) resolveDir(base string, d word) string {
 	case strings.HasPrefix(t, "~"):
 		return "" // ~user: another account's home
 	case strings.HasPrefix(t, "/"):
-		return path.Clean(t)
+		return kernelPath(t, w.here())
 	case base == "":
 		return ""
 	}
 	return path.Join(base, t)
+}
+
+// kernelPath cleans an absolute path as the kernel would walk it through
+// the process's own links: /dev/fd is /proc/self/fd, /proc/self/cwd is
+// where the command runs and /proc/self/root is /, so
+// /dev/fd/../cwd/Makefile is the project's Makefile (the nineteenth
+// red-team pass), not /dev/cwd/Makefile.
+func kernelPath(t, here string) string {
+	for _, dev := range [...][2]string{{"/dev/fd/", "/proc/self/fd/"}, {"/dev/stdin/", "/proc/self/fd/0/"}, {"/dev/stdout/", "/proc/self/fd/1/"}, {"/dev/stderr/", "/proc/self/fd/2/"}} {
+		if rest, ok := strings.CutPrefix(t, dev[0]); ok {
+			t = dev[1] + rest
+		}
+	}
+	if !strings.HasPrefix(t, "/proc/") {
+		return path.Clean(t)
+	}
+	return path.Clean(procThrough(path.Clean(t), here))
 }
 
 // cd follows a cd, pushd or popd of the shell: where it goes when the

