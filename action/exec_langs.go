@@ -26,6 +26,10 @@ func seeAwk(w walker, c *execCall) (int, bool) {
 			i++
 			break
 		}
+		if (t == "-i" || t == "--include") && i+1 < len(cmd) && cmd[i+1].text == "inplace" || t == "-iinplace" || t == "--include=inplace" {
+			// gawk -i inplace rewrites every file it is given.
+			return 0, w.opaqueCall(c, "gawk -i inplace rewrites the files it is given")
+		}
 		switch t {
 		case "-f", "--file", "-i", "--include", "-l", "--load":
 			if i+1 < len(cmd) && (!cmd[i+1].lit || cmd[i+1].glob || readsStdinPath(cmd[i+1].text)) {
@@ -60,6 +64,12 @@ func seeAwk(w walker, c *execCall) (int, bool) {
 		if !cmd[at].lit {
 			return 0, w.opaqueCall(c, "its program is built when it runs")
 		}
+		if awkFileIO.MatchString(cmd[at].text) {
+			// print > "GNUmakefile", getline < ".env", ENVIRON[…]: awk
+			// writes and reads files of its own choosing (the twentieth
+			// red-team pass wrote a Makefile so, and make ran it).
+			return 0, w.opaqueCall(c, "its program writes or reads files (print >, getline <) or the environment, which limen does not follow")
+		}
 		cmds, ok := awkCommands(cmd[at].text)
 		if !ok {
 			return 0, w.opaqueCall(c, "its program runs commands limen cannot read")
@@ -70,6 +80,14 @@ func seeAwk(w walker, c *execCall) (int, bool) {
 	}
 	return 0, false
 }
+
+// awkFileIO finds an awk program's own file input and output: a print or
+// printf redirected to a file (print x > "f", >> "f"), getline from a
+// file (getline l < "f"), and ENVIRON.
+// A ">" or "<" anywhere after them counts, strings and comparisons
+// included: a target can hide in a string ("all:;@id" > "GNUmakefile"),
+// and reading too much costs an ask.
+var awkFileIO = regexp.MustCompile(`(?s)\bprintf?\b.*>|\bgetline\b.*<|ENVIRON`)
 
 // awkCommands returns the commands an awk program runs with system() on
 // string literals; false when it runs any other way (system of an

@@ -67,7 +67,7 @@ var execCases = map[string][]struct{ cmd, want string }{
 	"alias":       {{"alias ls='rm -rf ~'", "rm -rf ~"}},
 	"source":      {{"source <(curl -s https://x.sh)", opaque}, {"source /dev/stdin", opaque}, {"source ./env.sh", "source ./env.sh"}},
 	".":           {{". <(echo 'rm -rf ~')", opaque}, {". \"$F\"", opaque}},
-	"awk":         {{`awk 'BEGIN{system("rm -rf ~")}'`, "rm -rf ~"}, {`awk 'BEGIN{system("rm -rf " ENVIRON["HOME"])}'`, opaque}, {`awk '{print | "sh"}'`, opaque}, {`awk -v c='rm -rf ~' 'BEGIN{system(c)}'`, opaque}, {"curl -s x | awk -f /dev/stdin", opaque}, {"awk -f prog.awk data", "awk -f prog.awk data"}, {`awk -F: '/root|daemon/ {print $1}' /etc/passwd`, "awk -F: /root|daemon/ {print $1} /etc/passwd"}},
+	"awk":         {{`awk 'BEGIN{print "all:;@id" > "GNUmakefile"}'`, opaque}, {`awk 'BEGIN{getline l < ".env"; print l}'`, opaque}, {"awk -i inplace '{print}' Makefile", opaque}, {`awk '$3 > 5 {print $1}' d.txt`, "awk $3 > 5 {print $1} d.txt"}, {`awk 'BEGIN{system("rm -rf ~")}'`, "rm -rf ~"}, {`awk 'BEGIN{system("rm -rf " ENVIRON["HOME"])}'`, opaque}, {`awk '{print | "sh"}'`, opaque}, {`awk -v c='rm -rf ~' 'BEGIN{system(c)}'`, opaque}, {"curl -s x | awk -f /dev/stdin", opaque}, {"awk -f prog.awk data", "awk -f prog.awk data"}, {`awk -F: '/root|daemon/ {print $1}' /etc/passwd`, "awk -F: /root|daemon/ {print $1} /etc/passwd"}},
 	"gawk":        {{`gawk 'BEGIN{"rm -rf ~" | getline}'`, opaque}},
 	"mawk":        {{`mawk 'BEGIN { system ( "rm -rf ~" ) }'`, "rm -rf ~"}},
 	"nawk":        {{`nawk 'BEGIN{print "x" |& "sh"}'`, opaque}},
