@@ -69,7 +69,7 @@ func bashPartsUpTo(a Action, lim shellLimits) (parts []Part, capped bool) {
 		}
 	}
 	out.cds = containsCd(cmd)
-	bg, _ := a.Input["run_in_background"].(bool) // Claude Code's background Bash
+	bg, _ := a.Input["run_in_background"].(bool) // a background shell call (Claude Code's Bash tool field)
 	if !w.parse(cmd, shellCtx{later: bg}) || len(out.parts) == 0 {
 		return []Part{opaquePart("Bash", "<unparsed>", cmd)}, out.capped
 	}

